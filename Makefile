@@ -1,0 +1,115 @@
+# cordon: build, test, install.  `make check` is what CI runs.
+#
+#   build/cordon         outer supervisor (glibc, dynamic)
+#   build/cordon-inner   PID 1 in the sandbox (musl, static)
+#   build/unit/*         Criterion unit tests (glibc builds of common/ outer/ inner/)
+
+PREFIX ?= /usr/local
+BUILD  ?= build
+CC     ?= gcc
+MUSLCC ?= musl-gcc
+VERSION := 0.1.0
+
+# Messages are fixed-size records (err.h) truncated by design: no
+# -Wformat-truncation.
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wpointer-arith -Wundef -Wvla -Wno-format-nonliteral \
+        -Wno-format-truncation
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -ftrivial-auto-var-init=zero
+CSTD := -std=c11 -D_GNU_SOURCE -DCORDON_VERSION='"$(VERSION)"'
+OPT ?= -O2 -g
+SAN ?=
+NL_CFLAGS := -I/usr/include/libnl3
+
+CFLAGS_HOST  := $(CSTD) $(OPT) $(WARN) $(HARDEN) -fPIE $(SAN) -Icommon $(NL_CFLAGS)
+LDFLAGS_HOST := -pie -Wl,-z,relro,-z,now $(SAN)
+CFLAGS_MUSL  := $(CSTD) -O2 $(WARN) -fstack-protector-strong -Icommon \
+                -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
+
+COMMON_SRC := $(sort $(wildcard common/*.c))
+OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c)))
+INNER_SRC  := $(sort $(filter-out inner/main.c inner/fortify_shim.c,$(wildcard inner/*.c)))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+
+HOBJ = $(BUILD)/host
+MOBJ = $(BUILD)/musl
+COMMON_HOBJ := $(COMMON_SRC:%.c=$(HOBJ)/%.o)
+OUTER_HOBJ  := $(OUTER_SRC:%.c=$(HOBJ)/%.o)
+INNER_HOBJ  := $(INNER_SRC:%.c=$(HOBJ)/%.o)
+INNER_MOBJ  := $(COMMON_SRC:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
+               $(MOBJ)/inner/main.o $(MOBJ)/inner/fortify_shim.o
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+
+HOST_LIBS := -lseccomp -lnl-route-3 -lnl-3
+MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libseccomp.a \
+             /usr/lib/x86_64-linux-gnu/libnl-route-3.a /usr/lib/x86_64-linux-gnu/libnl-3.a
+
+# Keep objects make would otherwise treat as intermediate and delete.
+.SECONDARY:
+
+.PHONY: all deps check unit integration install clean lint check-asan bench
+all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
+
+deps:
+	@scripts/deps.sh
+
+$(HOBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -MMD -MP -c $< -o $@
+
+$(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(COMMON_HOBJ)
+	$(CC) $(LDFLAGS_HOST) -o $@ $^ $(HOST_LIBS)
+
+# The kernel headers musl-gcc needs (it searches only musl's own include dir)
+# and the two library header trees, through one small include dir.
+$(BUILD)/musl-include/.stamp:
+	@mkdir -p $(BUILD)/musl-include
+	ln -sfn /usr/include/linux $(BUILD)/musl-include/linux
+	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/musl-include/asm
+	ln -sfn /usr/include/asm-generic $(BUILD)/musl-include/asm-generic
+	ln -sfn /usr/include/seccomp.h $(BUILD)/musl-include/seccomp.h
+	ln -sfn /usr/include/seccomp-syscalls.h $(BUILD)/musl-include/seccomp-syscalls.h
+	ln -sfn /usr/include/libnl3 $(BUILD)/musl-include/libnl3
+	@touch $@
+
+$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(CFLAGS_MUSL) -MMD -MP -c $< -o $@
+
+$(BUILD)/cordon-inner: $(INNER_MOBJ)
+	$(MUSLCC) -static -o $@ $^ $(MUSL_LIBS)
+	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
+
+$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -o $@ $^ \
+	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
+
+# Small programs the integration tests run inside the sandbox (static, so
+# they work whatever the sandbox hides).
+$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 1; done
+
+integration: all
+	@tests/integration/run.sh
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) integration
+
+install: $(BUILD)/cordon $(BUILD)/cordon-inner
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon
+	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
+	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

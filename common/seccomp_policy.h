@@ -1,0 +1,77 @@
+/* seccomp_policy.h: the seccomp filter of DESIGN.md section 6.
+ *
+ * Belongs here: the rule table and the one function that turns it into a
+ * libseccomp filter and loads it.  The table is the single source of truth:
+ * seccomp_policy_load() builds the filter from it, `cordon explain` and the
+ * docs print it, the unit tests walk it.  x86_64 only.
+ *
+ * Policy: default allow; a syscall made through any other ABI (i386 via
+ * int 0x80, x32) kills the whole process; the rows below answer with an errno
+ * (or kill, when errno_value is 0) when their condition holds.
+ */
+#ifndef CORDON_SECCOMP_POLICY_H
+#define CORDON_SECCOMP_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/filter.h>
+
+#include "err.h"
+
+struct seccomp_opts {
+	int allow_unix_sockets; /* --allow-unix-sockets: socket(AF_UNIX) allowed */
+};
+
+/* How a row's condition is turned into libseccomp comparisons. */
+enum seccomp_policy_match {
+	SECCOMP_POLICY_ALWAYS = 0,     /* every call */
+	SECCOMP_POLICY_SOCKET_FAMILY,  /* arg0 not an allowed family, see
+	                                  seccomp_policy_socket_family_allowed() */
+	SECCOMP_POLICY_ARG0_NE,        /* arg0 != value (all 64 bits) */
+	SECCOMP_POLICY_ARG0_BITS_SET,  /* (arg0 & value) == value */
+	SECCOMP_POLICY_ARG1_LOW32_EQ,  /* (arg1 & 0xffffffff) == value */
+	SECCOMP_POLICY_FOREIGN_ABI,    /* not a syscall: any non-x86_64 ABI;
+	                                  `syscall` is a description */
+};
+
+/* One row per rule; the same table drives loading, `cordon explain`, docs
+ * and tests.  Strings are static. */
+struct seccomp_rule_desc {
+	const char *syscall;  /* libseccomp name of the syscall */
+	const char *when;     /* the condition, for humans */
+	int errno_value;      /* errno returned; 0 = kill the process */
+	enum seccomp_policy_match match;
+	uint64_t value;       /* operand of `match`, unused for the others */
+};
+
+/* The static table; *n receives its length.  Never NULL. */
+const struct seccomp_rule_desc *seccomp_policy_table(size_t *n);
+
+/* The native syscall number of row r, or -ENOENT when the libseccomp this
+ * binary runs with does not know the name (the row is then skipped by
+ * seccomp_policy_load()), or -EINVAL for a row that is not a syscall
+ * (SECCOMP_POLICY_FOREIGN_ABI). */
+int seccomp_policy_resolve(const struct seccomp_rule_desc *r);
+
+/* Whether socket(family, ...) is allowed under o (o may be NULL: defaults).
+ * Pure; the loader denies every 64-bit value of arg0 for which this is 0. */
+int seccomp_policy_socket_family_allowed(uint64_t family,
+					 const struct seccomp_opts *o);
+
+/* Build the filter with libseccomp and load it into the calling thread (and
+ * so into everything it later forks or execs).  o may be NULL (defaults).
+ * The caller must already have set PR_SET_NO_NEW_PRIVS: this function does not
+ * set it and fails with -EPERM when it is not set.  Returns 0 or -errno,
+ * filling *e (may be NULL) with a message starting with what failed. */
+int seccomp_policy_load(const struct seccomp_opts *o, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Build the same filter as seccomp_policy_load but return it as a BPF
+ * program (prog->filter malloc'd, the caller frees it) instead of loading
+ * it, so that a forked child can load it with one async-signal-safe
+ * prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) right before exec. */
+int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
+			  struct cordon_err *e) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,107 @@
+/* sys.c: see sys.h. */
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int sys_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t sys_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+void sys_close(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		(void)close(*fd);
+		errno = saved;
+		*fd = -1;
+	}
+}
+
+static int close_span(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return 0;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, lo, hi, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0)
+		max = 65536;
+	for (unsigned fd = lo; fd <= hi && fd < (unsigned)max; fd++)
+		(void)close((int)fd);
+	return 0;
+}
+
+int sys_close_except(const int *keep, size_t nkeep)
+{
+	/* keep[] is tiny: walk the gaps between kept descriptors in order. */
+	unsigned lo = 3;
+	for (;;) {
+		unsigned next = UINT_MAX;
+		for (size_t i = 0; i < nkeep; i++)
+			if (keep[i] >= (int)lo && (unsigned)keep[i] < next)
+				next = (unsigned)keep[i];
+		int r = close_span(lo, next == UINT_MAX ? UINT_MAX : next - 1);
+		if (r < 0)
+			return r;
+		if (next == UINT_MAX)
+			return 0;
+		lo = next + 1;
+	}
+}
+
+int sys_set_inheritable(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+	if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+int sys_fd_above(int fd, int min)
+{
+	if (fd >= min)
+		return fd;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, min);
+	if (nfd < 0)
+		return -errno;
+	(void)close(fd);
+	return nfd;
+}

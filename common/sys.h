@@ -1,0 +1,33 @@
+/* sys.h: thin syscall wrappers shared by all three binaries.
+ * Belongs here: EINTR retries, full reads/writes, descriptor hygiene.
+ * Nothing here allocates or prints; all return 0 / -errno unless noted. */
+#ifndef CORDON_SYS_H
+#define CORDON_SYS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define WUR __attribute__((warn_unused_result))
+
+/* Write all of buf, retrying on EINTR and short writes. */
+int sys_write_all(int fd, const void *buf, size_t len) WUR;
+
+/* Read until len bytes or EOF; returns bytes read (>= 0) or -errno. */
+ssize_t sys_read_full(int fd, void *buf, size_t len) WUR;
+
+/* close(2) that keeps errno and ignores EINTR (Linux always frees the fd). */
+void sys_close(int *fd);
+
+/* Close every descriptor >= 3 except those in keep[0..nkeep). Safe between
+ * fork and exec: no allocation, only close_range(2) and close(2). */
+int sys_close_except(const int *keep, size_t nkeep) WUR;
+
+/* Clear FD_CLOEXEC on fd, for a descriptor meant to cross one exec. */
+int sys_set_inheritable(int fd) WUR;
+
+/* Move fd to be >= min (fcntl F_DUPFD_CLOEXEC) and close the old one. */
+int sys_fd_above(int fd, int min) WUR;
+
+#define AUTO_FD __attribute__((cleanup(sys_close))) int
+
+#endif

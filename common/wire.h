@@ -1,0 +1,52 @@
+/* wire.h: the records cordon and cordon-inner exchange over their inherited
+ * SOCK_SEQPACKET socketpair.  One datagram is one record: a 32-bit type then a
+ * payload, with at most one descriptor.  The table in wire.c fixes, per type,
+ * the direction, the payload size range, whether a descriptor must come with
+ * it, and whether it may arrive only once.  The receiver checks all of that
+ * before using a record: an unknown type, a wrong size, a missing or extra
+ * descriptor, or a second once-only record is a protocol error (fail closed).
+ * String payloads are NUL-terminated by the receiver, never trusted to be. */
+#ifndef CORDON_WIRE_H
+#define CORDON_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+#include "sys.h"
+
+#define WIRE_DATA_MAX 4096
+
+enum wire_type {
+	WIRE_BIND_CHECK = 1, /* outer->inner: path string + O_PATH fd of a writable root */
+	WIRE_BINDS_END,      /* outer->inner: uint32 count of BIND_CHECK records sent */
+	WIRE_STARTED,        /* inner->outer: the command was exec'd (int32 pid inside) */
+	WIRE_ERROR,          /* inner->outer: struct cordon_err, then inner exits */
+	WIRE_TYPE_END,
+};
+
+enum wire_dir { WIRE_TO_INNER = 1, WIRE_TO_OUTER = 2 };
+
+struct wire_rec {
+	uint32_t type;
+	uint32_t len;
+	int fd;                        /* -1 unless the type carries one; caller owns it */
+	char data[WIRE_DATA_MAX + 1];  /* payload, always NUL-terminated */
+};
+
+/* Receiving end state: which direction we accept, which once-only types we saw. */
+struct wire_peer {
+	enum wire_dir accept;
+	uint32_t seen;
+};
+
+int wire_send(int sock, uint32_t type, const void *data, size_t len, int fd) WUR;
+
+/* 1: *r holds a valid record; 0: orderly EOF; <0: -errno with *e filled. */
+int wire_recv(int sock, struct wire_peer *p, struct wire_rec *r,
+	      struct cordon_err *e) WUR;
+
+/* Pure validation used by wire_recv, exposed for unit tests. */
+int wire_check(const struct wire_peer *p, uint32_t type, size_t len, int has_fd,
+	       struct cordon_err *e) WUR;
+
+#endif

@@ -1,0 +1,173 @@
+/* main.c: cordon-inner, PID 1 of the sandbox (static, musl).
+ *
+ * Started by bwrap inside the new namespaces with
+ *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
+ *                [--require-landlock] [--full-write] [--verbose] -- COMMAND...
+ * It checks the sandbox before anything of the command runs; any failed
+ * check is reported to cordon as one error record and ends the run with 125,
+ * the command never started. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include "binds.h"
+#include "caps.h"
+#include "err.h"
+#include "landlock.h"
+#include "netcheck.h"
+#include "pid1.h"
+#include "seccomp_policy.h"
+#include "spawn.h"
+#include "sys.h"
+#include "wire.h"
+
+struct inner_opts {
+	int ctrl;
+	int tmp_private;
+	int allow_unix_sockets;
+	int require_landlock;
+	int full_write;
+	char **cmd;
+};
+
+static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon_err *e)
+{
+	*o = (struct inner_opts){ .ctrl = -1 };
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(a, "--control") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 3 || v > 65535)
+				return err_set(e, EINVAL, "cordon-inner: bad --control %s", argv[i]);
+			o->ctrl = (int)v;
+		} else if (strcmp(a, "--tmp-private") == 0) {
+			o->tmp_private = 1;
+		} else if (strcmp(a, "--allow-unix-sockets") == 0) {
+			o->allow_unix_sockets = 1;
+		} else if (strcmp(a, "--require-landlock") == 0) {
+			o->require_landlock = 1;
+		} else if (strcmp(a, "--full-write") == 0) {
+			o->full_write = 1;
+		} else if (strcmp(a, "--verbose") == 0) {
+			/* reserved: inner reports through cordon only */
+		} else {
+			return err_set(e, EINVAL, "cordon-inner: unknown argument %s "
+				       "(cordon-inner is started by cordon, not by hand)", a);
+		}
+	}
+	if (o->ctrl < 0 || i >= argc)
+		return err_set(e, EINVAL, "cordon-inner is started by cordon, not by hand");
+	o->cmd = argv + i;
+	/* The control socket crossed bwrap's exec on purpose; it must not
+	 * cross the command's. */
+	if (fcntl(o->ctrl, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(e, errno, "cordon-inner: control socket");
+	return 0;
+}
+
+static int check_caps(struct cordon_err *e)
+{
+	struct cap_sets s;
+	int r = caps_read(&s, e);
+	return r < 0 ? r : caps_check_empty(&s, e);
+}
+
+/* Write access for Landlock: the writable roots, the private /tmp and /dev
+ * (the sandbox's own tmpfs); with --full-write, everything. */
+static int prepare_landlock(const struct inner_opts *o, const struct binds *b, int *fd,
+			    struct cordon_err *e)
+{
+	const char *paths[BINDS_MAX + 3];
+	size_t n = 0;
+	if (o->full_write) {
+		paths[n++] = "/";
+	} else {
+		for (size_t i = 0; i < b->n; i++)
+			paths[n++] = b->paths[i];
+		if (o->tmp_private)
+			paths[n++] = "/tmp";
+		paths[n++] = "/dev";
+	}
+	struct landlock_plan plan = { paths, n, 1 };
+	int r = landlock_prepare(&plan, o->require_landlock, fd, e);
+	return r < 0 ? r : 0;
+}
+
+static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
+			   pid_t *cmd, struct cordon_err *e)
+{
+	struct binds b = { .n = 0 };
+	int landlock_fd = -1;
+	struct sock_fprog prog = { 0, NULL };
+	int r;
+
+	if ((r = check_caps(e)) < 0)
+		goto out;
+	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
+		goto out;
+	if ((r = netcheck_loopback_only(e)) < 0)
+		goto out;
+	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
+		goto out;
+	struct seccomp_opts so = { o->allow_unix_sockets };
+	if ((r = seccomp_policy_export(&so, &prog, e)) < 0)
+		goto out;
+	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
+	pid_t pid = spawn_command(&sp, e);
+	if (pid < 0) {
+		r = (int)pid;
+		goto out;
+	}
+	*cmd = pid;
+	r = 0;
+out:
+	free(prog.filter);
+	sys_close(&landlock_fd);
+	binds_free(&b);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct cordon_err e = { 0 };
+	struct inner_opts o;
+	sigset_t watch, orig;
+	pid_t cmd = -1;
+
+	/* Block first: a signal cordon forwards before the command exists must
+	 * wait for it rather than be lost (PID 1 drops default-action signals). */
+	pid1_forwarded_set(&watch);
+	sigaddset(&watch, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &watch, &orig) < 0) {
+		(void)err_sys(&e, errno, "cordon-inner: sigprocmask");
+		err_print(&e);
+		return EXIT_CORDON_FAILED;
+	}
+	if (parse_args(argc, argv, &o, &e) < 0) {
+		err_print(&e);
+		return EXIT_CORDON_FAILED;
+	}
+	AUTO_FD sfd = signalfd(-1, &watch, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		(void)err_sys(&e, errno, "cordon-inner: signalfd");
+
+	if (sfd < 0 || setup_and_spawn(&o, &orig, &cmd, &e) < 0) {
+		if (wire_send(o.ctrl, WIRE_ERROR, &e, sizeof(e), -1) < 0)
+			err_print(&e); /* cordon is gone: say it here */
+		return e.exit_code ? e.exit_code : EXIT_CORDON_FAILED;
+	}
+	int32_t pid32 = (int32_t)cmd;
+	if (wire_send(o.ctrl, WIRE_STARTED, &pid32, sizeof(pid32), -1) < 0) {
+		/* cordon is gone; --die-with-parent is about to end us anyway. */
+	}
+	sys_close(&o.ctrl);
+	return pid1_run(cmd, sfd);
+}

@@ -1,0 +1,82 @@
+/* pid1.c: see pid1.h. */
+#include "pid1.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+
+void pid1_forwarded_set(sigset_t *s)
+{
+	sigemptyset(s);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(s, forwarded[i]);
+}
+
+int pid1_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return EXIT_CORDON_FAILED;
+}
+
+/* Reap whatever has exited; 1 once the command is among them. */
+static int reap(pid_t cmd, int *cmd_status)
+{
+	int done = 0;
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+		if (p <= 0)
+			return done;
+		if (p == cmd) {
+			*cmd_status = st;
+			done = 1;
+		}
+	}
+}
+
+/* Kill what outlived the command.  As init, kill(-1) reaches every other
+ * process of the namespace, daemons that double-forked and setsid'd
+ * included, and never ourselves. */
+static void kill_rest(void)
+{
+	(void)kill(-1, SIGKILL);
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, 0);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			break;
+	}
+}
+
+int pid1_run(pid_t cmd, int sfd)
+{
+	int status = 0;
+	int done = reap(cmd, &status);
+	while (!done) {
+		struct pollfd p = { sfd, POLLIN, 0 };
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill_rest();
+			return EXIT_CORDON_FAILED;
+		}
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			(void)kill(cmd, (int)si.ssi_signo);
+		}
+		done = reap(cmd, &status);
+	}
+	kill_rest();
+	return pid1_exit_status(status);
+}

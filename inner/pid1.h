@@ -1,0 +1,27 @@
+/* pid1.h: cordon-inner's life as PID 1 of the sandbox once the command runs.
+ *
+ * The forwarded signals arrive on a signalfd (they stay blocked, which is also
+ * what lets an ancestor namespace's signal reach PID 1 at all: the kernel
+ * drops signals with a default disposition sent to a namespace's init).  Each
+ * is passed to the command.  Every child is reaped; orphans reparent here.
+ * When the command ends, everything left in the namespace is killed and
+ * reaped, and the command's status becomes ours: its exit code, or 128+N if
+ * it died of signal N (which PID 1 itself could not die of). */
+#ifndef CORDON_PID1_H
+#define CORDON_PID1_H
+
+#include <signal.h>
+#include <sys/types.h>
+#include "err.h"
+
+/* The signals cordon forwards and cordon-inner passes on. */
+void pid1_forwarded_set(sigset_t *s);
+
+/* Pure: wait status of the command -> our exit status. */
+int pid1_exit_status(int wstatus);
+
+/* Run the loop for the command `cmd`; returns the exit status.  `sfd` is a
+ * signalfd for pid1_forwarded_set() plus SIGCHLD. */
+int pid1_run(pid_t cmd, int sfd);
+
+#endif

@@ -1,0 +1,112 @@
+/* spawn.c: see spawn.h. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "landlock.h"
+#include "sys.h"
+
+struct report {
+	int32_t stage;
+	int32_t err;
+};
+
+static void child_fail(int fd, int stage, int err)
+{
+	struct report r = { stage, err };
+	ssize_t w = write(fd, &r, sizeof(r));
+	(void)w; /* nobody left to tell if even this fails; the parent sees EOF+exit */
+	_exit(EXIT_CORDON_FAILED);
+}
+
+static void child(const struct spawn_plan *p, int status_fd)
+{
+	/* Signals cordon-inner blocked or caught are not the command's business:
+	 * restore defaults for every catchable signal and the given mask. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &dfl, NULL); /* EINVAL for reserved ones: fine */
+	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
+		child_fail(status_fd, SPAWN_SETUP, errno);
+
+	int keep[2] = { status_fd, p->landlock_fd };
+	if (sys_close_except(keep, p->landlock_fd >= 0 ? 2 : 1) < 0)
+		child_fail(status_fd, SPAWN_SETUP, errno);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(status_fd, SPAWN_NNP, errno);
+	if (p->landlock_fd >= 0) {
+		int r = landlock_enforce(p->landlock_fd);
+		if (r < 0)
+			child_fail(status_fd, SPAWN_LANDLOCK, -r);
+		(void)close(p->landlock_fd);
+	}
+	if (p->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, p->seccomp, 0, 0) < 0)
+		child_fail(status_fd, SPAWN_SECCOMP, errno);
+	execvp(p->argv[0], p->argv);
+	child_fail(status_fd, SPAWN_EXEC, errno);
+}
+
+int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
+{
+	static const char *const what[] = {
+		[SPAWN_SETUP] = "preparing the command's process",
+		[SPAWN_NNP] = "setting no_new_privs",
+		[SPAWN_LANDLOCK] = "entering the Landlock domain",
+		[SPAWN_SECCOMP] = "loading the seccomp filter",
+	};
+	if (stage == SPAWN_EXEC) {
+		int r;
+		if (err == ENOENT || err == ENOTDIR)
+			r = err_set(e, err, "%s: command not found (in PATH or as given)", cmd);
+		else
+			r = err_sys(e, err, "%s: cannot execute", cmd);
+		e->exit_code = (err == ENOENT || err == ENOTDIR) ? EXIT_NOT_FOUND
+								 : EXIT_NOT_EXECUTABLE;
+		return r;
+	}
+	if (stage < SPAWN_SETUP || stage > SPAWN_SECCOMP)
+		return err_set(e, EPROTO, "the command's process failed at an unknown stage %d", stage);
+	return err_sys(e, err, "%s failed; refusing to run %s", what[stage], cmd);
+}
+
+pid_t spawn_command(const struct spawn_plan *p, struct cordon_err *e)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return err_sys(e, errno, "pipe2");
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		sys_close(&pfd[0]);
+		sys_close(&pfd[1]);
+		return err_sys(e, err, "fork");
+	}
+	if (pid == 0) {
+		(void)close(pfd[0]);
+		child(p, pfd[1]);
+	}
+	sys_close(&pfd[1]);
+	struct report r;
+	ssize_t n = sys_read_full(pfd[0], &r, sizeof(r));
+	sys_close(&pfd[0]);
+	if (n == 0)
+		return pid;
+	/* The child failed before exec and has exited (or will): reap it so
+	 * the PID-1 loop does not mistake it for the command's end. */
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(r))
+		return err_set(e, EPROTO, "the command's process failed without a report");
+	return spawn_failure(p->argv[0], r.stage, r.err, e);
+}

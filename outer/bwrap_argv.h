@@ -1,0 +1,24 @@
+/* bwrap_argv.h: the bwrap command line for a mount plan.  Pure: the
+ * descriptors named here must already be open (and inheritable) when bwrap
+ * runs; this module only writes their numbers. */
+#ifndef CORDON_BWRAP_ARGV_H
+#define CORDON_BWRAP_ARGV_H
+
+#include "argv.h"
+#include "err.h"
+#include "mount_plan.h"
+
+struct bwrap_opts {
+	const char *bwrap_name;   /* argv[0] */
+	int new_session;          /* 0 when the command keeps the caller's terminal */
+	int share_pid;            /* --pid-ns inherit */
+	int info_fd;              /* bwrap --info-fd, -1 for none */
+	const char *inner_exec;   /* path bwrap execs for cordon-inner, e.g. /proc/self/fd/N */
+	char *const *inner_args;  /* cordon-inner's own arguments (after argv[0]), NULL-terminated */
+	char *const *cmd;         /* the command, NULL-terminated */
+};
+
+int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
+		     struct argv *out, struct cordon_err *e) __attribute__((warn_unused_result));
+
+#endif

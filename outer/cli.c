@@ -1,0 +1,334 @@
+/* cli.c: see cli.h.  A hand-written parser rather than getopt_long: it keeps
+ * no global state (so unit tests can call it repeatedly), never prints, and
+ * stops at the first operand so the command's own flags are never ours. */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const config_default_protect[] = { ".git", ".codex", ".agents", ".aws", NULL };
+
+enum opt_id {
+	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,
+	O_FULL_WRITE, O_CWD, O_NET, O_ALLOW_UNIX, O_PID_NS, O_SETENV, O_UNSETENV,
+	O_CLEAR_ENV, O_VERBOSE, O_TIMEOUT, O_REQUIRE_LANDLOCK, O_VERSION, O_HELP,
+};
+
+struct opt {
+	const char *name;
+	char shortname;
+	int has_value;
+	enum opt_id id;
+};
+
+static const struct opt opts[] = {
+	{ "write", 'w', 1, O_WRITE },
+	{ "read-only", 0, 1, O_READ_ONLY },
+	{ "deny-read", 0, 1, O_DENY_READ },
+	{ "protect", 0, 1, O_PROTECT },
+	{ "no-default-protect", 0, 0, O_NO_DEFAULT_PROTECT },
+	{ "tmp", 0, 1, O_TMP },
+	{ "full-write", 0, 0, O_FULL_WRITE },
+	{ "cwd", 'C', 1, O_CWD },
+	{ "net", 0, 1, O_NET },
+	{ "allow-unix-sockets", 0, 0, O_ALLOW_UNIX },
+	{ "pid-ns", 0, 1, O_PID_NS },
+	{ "setenv", 0, 1, O_SETENV },
+	{ "unsetenv", 0, 1, O_UNSETENV },
+	{ "clear-env", 0, 0, O_CLEAR_ENV },
+	{ "verbose", 'v', 0, O_VERBOSE },
+	{ "timeout", 0, 1, O_TIMEOUT },
+	{ "require-landlock", 0, 0, O_REQUIRE_LANDLOCK },
+	{ "version", 0, 0, O_VERSION },
+	{ "help", 'h', 0, O_HELP },
+};
+
+const char cli_usage[] =
+"usage: cordon [OPTIONS] [--] COMMAND [ARG...]\n"
+"       cordon explain [OPTIONS] [--] COMMAND [ARG...]\n"
+"       cordon doctor | cordon reclaim | cordon --version | cordon --help\n"
+"\n"
+"Runs COMMAND with the whole filesystem read-only except the writable roots,\n"
+"no network, no capabilities, a fresh PID namespace and a seccomp filter.\n"
+"\n"
+"  -w, --write PATH         make PATH writable (repeatable); .git .codex .agents\n"
+"                           .aws directly inside it stay read-only\n"
+"      --read-only PATH     keep PATH read-only inside a writable root\n"
+"      --deny-read PATH     make PATH (file, directory or glob) unreadable\n"
+"      --protect NAME       protect NAME inside every writable root too\n"
+"      --no-default-protect do not protect .git .codex .agents .aws\n"
+"      --tmp private|host   /tmp is a private tmpfs (default) or the host's,\n"
+"                           writable\n"
+"      --full-write         the whole filesystem writable (protected names and\n"
+"                           denials still hold)\n"
+"  -C, --cwd DIR            working directory (default: the current one)\n"
+"      --net none           no network but a private loopback (default)\n"
+"      --allow-unix-sockets permit socket(AF_UNIX).  Dangerous: a reachable\n"
+"                           host socket such as Docker's or D-Bus's is a way\n"
+"                           out of the sandbox\n"
+"      --pid-ns isolate|inherit  fresh PID namespace (default) or the host's\n"
+"      --setenv K=V         set K in the command's environment\n"
+"      --unsetenv K         remove K from the command's environment\n"
+"      --clear-env          start the command with an empty environment\n"
+"      --timeout SECONDS    kill the sandbox after SECONDS, exit 124\n"
+"      --require-landlock   refuse to run where Landlock is unavailable\n"
+"  -v, --verbose            say what is set up, on stderr\n"
+"\n"
+"Exit status: the command's; 128+N if it died of signal N; 124 timeout;\n"
+"125 cordon could not build the sandbox (nothing ran); 126 COMMAND is not\n"
+"executable; 127 COMMAND was not found.\n";
+
+static const struct opt *opt_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static const struct opt *opt_short(char c)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (opts[i].shortname == c)
+			return &opts[i];
+	return NULL;
+}
+
+static int list_add(struct strlist *l, const char *s, struct cordon_err *e)
+{
+	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	v[l->n++] = s;
+	l->v = v;
+	return 0;
+}
+
+static int env_add(struct config *c, const char *key, const char *value,
+		   struct cordon_err *e)
+{
+	struct env_op *v = realloc(c->env, (c->nenv + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	v[c->nenv].key = key;
+	v[c->nenv].value = value;
+	c->env = v;
+	c->nenv++;
+	return 0;
+}
+
+static int check_path_value(const char *flag, const char *v, struct cordon_err *e)
+{
+	if (v[0] == '\0')
+		return err_set(e, EINVAL, "%s needs a non-empty path", flag);
+	if (strlen(v) >= PATH_MAX)
+		return err_set(e, ENAMETOOLONG, "%s: path is too long", flag);
+	return 0;
+}
+
+/* A protected name is one path component: "a/b", ".", ".." would let the
+ * protection land somewhere else than directly inside each root. */
+static int check_protect_name(const char *v, struct cordon_err *e)
+{
+	if (!v[0] || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
+		return err_set(e, EINVAL,
+			       "--protect %s: give a single file name such as .git, not a path", v);
+	return 0;
+}
+
+static int apply(struct config *c, const struct opt *o, const char *v, struct cordon_err *e)
+{
+	char flag[40] = "--";
+	strncat(flag, o->name, sizeof(flag) - 3);
+
+	switch (o->id) {
+	case O_WRITE:
+	case O_READ_ONLY:
+	case O_DENY_READ:
+	case O_CWD: {
+		int r = check_path_value(flag, v, e);
+		if (r < 0)
+			return r;
+		if (o->id == O_CWD) {
+			c->cwd = v;
+			return 0;
+		}
+		struct strlist *l = o->id == O_WRITE ? &c->write
+				  : o->id == O_READ_ONLY ? &c->read_only : &c->deny_read;
+		return list_add(l, v, e);
+	}
+	case O_PROTECT: {
+		int r = check_protect_name(v, e);
+		return r < 0 ? r : list_add(&c->protect, v, e);
+	}
+	case O_NO_DEFAULT_PROTECT:
+		c->default_protect = 0;
+		return 0;
+	case O_TMP:
+		if (strcmp(v, "private") == 0)
+			c->tmp = TMP_PRIVATE;
+		else if (strcmp(v, "host") == 0)
+			c->tmp = TMP_HOST;
+		else
+			return err_set(e, EINVAL, "--tmp %s: expected private or host", v);
+		return 0;
+	case O_FULL_WRITE:
+		c->full_write = 1;
+		return 0;
+	case O_NET:
+		if (strcmp(v, "none") == 0)
+			c->net = NET_NONE;
+		else if (strcmp(v, "proxy") == 0 || strcmp(v, "full") == 0)
+			return err_set(e, ENOTSUP,
+				       "--net %s is not available in this version; use --net none", v);
+		else
+			return err_set(e, EINVAL, "--net %s: expected none, proxy or full", v);
+		return 0;
+	case O_ALLOW_UNIX:
+		c->allow_unix_sockets = 1;
+		return 0;
+	case O_PID_NS:
+		if (strcmp(v, "isolate") == 0)
+			c->pid = PID_ISOLATE;
+		else if (strcmp(v, "inherit") == 0)
+			return err_set(e, ENOTSUP,
+				       "--pid-ns inherit is not available in this version; "
+				       "use the default --pid-ns isolate");
+		else
+			return err_set(e, EINVAL, "--pid-ns %s: expected isolate or inherit", v);
+		return 0;
+	case O_SETENV: {
+		const char *eq = strchr(v, '=');
+		if (!eq || eq == v)
+			return err_set(e, EINVAL, "--setenv %s: expected KEY=VALUE", v);
+		char *key = strndup(v, (size_t)(eq - v));
+		if (!key)
+			return err_set(e, ENOMEM, "out of memory");
+		int r = env_add(c, key, eq + 1, e);
+		if (r < 0)
+			free(key);
+		return r;
+	}
+	case O_UNSETENV: {
+		if (!v[0] || strchr(v, '='))
+			return err_set(e, EINVAL, "--unsetenv %s: expected a variable name", v);
+		char *key = strdup(v);
+		if (!key)
+			return err_set(e, ENOMEM, "out of memory");
+		int r = env_add(c, key, NULL, e);
+		if (r < 0)
+			free(key);
+		return r;
+	}
+	case O_CLEAR_ENV:
+		c->clear_env = 1;
+		return 0;
+	case O_VERBOSE:
+		c->verbose = 1;
+		return 0;
+	case O_TIMEOUT: {
+		char *end = NULL;
+		errno = 0;
+		unsigned long t = strtoul(v, &end, 10);
+		if (errno || !end || *end || v[0] == '-' || v[0] == '\0' || t == 0 || t > 86400 * 7)
+			return err_set(e, EINVAL,
+				       "--timeout %s: expected whole seconds from 1 to 604800", v);
+		c->timeout = (unsigned)t;
+		return 0;
+	}
+	case O_REQUIRE_LANDLOCK:
+		c->require_landlock = 1;
+		return 0;
+	case O_VERSION:
+		c->mode = MODE_VERSION;
+		return 0;
+	case O_HELP:
+		c->mode = MODE_HELP;
+		return 0;
+	}
+	return err_set(e, EINVAL, "internal: unhandled option %s", flag);
+}
+
+int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
+{
+	int i = 1;
+	c->default_protect = 1;
+	c->mode = MODE_RUN;
+
+	if (argc > 1) {
+		const char *sub = argv[1];
+		if (strcmp(sub, "explain") == 0)
+			c->mode = MODE_EXPLAIN, i = 2;
+		else if (strcmp(sub, "doctor") == 0)
+			c->mode = MODE_DOCTOR, i = 2;
+		else if (strcmp(sub, "reclaim") == 0)
+			c->mode = MODE_RECLAIM, i = 2;
+	}
+	enum cordon_mode sub_mode = c->mode;
+
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt *o = NULL;
+		const char *v = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			break;
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			const char *eq = strchr(name, '=');
+			o = opt_long(name, eq ? (size_t)(eq - name) : strlen(name));
+			if (!o)
+				return err_set(e, EINVAL, "unknown option %s; see cordon --help", a);
+			if (eq) {
+				if (!o->has_value)
+					return err_set(e, EINVAL, "--%s takes no value", o->name);
+				v = eq + 1;
+			}
+		} else {
+			o = opt_short(a[1]);
+			if (!o)
+				return err_set(e, EINVAL, "unknown option %s; see cordon --help", a);
+			if (a[2] != '\0') {
+				if (!o->has_value)
+					return err_set(e, EINVAL, "unknown option %s; see cordon --help", a);
+				v = a + 2;
+			}
+		}
+		if (o->has_value && !v) {
+			if (i + 1 >= argc)
+				return err_set(e, EINVAL, "--%s needs a value", o->name);
+			v = argv[++i];
+		}
+		int r = apply(c, o, v, e);
+		if (r < 0)
+			return r;
+	}
+
+	if (c->mode == MODE_VERSION || c->mode == MODE_HELP)
+		return 0;
+	c->cmd = i < argc ? argv + i : NULL;
+	if ((sub_mode == MODE_RUN || sub_mode == MODE_EXPLAIN) && !c->cmd)
+		return err_set(e, EINVAL, "no command given; usage: cordon [OPTIONS] -- COMMAND [ARG...]");
+	if ((sub_mode == MODE_DOCTOR || sub_mode == MODE_RECLAIM) && c->cmd)
+		return err_set(e, EINVAL, "cordon %s takes no command",
+			       sub_mode == MODE_DOCTOR ? "doctor" : "reclaim");
+	return 0;
+}
+
+void config_free(struct config *c)
+{
+	free(c->write.v);
+	free(c->read_only.v);
+	free(c->deny_read.v);
+	free(c->protect.v);
+	for (size_t i = 0; i < c->nenv; i++)
+		free((char *)c->env[i].key);
+	free(c->env);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,67 @@
+/* env.c: see env.h. */
+#include "env.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int key_matches(const char *entry, const char *key)
+{
+	size_t n = strlen(key);
+	return strncmp(entry, key, n) == 0 && entry[n] == '=';
+}
+
+static void env_remove(struct argv *a, const char *key)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (key_matches(a->v[i], key))
+			free(a->v[i]);
+		else
+			a->v[j++] = a->v[i];
+	}
+	a->n = j;
+	if (a->v)
+		a->v[j] = NULL;
+}
+
+static int env_put(struct argv *a, const char *key, const char *value)
+{
+	size_t kl = strlen(key), vl = strlen(value);
+	char *s = malloc(kl + vl + 2);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, key, kl);
+	s[kl] = '=';
+	memcpy(s + kl + 1, value, vl + 1);
+	env_remove(a, key);
+	int r = argv_push(a, s);
+	free(s);
+	return r;
+}
+
+int env_build(char *const *base, const struct config *c, struct argv *out,
+	      struct cordon_err *e)
+{
+	int tmpdir_set = 0;
+	memset(out, 0, sizeof(*out));
+	if (!c->clear_env)
+		for (char *const *p = base; p && *p; p++)
+			if (strchr(*p, '=') && argv_push(out, *p) < 0)
+				goto oom;
+	for (size_t i = 0; i < c->nenv; i++) {
+		const struct env_op *op = &c->env[i];
+		if (strcmp(op->key, "TMPDIR") == 0)
+			tmpdir_set = 1;
+		if (!op->value)
+			env_remove(out, op->key);
+		else if (env_put(out, op->key, op->value) < 0)
+			goto oom;
+	}
+	if (!tmpdir_set && env_put(out, "TMPDIR", "/tmp") < 0)
+		goto oom;
+	return 0;
+oom:
+	argv_free(out);
+	return err_set(e, ENOMEM, "out of memory building the environment");
+}

@@ -1,0 +1,52 @@
+/* main.c: cordon, the supervisor an agent runs.  Argument handling and calls
+ * only; the one place that prints an error and exits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cli.h"
+#include "config.h"
+#include "err.h"
+#include "run.h"
+
+static int fail(const struct cordon_err *e)
+{
+	err_print(e);
+	return EXIT_CORDON_FAILED;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c = { 0 };
+	struct cordon_err e = { 0 };
+	int status;
+
+	if (cli_parse(argc, argv, &c, &e) < 0) {
+		config_free(&c);
+		return fail(&e);
+	}
+	switch (c.mode) {
+	case MODE_VERSION:
+		printf("cordon %s\n", CORDON_VERSION);
+		status = 0;
+		break;
+	case MODE_HELP:
+		fputs(cli_usage, stdout);
+		status = 0;
+		break;
+	case MODE_RUN:
+	case MODE_EXPLAIN:
+		status = run_sandbox(&c, c.mode == MODE_EXPLAIN, &e);
+		if (status < 0)
+			status = fail(&e);
+		break;
+	case MODE_DOCTOR:
+	case MODE_RECLAIM:
+	default:
+		(void)err_set(&e, 38, "this subcommand is not available in this version");
+		status = fail(&e);
+		break;
+	}
+	config_free(&c);
+	if (fflush(stdout) != 0 && status == 0)
+		status = 1;
+	return status;
+}

@@ -1,0 +1,286 @@
+/* resolve.c: see resolve.h. */
+#include "resolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "path.h"
+#include "sys.h"
+
+static void rpath_free(struct rpath *p)
+{
+	sys_close(&p->fd);
+	free(p->path);
+	p->path = NULL;
+}
+
+static int rpath_append(struct rpath **v, size_t *n, const struct rpath *p)
+{
+	struct rpath *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = *p;
+	*v = nv;
+	return 0;
+}
+
+int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
+{
+	char link[64], canon[PATH_MAX];
+	struct stat st;
+	*out = (struct rpath){ .fd = -1 };
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, errno, "%s %s", flag, path);
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, canon, sizeof(canon) - 1);
+	if (n <= 0 || fstat(fd, &st) < 0) {
+		int err = errno;
+		sys_close(&fd);
+		return err_sys(e, err, "%s %s: cannot read its canonical path (is /proc mounted?)",
+			       flag, path);
+	}
+	canon[n] = '\0';
+	if (canon[0] != '/') {
+		sys_close(&fd);
+		return err_set(e, EINVAL, "%s %s: not a path on a mounted filesystem", flag, path);
+	}
+	out->path = strdup(canon);
+	if (!out->path) {
+		sys_close(&fd);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	out->fd = fd;
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+static int under_any(const char *path, const struct rpath *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (path_is_under(path, v[i].path))
+			return 1;
+	return 0;
+}
+
+static int add_root(struct resolved *r, const char *flag, const char *path, struct cordon_err *e)
+{
+	struct rpath p;
+	int rc = resolve_path(flag, path, &p, e);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r->nroots; i++) {
+		if (r->roots[i].dev == p.dev && r->roots[i].ino == p.ino) {
+			rpath_free(&p);
+			return 0;
+		}
+	}
+	if (rpath_append(&r->roots, &r->nroots, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int add_protected(struct resolved *r, size_t root, const char *name, struct cordon_err *e)
+{
+	const struct rpath *rt = &r->roots[root];
+	char full[PATH_MAX];
+	struct stat st;
+	if (path_join(rt->path, name, full, sizeof(full)) < 0)
+		return err_set(e, ENAMETOOLONG, "%s/%s: path too long", rt->path, name);
+	if (fstatat(rt->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return err_sys(e, errno, "cannot inspect protected %s", full);
+		struct missing_name *v = realloc(r->missing, (r->nmissing + 1) * sizeof(*v));
+		if (!v)
+			return err_set(e, ENOMEM, "out of memory");
+		r->missing = v;
+		v[r->nmissing] = (struct missing_name){ root, name, strdup(full) };
+		if (!v[r->nmissing].path)
+			return err_set(e, ENOMEM, "out of memory");
+		r->nmissing++;
+		return 0;
+	}
+	/* A mount lands on a symlink's target, not on the link, so the command
+	 * could rename the link away and create the name afresh. */
+	if (S_ISLNK(st.st_mode))
+		return err_set(e, EPERM,
+			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
+			       "replace it with what it points to, or pass --no-default-protect", full);
+	struct rpath p = { .fd = -1 };
+	p.fd = openat(rt->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (p.fd < 0)
+		return err_sys(e, errno, "cannot open protected %s", full);
+	struct stat fst;
+	if (fstat(p.fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+		sys_close(&p.fd);
+		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again", full);
+	}
+	p.path = strdup(full);
+	p.dev = fst.st_dev;
+	p.ino = fst.st_ino;
+	p.is_dir = S_ISDIR(fst.st_mode);
+	if (!p.path || rpath_append(&r->protects, &r->nprotects, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
+{
+	struct rpath p;
+	int rc = resolve_path("--deny-read", path, &p, e);
+	if (rc == -ENOENT)
+		return 0; /* nothing there to hide */
+	if (rc < 0)
+		return rc;
+	if (strcmp(p.path, "/") == 0) {
+		rpath_free(&p);
+		return err_set(e, EINVAL, "--deny-read %s: cannot hide the root directory", path);
+	}
+	if (!p.is_dir) {
+		/* bwrap copies this descriptor's data (none) into the mask file. */
+		sys_close(&p.fd);
+		p.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (p.fd < 0) {
+			rpath_free(&p);
+			return err_sys(e, errno, "opening /dev/null for --deny-read %s", path);
+		}
+	} else {
+		sys_close(&p.fd);
+	}
+	if (rpath_append(&r->masks, &r->nmasks, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int add_deny(struct resolved *r, const char *pattern, struct cordon_err *e)
+{
+	if (!strpbrk(pattern, "*?["))
+		return add_mask(r, pattern, e);
+	/* A glob must be anchored below a real directory: a bare slash-star or star would
+	 * hide whole trees by accident. */
+	const char *meta = strpbrk(pattern, "*?[");
+	const char *slash = meta;
+	while (slash > pattern && *slash != '/')
+		slash--;
+	if (pattern[0] != '/' || slash <= pattern)
+		return err_set(e, EINVAL,
+			       "--deny-read %s: a glob needs an absolute directory prefix, like /home/me/app/*.pem",
+			       pattern);
+	glob_t g;
+	int gr = glob(pattern, GLOB_NOSORT, NULL, &g);
+	if (gr == GLOB_NOMATCH)
+		return 0;
+	if (gr != 0)
+		return err_set(e, EIO, "--deny-read %s: cannot expand the glob", pattern);
+	int rc = 0;
+	for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
+		rc = add_mask(r, g.gl_pathv[i], e);
+	globfree(&g);
+	return rc;
+}
+
+static int resolve_cwd(const struct config *c, struct resolved *r, struct cordon_err *e)
+{
+	char here[PATH_MAX];
+	const char *want = c->cwd;
+	if (!want) {
+		if (!getcwd(here, sizeof(here)))
+			return err_sys(e, errno, "cannot read the current directory; pass -C DIR");
+		want = here;
+	}
+	int rc = resolve_path(c->cwd ? "--cwd" : "current directory", want, &r->cwd, e);
+	if (rc < 0)
+		return rc;
+	if (!r->cwd.is_dir)
+		return err_set(e, ENOTDIR, "--cwd %s: not a directory", want);
+	for (size_t i = 0; i < r->nmasks; i++)
+		if (r->masks[i].is_dir && path_is_under(r->cwd.path, r->masks[i].path))
+			return err_set(e, EACCES, "working directory %s is hidden by --deny-read %s",
+				       r->cwd.path, r->masks[i].path);
+	if (c->tmp == TMP_PRIVATE && path_is_under(r->cwd.path, "/tmp") &&
+	    !under_any(r->cwd.path, r->roots, r->nroots))
+		return err_set(e, ENOENT,
+			       "working directory %s is hidden by the private /tmp; "
+			       "make it writable with -w, pass --tmp host, or choose another -C",
+			       r->cwd.path);
+	return 0;
+}
+
+int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
+{
+	int rc;
+	memset(r, 0, sizeof(*r));
+	r->cwd.fd = -1;
+
+	for (size_t i = 0; i < c->write.n; i++)
+		if ((rc = add_root(r, "--write", c->write.v[i], e)) < 0)
+			return rc;
+	if (c->tmp == TMP_HOST && (rc = add_root(r, "--tmp host:", "/tmp", e)) < 0)
+		return rc;
+
+	for (size_t i = 0; i < c->read_only.n; i++) {
+		struct rpath p;
+		if ((rc = resolve_path("--read-only", c->read_only.v[i], &p, e)) < 0)
+			return rc;
+		/* Outside every writable root the path is read-only already. */
+		if (!c->full_write && !under_any(p.path, r->roots, r->nroots)) {
+			rpath_free(&p);
+			continue;
+		}
+		if (rpath_append(&r->carves, &r->ncarves, &p) < 0) {
+			rpath_free(&p);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+	}
+
+	for (size_t i = 0; i < r->nroots; i++) {
+		if (!r->roots[i].is_dir)
+			continue;
+		if (c->default_protect)
+			for (const char *const *n = config_default_protect; *n; n++)
+				if ((rc = add_protected(r, i, *n, e)) < 0)
+					return rc;
+		for (size_t j = 0; j < c->protect.n; j++)
+			if ((rc = add_protected(r, i, c->protect.v[j], e)) < 0)
+				return rc;
+	}
+
+	for (size_t i = 0; i < c->deny_read.n; i++)
+		if ((rc = add_deny(r, c->deny_read.v[i], e)) < 0)
+			return rc;
+
+	return resolve_cwd(c, r, e);
+}
+
+void resolved_free(struct resolved *r)
+{
+	struct { struct rpath *v; size_t n; } lists[] = {
+		{ r->roots, r->nroots }, { r->carves, r->ncarves },
+		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+	};
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		for (size_t i = 0; i < lists[l].n; i++)
+			rpath_free(&lists[l].v[i]);
+		free(lists[l].v);
+	}
+	for (size_t i = 0; i < r->nmissing; i++)
+		free(r->missing[i].path);
+	free(r->missing);
+	rpath_free(&r->cwd);
+	memset(r, 0, sizeof(*r));
+	r->cwd.fd = -1;
+}

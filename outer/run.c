@@ -1,0 +1,219 @@
+/* run.c: see run.h.  The order matters: everything that can be checked is
+ * checked before anything is created on the host or any process started. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "argv.h"
+#include "bwrap_argv.h"
+#include "bwrap_find.h"
+#include "env.h"
+#include "inner_find.h"
+#include "mount_plan.h"
+#include "resolve.h"
+#include "supervisor.h"
+#include "sys.h"
+#include "wire.h"
+
+extern char **environ;
+
+struct run_state {
+	struct resolved res;
+	struct bwrap_bin bwrap;
+	int inner_fd;
+	int ctrl[2];
+	int info[2];
+	struct mount_plan plan;
+	struct argv argv, env, inner_args;
+	int *keep;
+	size_t nkeep;
+};
+
+static void state_free(struct run_state *s)
+{
+	resolved_free(&s->res);
+	sys_close(&s->bwrap.fd);
+	sys_close(&s->inner_fd);
+	sys_close(&s->ctrl[0]);
+	sys_close(&s->ctrl[1]);
+	sys_close(&s->info[0]);
+	sys_close(&s->info[1]);
+	mount_plan_free(&s->plan);
+	argv_free(&s->argv);
+	argv_free(&s->env);
+	argv_free(&s->inner_args);
+	free(s->keep);
+}
+
+static int keep_fd(struct run_state *s, int fd)
+{
+	int *v = realloc(s->keep, (s->nkeep + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[s->nkeep++] = fd;
+	s->keep = v;
+	return 0;
+}
+
+static int collect_keep(struct run_state *s, struct cordon_err *e)
+{
+	int r = 0;
+	r |= keep_fd(s, s->ctrl[1]);
+	r |= keep_fd(s, s->info[1]);
+	r |= keep_fd(s, s->inner_fd);
+	for (size_t i = 0; i < s->plan.n; i++)
+		if (s->plan.ops[i].fd >= 0)
+			r |= keep_fd(s, s->plan.ops[i].fd);
+	return r ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+static int build_inner_args(const struct config *c, struct run_state *s, struct cordon_err *e)
+{
+	int r = 0;
+	r |= argv_push(&s->inner_args, "--control");
+	r |= argv_push_int(&s->inner_args, s->ctrl[1]);
+	if (c->tmp == TMP_PRIVATE)
+		r |= argv_push(&s->inner_args, "--tmp-private");
+	if (c->allow_unix_sockets)
+		r |= argv_push(&s->inner_args, "--allow-unix-sockets");
+	if (c->require_landlock)
+		r |= argv_push(&s->inner_args, "--require-landlock");
+	if (c->full_write)
+		r |= argv_push(&s->inner_args, "--full-write");
+	if (c->verbose)
+		r |= argv_push(&s->inner_args, "--verbose");
+	return r ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+/* Hand cordon-inner every writable root's descriptor, so it can check that
+ * what is mounted at each path is the object cordon resolved. */
+static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
+{
+	uint32_t count = 0;
+	for (size_t i = 0; i < s->res.nroots; i++) {
+		const struct rpath *p = &s->res.roots[i];
+		int r = wire_send(s->ctrl[0], WIRE_BIND_CHECK, p->path, strlen(p->path), p->fd);
+		if (r < 0)
+			return err_sys(e, -r, "sending %s to cordon-inner", p->path);
+		count++;
+	}
+	int r = wire_send(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1);
+	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
+}
+
+static void print_argv(const struct argv *a)
+{
+	fputs("cordon: bwrap", stderr);
+	for (size_t i = 1; i < a->n; i++)
+		fprintf(stderr, " %s", a->v[i]);
+	fputc('\n', stderr);
+}
+
+static int prepare(const struct config *c, struct run_state *s, struct cordon_err *e)
+{
+	int r;
+	char inner_path[PATH_MAX];
+	char inner_exec[64];
+
+	if ((r = resolve_config(c, &s->res, e)) < 0)
+		return r;
+	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
+		return r;
+	if ((r = inner_find(&s->inner_fd, inner_path, e)) < 0)
+		return r;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->ctrl) < 0)
+		return err_sys(e, errno, "socketpair");
+	if (pipe2(s->info, O_CLOEXEC) < 0)
+		return err_sys(e, errno, "pipe2");
+	if (fcntl(s->ctrl[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(s->info[0], F_SETFL, O_NONBLOCK) < 0)
+		return err_sys(e, errno, "fcntl");
+
+	struct plan_input in = {
+		s->res.roots, s->res.nroots, s->res.carves, s->res.ncarves,
+		s->res.protects, s->res.nprotects, s->res.masks, s->res.nmasks,
+		c->tmp == TMP_PRIVATE, c->full_write, s->res.cwd.path,
+	};
+	if ((r = mount_plan_build(&in, &s->plan, e)) < 0)
+		return r;
+	if ((r = build_inner_args(c, s, e)) < 0)
+		return r;
+	/* bwrap execs cordon-inner through this descriptor: the binary cordon
+	 * chose is the one that runs, even where the sandbox hides its path. */
+	(void)snprintf(inner_exec, sizeof(inner_exec), "/proc/self/fd/%d", s->inner_fd);
+	struct bwrap_opts bo = {
+		.bwrap_name = "bwrap",
+		.new_session = 1,
+		.share_pid = c->pid == PID_INHERIT,
+		.info_fd = s->info[1],
+		.inner_exec = inner_exec,
+		.inner_args = s->inner_args.v,
+		.cmd = c->cmd,
+	};
+	if ((r = bwrap_argv_build(&s->plan, &bo, &s->argv, e)) < 0)
+		return r;
+	if ((r = env_build(environ, c, &s->env, e)) < 0)
+		return r;
+	return collect_keep(s, e);
+}
+
+int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
+{
+	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 } };
+	s.bwrap.fd = -1;
+	struct run_outcome out;
+	int r;
+
+	if ((r = supervisor_block_signals(e)) < 0)
+		return r;
+	if ((r = prepare(c, &s, e)) < 0)
+		goto done;
+	if (explain || c->verbose)
+		print_argv(&s.argv);
+	if (explain) {
+		r = 0;
+		goto done;
+	}
+
+	char *empty_env[] = { NULL };
+	struct spawn_spec spec = {
+		s.bwrap.fd, s.argv.v, s.env.v ? s.env.v : empty_env, s.keep, s.nkeep,
+	};
+	pid_t pid = supervisor_spawn(&spec, e);
+	if (pid < 0) {
+		r = pid;
+		goto done;
+	}
+	sys_close(&s.ctrl[1]);
+	sys_close(&s.info[1]);
+	struct cordon_err send_err;
+	if (send_bind_checks(&s, &send_err) < 0) {
+		/* Deliberately not fatal here: cordon-inner then never sees
+		 * BINDS_END, refuses to run the command and reports why. */
+	}
+	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &out, e);
+	if (r < 0)
+		goto done;
+	r = supervisor_exit_code(&out);
+	if (out.timed_out) {
+		struct cordon_err te;
+		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",
+			      c->cmd[0], c->timeout);
+		err_print(&te);
+	} else if (out.have_error) {
+		err_print(&out.inner_err);
+	} else if (!out.started && !out.killed_by) {
+		(void)err_set(e, EIO,
+			      "bwrap could not build the sandbox (its message, if any, is above); "
+			      "run cordon doctor to check this machine");
+		r = -EIO;
+	}
+done:
+	state_free(&s);
+	return r;
+}

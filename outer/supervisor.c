@@ -1,0 +1,234 @@
+/* supervisor.c: see supervisor.h. */
+#include "supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "sys.h"
+#include "wire.h"
+
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+static sigset_t old_mask;
+
+static void watched_set(sigset_t *s)
+{
+	sigemptyset(s);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(s, forwarded[i]);
+	sigaddset(s, SIGCHLD);
+}
+
+int supervisor_block_signals(struct cordon_err *e)
+{
+	sigset_t s;
+	watched_set(&s);
+	if (sigprocmask(SIG_BLOCK, &s, &old_mask) < 0)
+		return err_sys(e, errno, "blocking signals");
+	return 0;
+}
+
+pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_sys(e, errno, "fork");
+	if (pid > 0)
+		return pid;
+
+	/* Child: only async-signal-safe calls until exec. These descriptors
+	 * are the ones bwrap must inherit; every other one is O_CLOEXEC. */
+	for (size_t i = 0; i < s->nkeep; i++)
+		if (sys_set_inheritable(s->keep[i]) < 0)
+			_exit(EXIT_CORDON_FAILED);
+	if (sigprocmask(SIG_SETMASK, &old_mask, NULL) < 0)
+		_exit(EXIT_CORDON_FAILED);
+	syscall(SYS_execveat, s->bwrap_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
+	struct cordon_err ce;
+	(void)err_sys(&ce, errno, "cannot execute bwrap");
+	err_print(&ce);
+	_exit(EXIT_CORDON_FAILED);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* bwrap --info-fd writes a small JSON object; we need only "child-pid". */
+static pid_t parse_child_pid(const char *buf)
+{
+	const char *k = strstr(buf, "\"child-pid\"");
+	if (!k)
+		return 0;
+	k = strchr(k, ':');
+	if (!k)
+		return 0;
+	long v = strtol(k + 1, NULL, 10);
+	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
+}
+
+static int drain_ctrl(int ctrl, struct wire_peer *peer, struct run_outcome *out,
+		      struct cordon_err *e)
+{
+	for (;;) {
+		struct wire_rec rec;
+		struct cordon_err re;
+		int r = wire_recv(ctrl, peer, &rec, &re);
+		if (r == 0 || r == -EAGAIN)
+			return r;
+		if (r < 0) {
+			*e = re;
+			return r;
+		}
+		if (rec.type == WIRE_STARTED) {
+			out->started = 1;
+		} else if (rec.type == WIRE_ERROR) {
+			memcpy(&out->inner_err, rec.data, sizeof(out->inner_err));
+			out->inner_err.msg[ERR_MSG_MAX - 1] = '\0';
+			out->have_error = 1;
+		}
+		sys_close(&rec.fd);
+	}
+}
+
+int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
+		    struct run_outcome *out, struct cordon_err *e)
+{
+	sigset_t s;
+	watched_set(&s);
+	AUTO_FD sfd = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return err_sys(e, errno, "signalfd");
+	struct wire_peer peer = { WIRE_TO_OUTER, 0 };
+	char info[512];
+	size_t info_len = 0;
+	int pending[8];
+	size_t npending = 0;
+	long long deadline = timeout ? now_ms() + (long long)timeout * 1000 : 0;
+	long long kill_at = 0;
+	int ctrl_open = 1;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		int st;
+		pid_t w = waitpid(bwrap, &st, WNOHANG);
+		if (w == bwrap) {
+			out->wstatus = st;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			return err_sys(e, errno, "waiting for bwrap");
+
+		long long now = now_ms();
+		if (deadline && now >= deadline && !out->timed_out) {
+			out->timed_out = 1;
+			if (out->sandbox_pid > 0)
+				(void)kill(out->sandbox_pid, SIGKILL);
+			else
+				(void)kill(bwrap, SIGKILL);
+		}
+		if (kill_at && now >= kill_at) {
+			kill_at = 0;
+			out->escalated = 1;
+			(void)kill(out->sandbox_pid > 0 ? out->sandbox_pid : bwrap, SIGKILL);
+		}
+		long long wake = -1;
+		if (deadline && !out->timed_out)
+			wake = deadline - now;
+		if (kill_at && (wake < 0 || kill_at - now < wake))
+			wake = kill_at - now;
+
+		struct pollfd p[3] = {
+			{ sfd, POLLIN, 0 },
+			{ ctrl_open ? ctrl : -1, POLLIN, 0 },
+			{ info_rd, POLLIN, 0 },
+		};
+		int n = poll(p, 3, wake < 0 ? -1 : (int)(wake > 0 ? wake : 0));
+		if (n < 0 && errno != EINTR)
+			return err_sys(e, errno, "poll");
+		if (n <= 0)
+			continue;
+
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				int sig = (int)si.ssi_signo;
+				if (sig == SIGCHLD)
+					continue;
+				if (out->sandbox_pid > 0)
+					(void)kill(out->sandbox_pid, sig);
+				else if (npending < sizeof(pending) / sizeof(pending[0]))
+					pending[npending++] = sig;
+				if (sig == SIGTERM && !kill_at) {
+					kill_at = now_ms() + 1000;
+					out->killed_by = SIGTERM;
+				}
+			}
+		}
+		if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int r = drain_ctrl(ctrl, &peer, out, e);
+			if (r == 0)
+				ctrl_open = 0;
+			else if (r < 0 && r != -EAGAIN) {
+				/* A malformed record means cordon-inner is not
+				 * the program we started: end the sandbox. */
+				(void)kill(out->sandbox_pid > 0 ? out->sandbox_pid : bwrap, SIGKILL);
+				rc = r;
+				ctrl_open = 0;
+			}
+		}
+		if (info_rd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t r = read(info_rd, info + info_len, sizeof(info) - 1 - info_len);
+			if (r > 0) {
+				info_len += (size_t)r;
+				info[info_len] = '\0';
+				if (!out->sandbox_pid && (out->sandbox_pid = parse_child_pid(info)) > 0) {
+					for (size_t i = 0; i < npending; i++)
+						(void)kill(out->sandbox_pid, pending[i]);
+					npending = 0;
+				}
+			}
+			if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN) ||
+			    info_len >= sizeof(info) - 1)
+				info_rd = -1;
+		}
+	}
+	if (ctrl_open && rc == 0) {
+		int r = drain_ctrl(ctrl, &peer, out, e);
+		if (r < 0 && r != -EAGAIN)
+			rc = r;
+	}
+	return rc;
+}
+
+int supervisor_exit_code(const struct run_outcome *o)
+{
+	if (o->timed_out)
+		return EXIT_TIMEOUT;
+	if (o->have_error)
+		return o->inner_err.exit_code;
+	if (o->escalated)
+		return 128 + o->killed_by;
+	if (!o->started) {
+		/* Killed by a forwarded signal before the command started. */
+		if (o->killed_by)
+			return 128 + o->killed_by;
+		return EXIT_CORDON_FAILED;
+	}
+	if (WIFEXITED(o->wstatus))
+		return WEXITSTATUS(o->wstatus);
+	if (WIFSIGNALED(o->wstatus))
+		return 128 + WTERMSIG(o->wstatus);
+	return EXIT_CORDON_FAILED;
+}

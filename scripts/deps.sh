@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install every Debian package cordon needs to build, test and run.
+# Idempotent and quiet when everything is present.  Needs root (or sudo).
+set -eu
+
+PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
+libcriterion-dev gcc make pkg-config file git util-linux procps passwd
+cppcheck clang clang-tidy valgrind"
+
+missing=""
+for p in $PKGS; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*" installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || { echo "deps: need root or sudo to install:$missing" >&2; exit 1; }
+	SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

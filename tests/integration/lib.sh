@@ -1,0 +1,76 @@
+# lib.sh: sourced by every integration test (tests/integration/t_*.sh).
+# Provides the cordon under test ($CORDON), a scratch directory ($W, removed
+# at exit) and assertion helpers that count passes and failures.  Each test
+# file ends by calling `finish`, which prints "RESULT <passed> <failed>".
+set -u
+: "${CORDON:?CORDON must name the cordon binary under test}"
+: "${HELPERS:?HELPERS must name the directory of test helper programs}"
+PASS=0
+FAIL=0
+W=$(mktemp -d /tmp/cordon-it.XXXXXX)
+chmod 755 "$W"
+OUT="$W/.out"
+ERR="$W/.err"
+cleanup_dirs=("$W")
+trap 'rm -rf "${cleanup_dirs[@]}"' EXIT
+WHO="$(id -un)"
+
+ok()  { PASS=$((PASS + 1)); echo "  ok   [$WHO] $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "  FAIL [$WHO] $*"; }
+
+# expect STATUS DESCRIPTION -- COMMAND...: run it, compare the exit status.
+expect() {
+	local want=$1 desc=$2
+	shift 3
+	"$@" >"$OUT" 2>"$ERR" </dev/null
+	local got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$desc"
+	else
+		bad "$desc (status $got, wanted $want)"
+		sed 's/^/         | /' "$ERR" | head -5
+	fi
+}
+
+# expect_out STATUS REGEX DESCRIPTION -- COMMAND...: status and stdout match.
+expect_out() {
+	local want=$1 re=$2 desc=$3
+	shift 4
+	"$@" >"$OUT" 2>"$ERR" </dev/null
+	local got=$?
+	if [ "$got" -eq "$want" ] && grep -Eq -- "$re" "$OUT"; then
+		ok "$desc"
+	else
+		bad "$desc (status $got, wanted $want; stdout should match /$re/)"
+		sed 's/^/         > /' "$OUT" | head -5
+		sed 's/^/         | /' "$ERR" | head -5
+	fi
+}
+
+# expect_err STATUS REGEX DESCRIPTION -- COMMAND...: status and stderr match.
+expect_err() {
+	local want=$1 re=$2 desc=$3
+	shift 4
+	"$@" >"$OUT" 2>"$ERR" </dev/null
+	local got=$?
+	if [ "$got" -eq "$want" ] && grep -Eq -- "$re" "$ERR"; then
+		ok "$desc"
+	else
+		bad "$desc (status $got, wanted $want; stderr should match /$re/)"
+		sed 's/^/         | /' "$ERR" | head -5
+	fi
+}
+
+# assert DESCRIPTION -- TEST-COMMAND...: a plain shell condition.
+assert() {
+	local desc=$1
+	shift 2
+	if "$@"; then ok "$desc"; else bad "$desc"; fi
+}
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+finish() {
+	echo "RESULT $PASS $FAIL"
+	[ "$FAIL" -eq 0 ]
+}

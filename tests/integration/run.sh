@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# run.sh: the integration suite.  Installs the build into a temporary prefix
+# that any user can read (CI clones under /root, which others cannot enter),
+# then runs every tests/integration/t_*.sh as the current user and, when that
+# is root, again as an unprivileged user created here.  Ends with the line
+# "N passed, N failed" and fails when any test failed.
+set -u
+cd "$(dirname "$0")/../.."
+TESTUSER=${CORDON_TEST_USER:-cordontest}
+ONLY=${1:-}
+
+PREFIX=$(mktemp -d /tmp/cordon-prefix.XXXXXX)
+trap 'rm -rf "$PREFIX"' EXIT
+chmod 755 "$PREFIX"
+make -s install PREFIX="$PREFIX" >/dev/null || { echo "run.sh: make install failed" >&2; exit 1; }
+mkdir -p "$PREFIX/tests" "$PREFIX/helpers"
+cp tests/integration/*.sh "$PREFIX/tests/"
+cp build/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
+chmod -R a+rX "$PREFIX"
+
+total_pass=0
+total_fail=0
+run_as() { # USER FILE
+	local user=$1 file=$2 out
+	local envs=(CORDON="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
+		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8)
+	echo "== $(basename "$file") as $user"
+	if [ "$user" = "$(id -un)" ]; then
+		out=$(cd "$PREFIX" && env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
+	else
+		out=$(cd "$PREFIX" && runuser -u "$user" -- env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
+	fi
+	printf '%s\n' "$out" | grep -v '^RESULT '
+	local res
+	res=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n 1)
+	if [ -z "$res" ]; then
+		echo "  FAIL [$user] $(basename "$file") ended without a RESULT line"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	set -- $res
+	total_pass=$((total_pass + $2))
+	total_fail=$((total_fail + $3))
+}
+
+users=("$(id -un)")
+if [ "$(id -u)" -eq 0 ]; then
+	if ! id "$TESTUSER" >/dev/null 2>&1; then
+		useradd --create-home --shell /bin/bash "$TESTUSER" ||
+			{ echo "run.sh: cannot create the test user $TESTUSER" >&2; exit 1; }
+	fi
+	users+=("$TESTUSER")
+fi
+
+for f in "$PREFIX"/tests/t_*.sh; do
+	[ -n "$ONLY" ] && [[ "$(basename "$f")" != *"$ONLY"* ]] && continue
+	for u in "${users[@]}"; do
+		run_as "$u" "$f"
+	done
+done
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]
