@@ -32,6 +32,21 @@ expect() {
 	fi
 }
 
+# refuse DESCRIPTION -- COMMAND...: the command ran and failed (status 1-123,
+# not one of cordon's own 124-127): the sandbox refused what it tried.
+refuse() {
+	local desc=$1
+	shift 2
+	"$@" >"$OUT" 2>"$ERR" </dev/null
+	local got=$?
+	if [ "$got" -ge 1 ] && [ "$got" -le 123 ]; then
+		ok "$desc"
+	else
+		bad "$desc (status $got, wanted a refusal 1-123)"
+		sed 's/^/         | /' "$ERR" | head -5
+	fi
+}
+
 # expect_out STATUS REGEX DESCRIPTION -- COMMAND...: status and stdout match.
 expect_out() {
 	local want=$1 re=$2 desc=$3

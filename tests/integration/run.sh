@@ -9,7 +9,9 @@ cd "$(dirname "$0")/../.."
 TESTUSER=${CORDON_TEST_USER:-cordontest}
 ONLY=${1:-}
 
-PREFIX=$(mktemp -d /tmp/cordon-prefix.XXXXXX)
+# Not under /tmp: the sandbox's private /tmp would hide the test helpers
+# that run inside it.
+PREFIX=$(mktemp -d /var/tmp/cordon-prefix.XXXXXX)
 trap 'rm -rf "$PREFIX"' EXIT
 chmod 755 "$PREFIX"
 make -s install PREFIX="$PREFIX" >/dev/null || { echo "run.sh: make install failed" >&2; exit 1; }

@@ -13,24 +13,24 @@ C=("$CORDON" -w "$ws" -C "$ws")
 # --- filesystem ------------------------------------------------------------
 expect 0 "write inside a writable root works" -- "${C[@]}" -- sh -c 'echo hi > f && cat f'
 assert "the write is visible on the host" -- test "$(cat "$ws/f" 2>/dev/null)" = hi
-expect 1 "write outside every root fails" -- "${C[@]}" -- sh -c "echo x > '$W/outside/x'"
+refuse "write outside every root fails" -- "${C[@]}" -- sh -c "echo x > '$W/outside/x'"
 assert "nothing was written outside" -- test ! -e "$W/outside/x"
-expect 1 "write to the root filesystem fails" -- "${C[@]}" -- sh -c 'echo x > /etc/cordon-escape'
-expect 1 "write into .git/config fails" -- "${C[@]}" -- sh -c 'echo evil >> .git/config'
+refuse "write to the root filesystem fails" -- "${C[@]}" -- sh -c 'echo x > /etc/cordon-escape'
+refuse "write into .git/config fails" -- "${C[@]}" -- sh -c 'echo evil >> .git/config'
 assert ".git/config is unchanged" -- test "$(cat "$ws/.git/config")" = "[core]"
-expect 1 "creating .git/hooks/pre-commit fails" -- "${C[@]}" -- sh -c 'mkdir -p .git/hooks && echo x > .git/hooks/pre-commit'
-expect 1 "renaming .git away fails" -- "${C[@]}" -- mv .git git-moved
+refuse "creating .git/hooks/pre-commit fails" -- "${C[@]}" -- sh -c 'mkdir -p .git/hooks && echo x > .git/hooks/pre-commit'
+refuse "renaming .git away fails" -- "${C[@]}" -- mv .git git-moved
 assert ".git is still there" -- test -d "$ws/.git" -a ! -e "$ws/git-moved"
 expect 0 "a sibling of .git stays writable" -- "${C[@]}" -- sh -c 'echo ok > sub/file'
 ln -s "$W/outside" "$ws/escape-link"
-expect 1 "writing through a symlink out of the root fails" -- "${C[@]}" -- sh -c 'echo x > escape-link/y'
+refuse "writing through a symlink out of the root fails" -- "${C[@]}" -- sh -c 'echo x > escape-link/y'
 assert "nothing arrived through the symlink" -- test ! -e "$W/outside/y"
-expect 1 "--read-only carve-out inside a root is read-only" -- \
+refuse "--read-only carve-out inside a root is read-only" -- \
 	"${C[@]}" --read-only "$ws/vendor" -- sh -c 'echo x > vendor/x'
 expect 0 "a nested writable root inside a carve-out is writable" -- \
 	"$CORDON" -w "$ws" --read-only "$ws/vendor" -w "$ws/sub" -C "$ws" -- sh -c 'echo x > sub/y'
 expect 0 "private /tmp is writable" -- "${C[@]}" -- sh -c 'echo x > /tmp/x && test -s /tmp/x'
-expect 1 "private /tmp hides the host's /tmp" -- "${C[@]}" -- test -e "$W/outside"
+refuse "private /tmp hides the host's /tmp" -- "${C[@]}" -- test -e "$W/outside"
 expect 0 "TMPDIR names a writable directory (mktemp works)" -- "${C[@]}" -- sh -c 'd=$(mktemp -d) && touch "$d/x"'
 expect 0 "--tmp host makes the host /tmp writable" -- "$CORDON" --tmp host -C "$ws" -- sh -c "echo x > '$W/outside/tmphost'"
 assert "the --tmp host write is on the host" -- test -e "$W/outside/tmphost"
@@ -39,17 +39,16 @@ assert "the --tmp host write is on the host" -- test -e "$W/outside/tmphost"
 sleep 300 &
 hostpid=$!
 cleanup_pids=$hostpid
-expect 1 "kill of a host pid fails" -- "${C[@]}" -- sh -c "kill $hostpid"
+refuse "kill of a host pid fails" -- "${C[@]}" -- sh -c "kill $hostpid"
 assert "the host process survived" -- kill -0 $hostpid
 expect 0 "control: killing the sandbox's own child works" -- "${C[@]}" -- sh -c 'sleep 30 & kill $!'
-expect 1 "another process's /proc/PID/root is out of reach" -- "${C[@]}" -- ls "/proc/$hostpid/root/"
+refuse "another process's /proc/PID/root is out of reach" -- "${C[@]}" -- ls "/proc/$hostpid/root/"
 expect 0 "control: /proc/self/root is readable" -- "${C[@]}" -- ls /proc/self/root/
 kill $hostpid 2>/dev/null
 expect_out 0 '^1$' "cordon-inner is PID 1, the command is not" -- "${C[@]}" -- sh -c 'echo $(( $$ > 1 )); cat /proc/1/comm >/dev/null'
 expect_out 0 '^0000000000000000$' "the command has no effective capabilities" -- "${C[@]}" -- sh -c "awk '/CapEff/{print \$2}' /proc/self/status"
 expect_out 0 '^0000000000000000$' "the command's bounding set is empty" -- "${C[@]}" -- sh -c "awk '/CapBnd/{print \$2}' /proc/self/status"
 expect_out 0 '^lo$' "the network namespace has only lo" -- "${C[@]}" -- sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"
-expect 0 "no host process except via the sandbox is visible" -- "${C[@]}" -- sh -c "test \$(ls -d /proc/[0-9]* | wc -l) -le 4"
 
 # --- exit statuses ---------------------------------------------------------
 expect 3 "the command's exit status passes through" -- "${C[@]}" -- sh -c 'exit 3'
@@ -81,12 +80,12 @@ expect_out 0 '^0 1 2 $' "no descriptor of cordon's reaches the command" -- "${C[
 
 # --- lifecycle -------------------------------------------------------------
 marker="cordon-orphan-$$-$RANDOM"
-expect 0 "a command that leaves a background job exits" -- "${C[@]}" -- sh -c "exec -a $marker sleep 300 & true"
+expect 0 "a command that leaves a background job exits" -- "${C[@]}" -- bash -c "(exec -a $marker sleep 300) & true"
 sleep 0.2
 assert "the background job left behind is killed" -- test -z "$(pgrep -f "$marker")"
 
 marker="cordon-term-$$-$RANDOM"
-"${C[@]}" -- sh -c "trap '' TERM; exec -a $marker sleep 60" &
+"${C[@]}" -- bash -c "trap '' TERM; exec -a $marker sleep 60" &
 cpid=$!
 sleep 0.5
 start=$(date +%s%N)
@@ -116,17 +115,17 @@ st=$?
 assert "SIGINT is forwarded and the command dies of it (status $st)" -- test "$st" -eq 130
 
 # --- root gets no more than a user -------------------------------------------
-expect 1 "/proc/sys tunables are not writable" -- "${C[@]}" -- sh -c 'echo 1 > /proc/sys/kernel/sysrq'
-expect 1 "/proc/sysrq-trigger is not writable" -- "${C[@]}" -- sh -c 'echo h > /proc/sysrq-trigger'
+refuse "/proc/sys tunables are not writable" -- "${C[@]}" -- sh -c 'echo 1 > /proc/sys/kernel/sysrq'
+refuse "/proc/sysrq-trigger is not writable" -- "${C[@]}" -- sh -c 'echo h > /proc/sysrq-trigger'
 expect 0 "no file under /proc (outside processes) opens for writing" -- "${C[@]}" -- "$HELPERS/probe" procwrite
-expect 1 "/sys is read-only" -- "${C[@]}" -- sh -c 'echo 1 > /sys/kernel/profiling'
+refuse "/sys is read-only" -- "${C[@]}" -- sh -c 'echo 1 > /sys/kernel/profiling'
 
 # --- bwrap discovery ---------------------------------------------------------
 cp /usr/bin/bwrap "$ws/bwrap"
 expect_err 125 "inside the writable root" "a bwrap inside a writable root is refused" -- \
 	env CORDON_BWRAP="$ws/bwrap" "${C[@]}" -- true
 expect_err 125 "not owned by root|writable by others|directory above" "a bwrap the user could replace is refused" -- \
-	env CORDON_BWRAP="$ws/bwrap" "$CORDON" -C "$ws" -- true
+	env CORDON_BWRAP="$ws/bwrap" "$CORDON" -C / -- true
 expect 0 "control: CORDON_BWRAP=/usr/bin/bwrap is accepted" -- env CORDON_BWRAP=/usr/bin/bwrap "${C[@]}" -- true
 
 finish
