@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "cli.h"
 #include "config.h"
+#include "doctor.h"
 #include "err.h"
 #include "run.h"
 
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
 			status = fail(&e);
 		break;
 	case MODE_DOCTOR:
+		status = doctor_run();
+		break;
 	case MODE_RECLAIM:
 	default:
 		(void)err_set(&e, 38, "this subcommand is not available in this version");

@@ -107,8 +107,16 @@ static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
 }
 
-static void print_argv(const struct argv *a)
+/* -v: one line on stderr.  explain: one argument per line on stdout, after a
+ * header, so scripts (scripts/bench-startup.sh) can replay it exactly. */
+static void print_argv(const struct argv *a, int explain)
 {
+	if (explain) {
+		fputs("bwrap argv (one argument per line):\n", stdout);
+		for (size_t i = 0; i < a->n; i++)
+			printf("%s\n", a->v[i]);
+		return;
+	}
 	fputs("cordon: bwrap", stderr);
 	for (size_t i = 1; i < a->n; i++)
 		fprintf(stderr, " %s", a->v[i]);
@@ -148,7 +156,10 @@ static int prepare(const struct config *c, struct run_state *s, struct cordon_er
 	(void)snprintf(inner_exec, sizeof(inner_exec), "/proc/self/fd/%d", s->inner_fd);
 	struct bwrap_opts bo = {
 		.bwrap_name = "bwrap",
-		.new_session = 1,
+		/* With a terminal, stay in the caller's session so shells and editors keep
+		 * job control; TIOCSTI and TIOCLINUX, the reason bwrap offers
+		 * --new-session, are refused by the seccomp filter instead. */
+		.new_session = !isatty(STDIN_FILENO),
 		.share_pid = c->pid == PID_INHERIT,
 		.info_fd = s->info[1],
 		.inner_exec = inner_exec,
@@ -174,7 +185,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	if ((r = prepare(c, &s, e)) < 0)
 		goto done;
 	if (explain || c->verbose)
-		print_argv(&s.argv);
+		print_argv(&s.argv, explain);
 	if (explain) {
 		r = 0;
 		goto done;

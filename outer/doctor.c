@@ -1,0 +1,160 @@
+/* doctor.c: see doctor.h. */
+#include "doctor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "bwrap_find.h"
+#include "config.h"
+#include "err.h"
+#include "run.h"
+#include "seccomp_policy.h"
+#include "sys.h"
+
+static int failures;
+
+static void line(int ok, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void line(int ok, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("%s: %s", what, ok ? "ok, " : "PROBLEM, ");
+	vprintf(fmt, ap);
+	putchar('\n');
+	va_end(ap);
+	if (!ok)
+		failures++;
+}
+
+/* bwrap --version, read through a pipe. */
+static void check_bwrap(void)
+{
+	struct bwrap_bin b = { .fd = -1 };
+	struct cordon_err e;
+	if (bwrap_find(NULL, 0, &b, &e) < 0) {
+		line(0, "bwrap", "%s", e.msg);
+		return;
+	}
+	char ver[128] = "unknown version";
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			if (dup2(p[1], STDOUT_FILENO) < 0)
+				_exit(127);
+			char *argv[] = { "bwrap", "--version", NULL };
+			extern char **environ;
+			syscall(SYS_execveat, b.fd, "", argv, environ, AT_EMPTY_PATH);
+			_exit(127);
+		}
+		sys_close(&p[1]);
+		ssize_t n = pid > 0 ? sys_read_full(p[0], ver, sizeof(ver) - 1) : -1;
+		if (n > 0) {
+			ver[n] = '\0';
+			ver[strcspn(ver, "\n")] = '\0';
+		}
+		sys_close(&p[0]);
+		int st;
+		if (pid > 0)
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+	}
+	line(1, "bwrap", "%s (%s)", b.path, ver);
+	sys_close(&b.fd);
+}
+
+static void check_userns(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/proc/sys/user/max_user_namespaces", "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	long max = strtol(buf, NULL, 10);
+	line(max > 0, "user namespaces", "max_user_namespaces=%ld%s", max,
+	     max > 0 ? "" : "; set the sysctl user.max_user_namespaces to a positive value");
+}
+
+/* A trial run of `true` in the real sandbox, in a child so that its signal
+ * handling and descriptors do not touch ours. */
+static void check_trial(void)
+{
+	struct timespec t0, t1;
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+			_exit(EXIT_CORDON_FAILED);
+		static char *cmd[] = { "true", NULL };
+		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd };
+		struct cordon_err e;
+		int r = run_sandbox(&c, 0, &e);
+		if (r < 0)
+			err_print(&e);
+		_exit(r < 0 ? EXIT_CORDON_FAILED : r);
+	}
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	int ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	line(ok, "sandbox", ok ? "a trial run of `true` succeeded in %ld ms"
+			       : "a trial run of `true` failed after %ld ms (its message is above); "
+				 "check bwrap and user namespaces", ms);
+}
+
+static void check_seccomp(void)
+{
+	size_t n;
+	(void)seccomp_policy_table(&n);
+	struct sock_fprog prog = { 0, NULL };
+	struct cordon_err e;
+	struct seccomp_opts o = { 0 };
+	int r = seccomp_policy_export(&o, &prog, &e);
+	free(prog.filter);
+	if (r < 0) {
+		line(0, "seccomp", "%s; seccomp would NOT be enforced, so cordon refuses to run", e.msg);
+		return;
+	}
+	line(1, "seccomp", "enforced: %zu rules compiled to %u BPF instructions (see cordon explain)",
+	     n, prog.len);
+}
+
+static void check_landlock(void)
+{
+	/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) */
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	if (abi > 0)
+		line(1, "landlock", "ABI %ld, enforced: the command may write only beneath its "
+		     "writable roots, /tmp and /dev%s", abi,
+		     abi >= 6 ? "; abstract Unix sockets and signals scoped to the sandbox" : "");
+	else
+		line(1, "landlock", "ABI 0, not enforced (%s): the mounts alone confine writes; "
+		     "--require-landlock would refuse to run",
+		     errno == EOPNOTSUPP ? "disabled at boot" : "not in this kernel");
+}
+
+int doctor_run(void)
+{
+	failures = 0;
+	check_bwrap();
+	check_userns();
+	check_seccomp();
+	check_landlock();
+	(void)fflush(stdout);
+	check_trial();
+	return failures ? 1 : 0;
+}
