@@ -14,10 +14,11 @@ ONLY=${1:-}
 PREFIX=$(mktemp -d /var/tmp/cordon-prefix.XXXXXX)
 trap 'rm -rf "$PREFIX"' EXIT
 chmod 755 "$PREFIX"
-make -s install PREFIX="$PREFIX" >/dev/null || { echo "run.sh: make install failed" >&2; exit 1; }
+BUILD=${BUILD:-build}
+make -s install BUILD="$BUILD" PREFIX="$PREFIX" >/dev/null || { echo "run.sh: make install failed" >&2; exit 1; }
 mkdir -p "$PREFIX/tests" "$PREFIX/helpers"
 cp tests/integration/*.sh "$PREFIX/tests/"
-cp build/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
+cp "$BUILD"/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
 chmod -R a+rX "$PREFIX"
 
 total_pass=0
