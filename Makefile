@@ -21,9 +21,9 @@ OPT ?= -O2 -g
 SAN ?=
 NL_CFLAGS := -I/usr/include/libnl3
 
-CFLAGS_HOST  := $(CSTD) $(OPT) $(WARN) $(HARDEN) -fPIE $(SAN) -Icommon $(NL_CFLAGS)
+CFLAGS_HOST  := $(CSTD) $(OPT) $(WARN) $(HARDEN) -fPIE $(SAN) -Icommon -I$(BUILD)/gen $(NL_CFLAGS)
 LDFLAGS_HOST := -pie -Wl,-z,relro,-z,now $(SAN)
-CFLAGS_MUSL  := $(CSTD) -O2 $(WARN) -fstack-protector-strong -Icommon \
+CFLAGS_MUSL  := $(CSTD) -O2 $(WARN) -fstack-protector-strong -Icommon -I$(BUILD)/gen \
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
@@ -37,14 +37,18 @@ MOBJ = $(BUILD)/musl
 COMMON_HOBJ := $(COMMON_SRC:%.c=$(HOBJ)/%.o)
 OUTER_HOBJ  := $(OUTER_SRC:%.c=$(HOBJ)/%.o)
 INNER_HOBJ  := $(INNER_SRC:%.c=$(HOBJ)/%.o)
-INNER_MOBJ  := $(COMMON_SRC:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
+# libseccomp is needed only to compile the filter at build time (see
+# common/seccomp_bpf.h): cordon and cordon-inner link without it.
+SECCOMP_COMPILER := common/seccomp_policy.c
+RUNTIME_COMMON := $(filter-out $(SECCOMP_COMPILER),$(COMMON_SRC))
+INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
                $(MOBJ)/inner/main.o $(MOBJ)/inner/fortify_shim.o
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 HOST_LIBS := -lseccomp -lnl-route-3 -lnl-3
-MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libseccomp.a \
-             /usr/lib/x86_64-linux-gnu/libnl-route-3.a /usr/lib/x86_64-linux-gnu/libnl-3.a
+MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libnl-route-3.a /usr/lib/x86_64-linux-gnu/libnl-3.a
+GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
@@ -64,8 +68,17 @@ $(HOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -MMD -MP -c $< -o $@
 
-$(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(COMMON_HOBJ)
-	$(CC) $(LDFLAGS_HOST) -o $@ $^ $(HOST_LIBS)
+$(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(RUNTIME_COMMON:%.c=$(HOBJ)/%.o)
+	$(CC) $(LDFLAGS_HOST) -o $@ $^
+
+$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(filter-out $(HOBJ)/common/seccomp_bpf.o,$(COMMON_HOBJ))
+	$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
+
+$(GEN_HDR): $(BUILD)/seccomp-gen
+	@mkdir -p $(dir $@)
+	$(BUILD)/seccomp-gen > $@.tmp && mv $@.tmp $@
+
+$(HOBJ)/common/seccomp_bpf.o $(MOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
 
 # The kernel headers musl-gcc needs (it searches only musl's own include dir)
 # and the two library header trees, through one small include dir.

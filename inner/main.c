@@ -19,7 +19,7 @@
 #include "landlock.h"
 #include "netcheck.h"
 #include "pid1.h"
-#include "seccomp_policy.h"
+#include "seccomp_bpf.h"
 #include "spawn.h"
 #include "sys.h"
 #include "wire.h"
@@ -117,9 +117,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		goto out;
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;
-	struct seccomp_opts so = { o->allow_unix_sockets };
-	if ((r = seccomp_policy_export(&so, &prog, e)) < 0)
-		goto out;
+	seccomp_bpf_program(o->allow_unix_sockets, &prog);
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	pid_t pid = spawn_command(&sp, e);
 	if (pid < 0) {
@@ -129,7 +127,6 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	*cmd = pid;
 	r = 0;
 out:
-	free(prog.filter);
 	sys_close(&landlock_fd);
 	binds_free(&b);
 	return r;
