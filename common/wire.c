@@ -55,8 +55,11 @@ int wire_recv(int sock, struct wire_peer *p, struct wire_rec *r, struct cordon_e
 	unsigned char buf[sizeof(uint32_t) + WIRE_DATA_MAX];
 	int fd = -1;
 	ssize_t n = fdpass_recv(sock, buf, sizeof(buf), &fd);
-	if (n == 0)
+	if (n == 0) {
+		/* An empty datagram reads as EOF; one may still carry a descriptor. */
+		sys_close(&fd);
 		return 0;
+	}
 	if (n < 0)
 		return err_sys(e, (int)-n, "reading from the sandbox control socket");
 	if ((size_t)n < sizeof(uint32_t)) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "landlock.h"
@@ -32,9 +33,14 @@ static void child(const struct spawn_plan *p, int status_fd)
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
+	/* libc refuses the signals it reserves for itself (32-34), yet an
+	 * ignored one survives exec (GNU make starts its children with 32 and
+	 * 33 ignored): reset those with the raw call.  An all-zero kernel
+	 * sigaction is SIG_DFL, no flags, empty mask on every layout. */
+	static const unsigned long ksa_dfl[4];
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)sigaction(sig, &dfl, NULL); /* EINVAL for reserved ones: fine */
+		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, &dfl, NULL) < 0)
+			(void)syscall(SYS_rt_sigaction, sig, ksa_dfl, NULL, (size_t)(NSIG / 8));
 	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 

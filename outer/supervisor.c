@@ -216,8 +216,12 @@ int supervisor_exit_code(const struct run_outcome *o)
 {
 	if (o->timed_out)
 		return EXIT_TIMEOUT;
-	if (o->have_error)
-		return o->inner_err.exit_code;
+	if (o->have_error) {
+		/* An error record means the command never ran: only 126/127 may
+		 * pass through, anything else (0 included) is a setup failure. */
+		int c = o->inner_err.exit_code;
+		return (c == EXIT_NOT_EXECUTABLE || c == EXIT_NOT_FOUND) ? c : EXIT_CORDON_FAILED;
+	}
 	if (o->escalated)
 		return 128 + o->killed_by;
 	if (!o->started) {

@@ -1,0 +1,240 @@
+/* test_env.c: the command's environment from a base and the ordered
+ * --setenv/--unsetenv/--clear-env operations. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "env.h"
+
+static struct config cfg(struct env_op *ops, size_t n, int clear)
+{
+	struct config c;
+	memset(&c, 0, sizeof(c));
+	c.env = ops;
+	c.nenv = n;
+	c.clear_env = clear;
+	return c;
+}
+
+static void build(char *const *base, const struct config *c, struct argv *out)
+{
+	struct cordon_err e;
+	memset(&e, 0, sizeof(e));
+	cr_assert_eq(env_build(base, c, out, &e), 0, "env_build: %s", e.msg);
+	/* An empty environment may come back as v == NULL (callers map it to
+	 * an empty envp); otherwise it is NULL-terminated. */
+	if (out->n)
+		cr_assert_null(out->v[out->n]);
+}
+
+/* The value of key in env, NULL if absent; fails on a duplicate key. */
+static const char *get(const struct argv *a, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *found = NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		if (strncmp(a->v[i], key, kl) == 0 && a->v[i][kl] == '=') {
+			cr_assert_null(found, "%s appears twice", key);
+			found = a->v[i] + kl + 1;
+		}
+	}
+	return found;
+}
+
+static void expect_no_duplicates(const struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const char *eq = strchr(a->v[i], '=');
+		cr_assert_not_null(eq, "entry without '=': %s", a->v[i]);
+		size_t kl = (size_t)(eq - a->v[i]);
+		for (size_t j = i + 1; j < a->n; j++)
+			cr_assert(strncmp(a->v[j], a->v[i], kl + 1) != 0, "duplicate key in %s and %s",
+				  a->v[i], a->v[j]);
+	}
+}
+
+static char *const base[] = { "HOME=/home/u", "PATH=/usr/bin:/bin", "TMPDIR=/home/u/tmp",
+			      "SECRET=s3", NULL };
+
+Test(env, passthrough_and_tmpdir_forced)
+{
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_str_eq(get(&a, "HOME"), "/home/u");
+	cr_assert_str_eq(get(&a, "PATH"), "/usr/bin:/bin");
+	cr_assert_str_eq(get(&a, "SECRET"), "s3");
+	cr_assert_str_eq(get(&a, "TMPDIR"), "/tmp", "the caller's TMPDIR leaked through");
+	cr_assert_eq(a.n, 4);
+	expect_no_duplicates(&a);
+	argv_free(&a);
+}
+
+Test(env, tmpdir_added_when_base_has_none)
+{
+	char *const b[] = { "A=1", NULL };
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	build(b, &c, &a);
+	cr_assert_str_eq(get(&a, "TMPDIR"), "/tmp");
+	cr_assert_str_eq(get(&a, "A"), "1");
+	cr_assert_eq(a.n, 2);
+	argv_free(&a);
+}
+
+Test(env, null_base)
+{
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	build(NULL, &c, &a);
+	cr_assert_eq(a.n, 1);
+	cr_assert_str_eq(a.v[0], "TMPDIR=/tmp");
+	argv_free(&a);
+}
+
+Test(env, set_overrides_without_duplicates)
+{
+	struct env_op ops[] = { { "HOME", "/sandbox" }, { "NEW", "n" } };
+	struct config c = cfg(ops, 2, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_str_eq(get(&a, "HOME"), "/sandbox");
+	cr_assert_str_eq(get(&a, "NEW"), "n");
+	cr_assert_eq(a.n, 5);
+	expect_no_duplicates(&a);
+	argv_free(&a);
+}
+
+Test(env, set_replaces_every_copy_of_a_duplicated_base_key)
+{
+	char *const b[] = { "K=1", "K=2", "L=x", NULL };
+	struct env_op ops[] = { { "K", "3" } };
+	struct config c = cfg(ops, 1, 0);
+	struct argv a;
+	build(b, &c, &a);
+	cr_assert_str_eq(get(&a, "K"), "3");
+	expect_no_duplicates(&a);
+	argv_free(&a);
+}
+
+Test(env, unset_removes)
+{
+	struct env_op ops[] = { { "SECRET", NULL }, { "ABSENT", NULL } };
+	struct config c = cfg(ops, 2, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_null(get(&a, "SECRET"));
+	cr_assert_str_eq(get(&a, "HOME"), "/home/u");
+	cr_assert_eq(a.n, 3);
+	argv_free(&a);
+}
+
+Test(env, key_match_is_whole_key)
+{
+	char *const b[] = { "AB=1", "A=2", "ABC=3", NULL };
+	struct env_op ops[] = { { "AB", NULL } };
+	struct config c = cfg(ops, 1, 0);
+	struct argv a;
+	build(b, &c, &a);
+	cr_assert_null(get(&a, "AB"));
+	cr_assert_str_eq(get(&a, "A"), "2");
+	cr_assert_str_eq(get(&a, "ABC"), "3");
+	argv_free(&a);
+}
+
+Test(env, clear_env)
+{
+	struct env_op ops[] = { { "ONLY", "1" } };
+	struct config c = cfg(ops, 1, 1);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_null(get(&a, "HOME"));
+	cr_assert_null(get(&a, "SECRET"));
+	cr_assert_str_eq(get(&a, "ONLY"), "1");
+	cr_assert_str_eq(get(&a, "TMPDIR"), "/tmp");
+	cr_assert_eq(a.n, 2);
+	argv_free(&a);
+}
+
+Test(env, set_then_unset_same_key)
+{
+	struct env_op ops[] = { { "X", "1" }, { "X", NULL } };
+	struct config c = cfg(ops, 2, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_null(get(&a, "X"));
+	argv_free(&a);
+}
+
+Test(env, unset_then_set_same_key)
+{
+	struct env_op ops[] = { { "HOME", NULL }, { "HOME", "/h2" } };
+	struct config c = cfg(ops, 2, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_str_eq(get(&a, "HOME"), "/h2");
+	expect_no_duplicates(&a);
+	argv_free(&a);
+}
+
+Test(env, last_set_wins)
+{
+	struct env_op ops[] = { { "X", "1" }, { "X", "2" }, { "X", "3" } };
+	struct config c = cfg(ops, 3, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_str_eq(get(&a, "X"), "3");
+	expect_no_duplicates(&a);
+	argv_free(&a);
+}
+
+Test(env, setenv_tmpdir_kept)
+{
+	struct env_op ops[] = { { "TMPDIR", "/scratch" } };
+	struct config c = cfg(ops, 1, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_str_eq(get(&a, "TMPDIR"), "/scratch");
+	argv_free(&a);
+}
+
+Test(env, unsetenv_tmpdir_not_forced)
+{
+	struct env_op ops[] = { { "TMPDIR", NULL } };
+	struct config c = cfg(ops, 1, 0);
+	struct argv a;
+	build(base, &c, &a);
+	cr_assert_null(get(&a, "TMPDIR"));
+	argv_free(&a);
+	/* Also with a clear environment: nothing adds it back. */
+	c = cfg(ops, 1, 1);
+	build(base, &c, &a);
+	cr_assert_null(get(&a, "TMPDIR"));
+	cr_assert_eq(a.n, 0);
+	argv_free(&a);
+}
+
+Test(env, base_entries_without_equals_dropped)
+{
+	char *const b[] = { "GOOD=1", "garbage", NULL };
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	build(b, &c, &a);
+	cr_assert_eq(a.n, 2);
+	cr_assert_str_eq(get(&a, "GOOD"), "1");
+	for (size_t i = 0; i < a.n; i++)
+		cr_assert_str_neq(a.v[i], "garbage");
+	argv_free(&a);
+}
+
+Test(env, order_of_base_kept)
+{
+	char *const b[] = { "Z=1", "A=2", "M=3", NULL };
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	build(b, &c, &a);
+	cr_assert_str_eq(a.v[0], "Z=1");
+	cr_assert_str_eq(a.v[1], "A=2");
+	cr_assert_str_eq(a.v[2], "M=3");
+	argv_free(&a);
+}
