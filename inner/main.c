@@ -101,25 +101,33 @@ static int prepare_landlock(const struct inner_opts *o, const struct binds *b, i
 	return r < 0 ? r : 0;
 }
 
+/* The checks, in order; the command's process is forked (confined, waiting)
+ * before the network check so that both proceed at once on two CPUs, and it
+ * execs only once every check has passed. */
 static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 			   pid_t *cmd, struct cordon_err *e)
 {
 	struct binds b = { .n = 0 };
+	struct spawn_handle h = { -1, -1, -1 };
 	int landlock_fd = -1;
-	struct sock_fprog prog = { 0, NULL };
+	struct sock_fprog prog;
 	int r;
 
 	if ((r = check_caps(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
 		goto out;
-	if ((r = netcheck_loopback_only(e)) < 0)
-		goto out;
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;
 	seccomp_bpf_program(o->allow_unix_sockets, &prog);
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
-	pid_t pid = spawn_command(&sp, e);
+	if ((r = spawn_start(&sp, &h, e)) < 0)
+		goto out;
+	if ((r = netcheck_loopback_only(e)) < 0) {
+		spawn_abort(&h);
+		goto out;
+	}
+	pid_t pid = spawn_release(&h, o->cmd[0], e);
 	if (pid < 0) {
 		r = (int)pid;
 		goto out;

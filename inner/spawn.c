@@ -26,7 +26,7 @@ static void child_fail(int fd, int stage, int err)
 	_exit(EXIT_CORDON_FAILED);
 }
 
-static void child(const struct spawn_plan *p, int status_fd)
+static void child(const struct spawn_plan *p, int status_fd, int go_fd)
 {
 	/* Signals cordon-inner blocked or caught are not the command's business:
 	 * restore defaults for every catchable signal and the given mask. */
@@ -44,8 +44,8 @@ static void child(const struct spawn_plan *p, int status_fd)
 	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
-	int keep[2] = { status_fd, p->landlock_fd };
-	if (sys_close_except(keep, p->landlock_fd >= 0 ? 2 : 1) < 0)
+	int keep[3] = { status_fd, go_fd, p->landlock_fd };
+	if (sys_close_except(keep, p->landlock_fd >= 0 ? 3 : 2) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -58,6 +58,13 @@ static void child(const struct spawn_plan *p, int status_fd)
 	}
 	if (p->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, p->seccomp, 0, 0) < 0)
 		child_fail(status_fd, SPAWN_SECCOMP, errno);
+	char go;
+	ssize_t n;
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(EXIT_CORDON_FAILED); /* a check failed in the parent: never exec */
 	execvp(p->argv[0], p->argv);
 	child_fail(status_fd, SPAWN_EXEC, errno);
 }
@@ -85,34 +92,80 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 	return err_sys(e, err, "%s failed; refusing to run %s", what[stage], cmd);
 }
 
-pid_t spawn_command(const struct spawn_plan *p, struct cordon_err *e)
+static void reap(pid_t pid)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return err_sys(e, errno, "pipe2");
-	pid_t pid = fork();
-	if (pid < 0) {
-		int err = errno;
-		sys_close(&pfd[0]);
-		sys_close(&pfd[1]);
-		return err_sys(e, err, "fork");
-	}
-	if (pid == 0) {
-		(void)close(pfd[0]);
-		child(p, pfd[1]);
-	}
-	sys_close(&pfd[1]);
-	struct report r;
-	ssize_t n = sys_read_full(pfd[0], &r, sizeof(r));
-	sys_close(&pfd[0]);
-	if (n == 0)
-		return pid;
-	/* The child failed before exec and has exited (or will): reap it so
-	 * the PID-1 loop does not mistake it for the command's end. */
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+}
+
+int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordon_err *e)
+{
+	int st[2], go[2];
+	*h = (struct spawn_handle){ -1, -1, -1 };
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return err_sys(e, errno, "pipe2");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		int err = errno;
+		sys_close(&st[0]);
+		sys_close(&st[1]);
+		return err_sys(e, err, "pipe2");
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		sys_close(&st[0]);
+		sys_close(&st[1]);
+		sys_close(&go[0]);
+		sys_close(&go[1]);
+		return err_sys(e, err, "fork");
+	}
+	if (pid == 0) {
+		(void)close(st[0]);
+		(void)close(go[1]);
+		child(p, st[1], go[0]);
+	}
+	sys_close(&st[1]);
+	sys_close(&go[0]);
+	*h = (struct spawn_handle){ pid, st[0], go[1] };
+	return 0;
+}
+
+void spawn_abort(struct spawn_handle *h)
+{
+	if (h->pid > 0) {
+		(void)kill(h->pid, SIGKILL);
+		reap(h->pid);
+	}
+	sys_close(&h->status_fd);
+	sys_close(&h->go_fd);
+	h->pid = -1;
+}
+
+pid_t spawn_release(struct spawn_handle *h, const char *cmd, struct cordon_err *e)
+{
+	pid_t pid = h->pid;
+	int w = sys_write_all(h->go_fd, "g", 1);
+	sys_close(&h->go_fd);
+	struct report r;
+	ssize_t n = sys_read_full(h->status_fd, &r, sizeof(r));
+	sys_close(&h->status_fd);
+	h->pid = -1;
+	if (n == 0 && w == 0)
+		return pid;
+	/* The child failed before exec and has exited (or will): reap it so
+	 * the PID-1 loop does not mistake it for the command's end. */
+	reap(pid);
 	if (n != (ssize_t)sizeof(r))
 		return err_set(e, EPROTO, "the command's process failed without a report");
-	return spawn_failure(p->argv[0], r.stage, r.err, e);
+	return spawn_failure(cmd, r.stage, r.err, e);
+}
+
+pid_t spawn_command(const struct spawn_plan *p, struct cordon_err *e)
+{
+	struct spawn_handle h;
+	int r = spawn_start(p, &h, e);
+	if (r < 0)
+		return r;
+	return spawn_release(&h, p->argv[0], e);
 }

@@ -7,7 +7,12 @@
  * no_new_privs, enter the Landlock domain, load seccomp last (so the filter
  * need not allow what the setup itself uses), exec.  If any step fails, the
  * child writes {stage, errno} to the O_CLOEXEC status pipe; a clean exec
- * closes that pipe, which is how the parent learns the command started. */
+ * closes that pipe, which is how the parent learns the command started.
+ *
+ * Start and release are two steps so that cordon-inner can finish its last
+ * checks (the network namespace) while the child sets itself up on the other
+ * CPU: the child, confined already, waits for one byte on the "go" pipe
+ * before it execs, and dies without exec'ing if that pipe closes empty. */
 #ifndef CORDON_SPAWN_H
 #define CORDON_SPAWN_H
 
@@ -25,9 +30,26 @@ struct spawn_plan {
 	const struct sock_fprog *seccomp; /* NULL for none (tests only) */
 };
 
-/* Fork and exec.  Returns the child's pid, or -errno with *e filled when the
- * command did not start; then e->exit_code is 127 (not found), 126 (not
- * executable) or 125 (sandbox setup failed in the child). */
+struct spawn_handle {
+	pid_t pid;
+	int status_fd;   /* read end of the status pipe */
+	int go_fd;       /* write end of the go pipe */
+};
+
+/* Fork the child, which sets itself up and waits.  0 or -errno. */
+int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Let the child exec and wait until it has.  Returns the child's pid, or
+ * -errno with *e filled when the command did not start; then e->exit_code is
+ * 127 (not found), 126 (not executable) or 125 (setup failed in the child). */
+pid_t spawn_release(struct spawn_handle *h, const char *cmd, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Kill the waiting child and reap it: the command never runs. */
+void spawn_abort(struct spawn_handle *h);
+
+/* spawn_start then spawn_release. */
 pid_t spawn_command(const struct spawn_plan *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

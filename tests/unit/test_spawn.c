@@ -389,3 +389,44 @@ Test(spawn_command, reserved_signals_reset_too, .init = init)
 	(void)wait_for(pid);
 	cr_assert_eq(ign, 0, "the command starts with signals ignored: SigIgn %llx", ign);
 }
+
+/* A check that fails after spawn_start must leave the command unexec'd. */
+Test(spawn_start, abort_never_runs_the_command, .init = init)
+{
+	char marker[] = "/tmp/cordon-spawn-abort.XXXXXX";
+	int fd = mkstemp(marker);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(unlink(marker), 0);
+	char *argv[] = { "/bin/touch", marker, NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL };
+	struct spawn_handle h;
+	struct cordon_err e;
+	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
+	cr_assert_gt(h.pid, 0);
+	usleep(50000); /* give a wrongly eager child the time to exec */
+	spawn_abort(&h);
+	cr_assert_eq(h.pid, -1);
+	cr_assert_eq(access(marker, F_OK), -1, "the command ran although it was aborted");
+}
+
+/* The control: released, the same command runs. */
+Test(spawn_start, release_runs_the_command, .init = init)
+{
+	char marker[] = "/tmp/cordon-spawn-release.XXXXXX";
+	int fd = mkstemp(marker);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(unlink(marker), 0);
+	char *argv[] = { "/bin/touch", marker, NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL };
+	struct spawn_handle h;
+	struct cordon_err e;
+	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
+	pid_t pid = spawn_release(&h, argv[0], &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	int st = wait_for(pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert_eq(access(marker, F_OK), 0);
+	unlink(marker);
+}
