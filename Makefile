@@ -46,6 +46,10 @@ INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
+# Quiet by default; `make V=1` shows every command.
+Q := $(if $(V),,@)
+say = $(if $(V),,@echo "  $(1)	$(2)")
+
 HOST_LIBS := -lseccomp -lnl-route-3 -lnl-3
 MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libnl-route-3.a /usr/lib/x86_64-linux-gnu/libnl-3.a
 GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
@@ -66,17 +70,21 @@ demo: deps
 
 $(HOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -MMD -MP -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_HOST) -MMD -MP -c $< -o $@
 
 $(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(RUNTIME_COMMON:%.c=$(HOBJ)/%.o)
-	$(CC) $(LDFLAGS_HOST) -o $@ $^
+	$(call say,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_HOST) -o $@ $^
 
 $(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(filter-out $(HOBJ)/common/seccomp_bpf.o,$(COMMON_HOBJ))
-	$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
 
 $(GEN_HDR): $(BUILD)/seccomp-gen
 	@mkdir -p $(dir $@)
-	$(BUILD)/seccomp-gen > $@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)
+	$(Q)$(BUILD)/seccomp-gen > $@.tmp && mv $@.tmp $@
 
 $(HOBJ)/common/seccomp_bpf.o $(MOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
 
@@ -94,22 +102,26 @@ $(BUILD)/musl-include/.stamp:
 
 $(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) $(CFLAGS_MUSL) -MMD -MP -c $< -o $@
+	$(call say,MUSLCC,$@)
+	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -MMD -MP -c $< -o $@
 
 $(BUILD)/cordon-inner: $(INNER_MOBJ)
-	$(MUSLCC) -static -o $@ $^ $(MUSL_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(MUSLCC) -static -o $@ $^ $(MUSL_LIBS)
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
 $(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -o $@ $^ \
+	$(call say,CC,$@)
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -o $@ $^ \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
 # Small programs the integration tests run inside the sandbox (static, so
 # they work whatever the sandbox hides).
 $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
+	$(call say,MUSLCC,$@)
+	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 1; done
@@ -128,10 +140,11 @@ check-asan:
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
 LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
-LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner $(NL_CFLAGS)
-lint:
+LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -I$(BUILD)/gen $(NL_CFLAGS)
+lint: $(GEN_HDR)
 	cppcheck -q --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
-	    --inline-suppr --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ $(LINT_DEFS) $(LINT_SRC)
+	    --inline-suppr --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
+	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)
 	clang-tidy --quiet $(LINT_SRC) -- -std=c11 $(LINT_DEFS)
 
 check: deps

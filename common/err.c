@@ -67,8 +67,9 @@ void err_print(const struct cordon_err *e)
 {
 	char line[ERR_MSG_MAX + 16];
 	size_t len = strnlen(e->msg, sizeof(e->msg));
-	memcpy(line, "cordon: ", 8);
-	memcpy(line + 8, e->msg, len);
+	memcpy(line, "cordon: ", 8); /* NOLINT(bugprone-not-null-terminated-result) */
+	/* A byte count, not a string: write(2) below takes the length. */
+	memcpy(line + 8, e->msg, len); /* NOLINT(bugprone-not-null-terminated-result) */
 	line[8 + len] = '\n';
 	/* Best effort: stderr may be closed, and there is nobody left to tell. */
 	ssize_t w = write(STDERR_FILENO, line, 8 + len + 1);

@@ -30,4 +30,12 @@ int sys_fd_above(int fd, int min) WUR;
 
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 
+/* Transfer ownership out of an AUTO_FD variable: returns it, leaves -1. */
+static inline int sys_take_fd(int *fd)
+{
+	int r = *fd;
+	*fd = -1;
+	return r;
+}
+
 #endif

@@ -113,6 +113,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct sock_fprog prog;
 	int r;
 
+	if (!o->cmd || !o->cmd[0]) {
+		r = err_set(e, EINVAL, "cordon-inner: no command");
+		goto out;
+	}
 	if ((r = check_caps(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)

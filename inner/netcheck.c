@@ -30,7 +30,10 @@ static void nc_printable(char *out, size_t outlen, const char *name, size_t name
 		len = outlen - 1;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
-		out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		if (c >= 0x20 && c < 0x7f)
+			out[i] = name[i];
+		else
+			out[i] = '?';
 	}
 	out[len] = '\0';
 }

@@ -106,12 +106,15 @@ static int list_add(struct strlist *l, const char *s, struct cordon_err *e)
 	return 0;
 }
 
-static int env_add(struct config *c, const char *key, const char *value,
+/* Takes ownership of key (freed here on failure; NULL means out of memory). */
+static int env_add(struct config *c, char *key, const char *value,
 		   struct cordon_err *e)
 {
-	struct env_op *v = realloc(c->env, (c->nenv + 1) * sizeof(*v));
-	if (!v)
+	struct env_op *v = key ? realloc(c->env, (c->nenv + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(key);
 		return err_set(e, ENOMEM, "out of memory");
+	}
 	v[c->nenv].key = key;
 	v[c->nenv].value = value;
 	c->env = v;
@@ -138,8 +141,10 @@ static int check_protect_name(const char *v, struct cordon_err *e)
 	return 0;
 }
 
-static int apply(struct config *c, const struct opt *o, const char *v, struct cordon_err *e)
+static int apply(struct config *c, const struct opt *o, const char *value, struct cordon_err *e)
 {
+	/* cli_parse gives a value to every option that takes one. */
+	const char *v = value ? value : "";
 	char flag[40] = "--";
 	strncat(flag, o->name, sizeof(flag) - 3);
 
@@ -203,24 +208,12 @@ static int apply(struct config *c, const struct opt *o, const char *v, struct co
 		const char *eq = strchr(v, '=');
 		if (!eq || eq == v)
 			return err_set(e, EINVAL, "--setenv %s: expected KEY=VALUE", v);
-		char *key = strndup(v, (size_t)(eq - v));
-		if (!key)
-			return err_set(e, ENOMEM, "out of memory");
-		int r = env_add(c, key, eq + 1, e);
-		if (r < 0)
-			free(key);
-		return r;
+		return env_add(c, strndup(v, (size_t)(eq - v)), eq + 1, e);
 	}
 	case O_UNSETENV: {
 		if (!v[0] || strchr(v, '='))
 			return err_set(e, EINVAL, "--unsetenv %s: expected a variable name", v);
-		char *key = strdup(v);
-		if (!key)
-			return err_set(e, ENOMEM, "out of memory");
-		int r = env_add(c, key, NULL, e);
-		if (r < 0)
-			free(key);
-		return r;
+		return env_add(c, strdup(v), NULL, e);
 	}
 	case O_CLEAR_ENV:
 		c->clear_env = 1;
@@ -232,7 +225,7 @@ static int apply(struct config *c, const struct opt *o, const char *v, struct co
 		char *end = NULL;
 		errno = 0;
 		unsigned long t = strtoul(v, &end, 10);
-		if (errno || !end || *end || v[0] == '-' || v[0] == '\0' || t == 0 || t > 86400 * 7)
+		if (errno || !end || *end || v[0] == '-' || v[0] == '\0' || t == 0 || t > 86400UL * 7)
 			return err_set(e, EINVAL,
 				       "--timeout %s: expected whole seconds from 1 to 604800", v);
 		c->timeout = (unsigned)t;

@@ -2,6 +2,7 @@
 #include "env.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +32,7 @@ static int env_put(struct argv *a, const char *key, const char *value)
 	char *s = malloc(kl + vl + 2);
 	if (!s)
 		return -ENOMEM;
-	memcpy(s, key, kl);
-	s[kl] = '=';
-	memcpy(s + kl + 1, value, vl + 1);
+	(void)snprintf(s, kl + vl + 2, "%s=%s", key, value);
 	env_remove(a, key);
 	int r = argv_push(a, s);
 	free(s);

@@ -142,8 +142,8 @@ static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 	int rc = resolve_path("--deny-read", path, &p, e);
 	if (rc == -ENOENT)
 		return 0; /* nothing there to hide */
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || !p.path)
+		return rc < 0 ? rc : -EINVAL;
 	if (strcmp(p.path, "/") == 0) {
 		rpath_free(&p);
 		return err_set(e, EINVAL, "--deny-read %s: cannot hide the root directory", path);
