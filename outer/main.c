@@ -6,6 +6,7 @@
 #include "config.h"
 #include "doctor.h"
 #include "err.h"
+#include "registry.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)
@@ -43,6 +44,10 @@ int main(int argc, char **argv)
 		status = doctor_run();
 		break;
 	case MODE_RECLAIM:
+		status = registry_reclaim(stdout, &e);
+		if (status < 0)
+			status = fail(&e);
+		break;
 	default:
 		(void)err_set(&e, 38, "this subcommand is not available in this version");
 		status = fail(&e);

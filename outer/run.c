@@ -16,6 +16,7 @@
 #include "env.h"
 #include "inner_find.h"
 #include "mount_plan.h"
+#include "protect.h"
 #include "resolve.h"
 #include "supervisor.h"
 #include "sys.h"
@@ -33,10 +34,12 @@ struct run_state {
 	struct argv argv, env, inner_args;
 	int *keep;
 	size_t nkeep;
+	struct protect_run prot;
 };
 
 static void state_free(struct run_state *s)
 {
+	protect_release(&s->prot);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
 	sys_close(&s->inner_fd);
@@ -123,7 +126,8 @@ static void print_argv(const struct argv *a, int explain)
 	fputc('\n', stderr);
 }
 
-static int prepare(const struct config *c, struct run_state *s, struct cordon_err *e)
+static int prepare(const struct config *c, int explain, struct run_state *s,
+		   struct cordon_err *e)
 {
 	int r;
 	char inner_path[PATH_MAX];
@@ -132,6 +136,10 @@ static int prepare(const struct config *c, struct run_state *s, struct cordon_er
 	if ((r = resolve_config(c, &s->res, e)) < 0)
 		return r;
 	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
+		return r;
+	if (explain)
+		protect_explain(&s->res);
+	else if ((r = protect_setup(&s->res, c->full_write, &s->prot, e)) < 0)
 		return r;
 	if ((r = inner_find(&s->inner_fd, inner_path, e)) < 0)
 		return r;
@@ -175,14 +183,15 @@ static int prepare(const struct config *c, struct run_state *s, struct cordon_er
 
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
-	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 } };
+	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
+			       .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
 
 	if ((r = supervisor_block_signals(e)) < 0)
 		return r;
-	if ((r = prepare(c, &s, e)) < 0)
+	if ((r = prepare(c, explain, &s, e)) < 0)
 		goto done;
 	if (explain || c->verbose)
 		print_argv(&s.argv, explain);
@@ -200,6 +209,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = pid;
 		goto done;
 	}
+	protect_started(&s.prot, pid);
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
 	struct cordon_err send_err;

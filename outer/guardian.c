@@ -1,0 +1,339 @@
+/* guardian.c: see guardian.h. */
+#include "guardian.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "fdpass.h"
+#include "sys.h"
+
+#define MSG_MAX 96
+#define READY_TIMEOUT_MS 5000
+#define POLL_FALLBACK_MS 20
+#define MAX_CHILDREN 16
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Parse "WORD PID START" (exactly). */
+static int parse_pid_msg(const char *msg, const char *word, pid_t *pid, uint64_t *start)
+{
+	size_t wl = strlen(word);
+	if (strncmp(msg, word, wl) != 0 || msg[wl] != ' ')
+		return -1;
+	const char *s = msg + wl + 1;
+	char *end = NULL;
+	errno = 0;
+	long p = strtol(s, &end, 10);
+	if (errno || end == s || *end != ' ' || p <= 0 || p > REC_PID_MAX)
+		return -1;
+	s = end + 1;
+	unsigned long long st = strtoull(s, &end, 10);
+	if (errno || end == s || *end != '\0' || *s == '-')
+		return -1;
+	*pid = (pid_t)p;
+	*start = st;
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* 1 while pid is the process that started at `start`. */
+static int same_process(pid_t pid, uint64_t start)
+{
+	uint64_t now;
+	return registry_proc_start(pid, &now) == 0 && now == start;
+}
+
+/* 1 while the process of a pidfd has not exited (so its pid is still its). */
+static int alive(int pidfd)
+{
+	struct pollfd p = { pidfd, POLLIN, 0 };
+	int r;
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r == 0;
+}
+
+/* bwrap's children (the sandbox's PID 1): they get SIGKILL when bwrap dies,
+ * but may still be running for a moment after; their mounts live as long as
+ * they do.  pidfds of those still children of bwrap, to wait for them. */
+static size_t sandbox_children(pid_t bwrap, int *fds, size_t max)
+{
+	char path[64], buf[512];
+	size_t n = 0;
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)bwrap, (int)bwrap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t len = sys_read_full(fd, buf, sizeof(buf) - 1);
+	sys_close(&fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, " \n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		long c = strtol(tok, NULL, 10);
+		if (c <= 0)
+			continue;
+		int pfd = pidfd_open_compat((pid_t)c);
+		if (pfd < 0)
+			continue;
+		/* Opened after the listing: make sure it is still bwrap's. */
+		char st[64], line[512];
+		(void)snprintf(st, sizeof(st), "/proc/%ld/stat", c);
+		int sfd = open(st, O_RDONLY | O_CLOEXEC);
+		ssize_t sl = sfd >= 0 ? sys_read_full(sfd, line, sizeof(line) - 1) : -1;
+		sys_close(&sfd);
+		char *p = sl > 0 ? (line[sl] = '\0', strrchr(line, ')')) : NULL;
+		long ppid = 0;
+		if (p && p[1] == ' ' && p[2] && p[3] == ' ')
+			ppid = strtol(p + 4, NULL, 10);
+		if (ppid == bwrap)
+			fds[n++] = pfd;
+		else
+			sys_close(&pfd);
+	}
+	return n;
+}
+
+/* Wait until bwrap (pidfd, or pid and start time) and the given children
+ * have all exited. */
+static void wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nkids)
+{
+	struct pollfd p[MAX_CHILDREN + 1];
+	size_t n = 0;
+	if (pidfd >= 0)
+		p[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
+	for (size_t i = 0; i < nkids; i++)
+		p[n++] = (struct pollfd){ kids[i], POLLIN, 0 };
+	for (;;) {
+		int left = 0;
+		for (size_t i = 0; i < n; i++)
+			if (p[i].fd >= 0)
+				left = 1;
+		int polling = pidfd < 0 && pid > 0 && same_process(pid, start);
+		if (!left && !polling)
+			return;
+		int r = poll(p, (nfds_t)n, polling ? POLL_FALLBACK_MS : -1);
+		if (r < 0 && errno != EINTR) {
+			/* Cannot watch: fall back to polling each pid. */
+			sleep_ms(POLL_FALLBACK_MS);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
+				p[i].fd = -1;
+	}
+}
+
+/* The guardian's life once it runs on its own.  It is a process of its own
+ * now, single-threaded (cordon has no threads, and fork copies only the
+ * calling one), so ordinary library calls are safe here.  It never returns
+ * and never calls exit(): that would flush stdio buffers copied from cordon. */
+static void __attribute__((noreturn)) guardian_main(int sock, struct registry reg,
+						      const char *name)
+{
+	char msg[MSG_MAX];
+	uint64_t self_start = 0;
+	pid_t sandbox = 0;
+	uint64_t sandbox_start = 0;
+	int pidfd = -1;
+	struct cordon_err e;
+
+	/* The lock descriptor inherited through fork shares cordon's flock;
+	 * the guardian needs one of its own (the inherited one is closed). */
+	reg.lockfd = -1;
+	reg.locked = 0;
+	reg.live = NULL;
+	reg.nlive = 0;
+	if (registry_reopen_lock(&reg, &e) < 0 || registry_proc_start(getpid(), &self_start) < 0)
+		_exit(1);
+	int n = snprintf(msg, sizeof(msg), "ready %d %llu", (int)getpid(),
+			 (unsigned long long)self_start);
+	if (fdpass_send(sock, msg, (size_t)n, -1) < 0)
+		_exit(1);
+
+	for (;;) {
+		int fd = -1;
+		ssize_t got = fdpass_recv(sock, msg, sizeof(msg) - 1, &fd);
+		if (got <= 0)
+			break; /* end of file (cordon is gone) or a broken socket */
+		msg[got] = '\0';
+		if (strcmp(msg, "done") == 0)
+			_exit(0);
+		if (!sandbox && parse_pid_msg(msg, "sandbox", &sandbox, &sandbox_start) == 0) {
+			pidfd = fd;
+			continue;
+		}
+		/* Not cordon's protocol: stop listening and clean up. */
+		sys_close(&fd);
+		break;
+	}
+
+	int kids[MAX_CHILDREN];
+	size_t nkids = 0;
+	if (sandbox > 0 && (pidfd >= 0 ? alive(pidfd) : same_process(sandbox, sandbox_start)))
+		nkids = sandbox_children(sandbox, kids, MAX_CHILDREN);
+	wait_gone(sandbox, sandbox_start, pidfd, kids, nkids);
+
+	/* cordon is gone and so is its sandbox: release its record exactly as
+	 * cordon would have.  A failure leaves the record to the next sweep. */
+	if (registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
+		/* Nobody to tell: the record stays for the next sweep. */
+	}
+	registry_unlock(&reg);
+	_exit(0);
+}
+
+/* The second child, still a copy of cordon: only async-signal-safe calls
+ * until it is settled in its own session. */
+static void __attribute__((noreturn)) guardian_child(int sock, const struct registry *reg,
+						       const char *name)
+{
+	static const int ignored[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2,
+		SIGTSTP, SIGTTIN, SIGTTOU,
+	};
+	int keep[2] = { sock, reg->dirfd };
+	if (sys_close_except(keep, 2) < 0)
+		_exit(1);
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+		_exit(1);
+	if (nul > 2)
+		(void)close(nul);
+	if (chdir("/") < 0)
+		_exit(1);
+	/* Its job is to outlive cordon and finish the cleanup: a hangup, an
+	 * interrupt or a polite termination must not cut it short (it exits
+	 * by itself as soon as cordon and the sandbox are gone; SIGKILL still
+	 * ends it, and then the next sweep cleans up). */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		(void)sigaction(ignored[i], &sa, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	(void)prctl(PR_SET_NAME, "cordon-guardian", 0, 0, 0);
+	guardian_main(sock, *reg, name);
+}
+
+int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
+		   struct cordon_err *e)
+{
+	int sv[2];
+	*g = (struct guardian)GUARDIAN_INIT;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return err_sys(e, errno, "cannot start the guardian: socketpair");
+	pid_t mid = fork();
+	if (mid < 0) {
+		int err = errno;
+		sys_close(&sv[0]);
+		sys_close(&sv[1]);
+		return err_sys(e, err, "cannot start the guardian: fork");
+	}
+	if (mid == 0) {
+		/* First child: a new session, then the guardian as its child,
+		 * so the guardian is no session leader (it can never acquire a
+		 * controlling terminal) and is reparented away from cordon. */
+		if (setsid() < 0)
+			_exit(1);
+		pid_t g2 = fork();
+		if (g2 < 0)
+			_exit(1);
+		if (g2 > 0)
+			_exit(0);
+		guardian_child(sv[1], reg, name);
+	}
+	sys_close(&sv[1]);
+	g->sock = sv[0];
+
+	int st;
+	while (waitpid(mid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	if (st != 0) {
+		sys_close(&g->sock);
+		return err_set(e, ECHILD, "cannot start the guardian (its first fork failed)");
+	}
+
+	struct pollfd p = { g->sock, POLLIN, 0 };
+	int r;
+	do
+		r = poll(&p, 1, READY_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	char msg[MSG_MAX];
+	int fd = -1;
+	ssize_t n = r == 1 ? fdpass_recv(g->sock, msg, sizeof(msg) - 1, &fd) : -ETIMEDOUT;
+	sys_close(&fd);
+	if (n > 0) {
+		msg[n] = '\0';
+		if (parse_pid_msg(msg, "ready", &g->pid, &g->start) == 0)
+			return 0;
+	}
+	sys_close(&g->sock);
+	g->pid = 0;
+	return err_set(e, n < 0 ? (int)-n : EPROTO,
+		       "the guardian did not start (it cleans up if cordon is killed); "
+		       "check that this system allows cordon to fork");
+}
+
+int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordon_err *e)
+{
+	char msg[MSG_MAX];
+	if (g->sock < 0)
+		return 0;
+	/* bwrap is cordon's unreaped child here, so its pid cannot have been
+	 * reused: the pidfd is the guardian's race-free handle on it. */
+	AUTO_FD pfd = pidfd_open_compat(bwrap);
+	int n = snprintf(msg, sizeof(msg), "sandbox %d %llu", (int)bwrap, (unsigned long long)start);
+	int r = fdpass_send(g->sock, msg, (size_t)n, pfd);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+void guardian_done(struct guardian *g)
+{
+	if (g->sock >= 0) {
+		/* If the guardian is gone already there is nobody to tell. */
+		int r = fdpass_send(g->sock, "done", 4, -1);
+		(void)r;
+	}
+	sys_close(&g->sock);
+	g->pid = 0;
+}
+
+void guardian_abandon(struct guardian *g)
+{
+	sys_close(&g->sock);
+	g->pid = 0;
+}

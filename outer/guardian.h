@@ -1,0 +1,53 @@
+/* guardian.h: the detached process that cleans up a run's host paths when
+ * cordon itself cannot (SIGKILL, OOM kill).
+ *
+ * cordon forks it (twice, with setsid in between) before it creates any path:
+ * the guardian is in a session and process group of its own, so a kill of
+ * cordon's process group does not reach it, and it ignores the signals a
+ * terminal or a polite shutdown sends.  Its only link to cordon is one end of
+ * a SOCK_SEQPACKET socketpair; the other end is cordon's alone (O_CLOEXEC, so
+ * bwrap and the sandbox never hold it).  It closes every other descriptor but
+ * the registry directory, and names itself "cordon-guardian".
+ *
+ * Messages: guardian -> cordon "ready PID START" once it runs on its own;
+ * cordon -> guardian "sandbox PID START" (with a pidfd of bwrap when the
+ * kernel has pidfd_open) and "done".  On "done" the guardian exits at once.
+ * On end of file without "done" (cordon died, or left the cleanup to it), it
+ * waits until bwrap and bwrap's child (the sandbox's PID 1, which dies with
+ * bwrap: --die-with-parent) are gone, then releases cordon's record exactly
+ * as cordon would have (registry_sweep with the record released), and exits.
+ */
+#ifndef CORDON_GUARDIAN_H
+#define CORDON_GUARDIAN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "err.h"
+#include "registry.h"
+
+struct guardian {
+	pid_t pid;        /* the guardian (not cordon's child once started); 0: none */
+	uint64_t start;   /* its start time */
+	int sock;         /* cordon's end; -1: none */
+};
+
+#define GUARDIAN_INIT { 0, 0, -1 }
+
+/* Start the guardian of the record `name` in reg (open; the lock may be
+ * held: the guardian takes a lock descriptor of its own).  Returns once the
+ * guardian has settled and reported its pid. */
+int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
+		   struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Tell the guardian which bwrap to wait for (cordon's unreaped child). */
+int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* cordon cleaned up itself: the guardian exits.  Closes g. */
+void guardian_done(struct guardian *g);
+
+/* cordon leaves the cleanup to the guardian (the sandbox may still run).
+ * Closes g. */
+void guardian_abandon(struct guardian *g);
+
+#endif

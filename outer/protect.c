@@ -1,0 +1,512 @@
+/* protect.c: see protect.h.  Belongs here: turning resolve.c's findings
+ * (r->missing, r->protects) and the registry's live set into the read-only
+ * objects the mount plan binds, and the run's side of the registry record. */
+#include "protect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "path.h"
+#include "sys.h"
+
+/* A protected name whose host path has to be materialized or referenced. */
+struct item {
+	size_t root;
+	char *path;          /* owned: root/name */
+	const char *name;    /* points into path */
+};
+
+struct items {
+	struct item *v;
+	size_t n;
+};
+
+static void items_free(struct items *it)
+{
+	for (size_t i = 0; i < it->n; i++)
+		free(it->v[i].path);
+	free(it->v);
+	it->v = NULL;
+	it->n = 0;
+}
+
+static int items_add(struct items *it, size_t root, const char *path)
+{
+	struct item *v = realloc(it->v, (it->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	it->v = v;
+	char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	v[it->n++] = (struct item){ root, p, path_base(p) };
+	return 0;
+}
+
+static int rpath_push(struct rpath **v, size_t *n, struct rpath *p)
+{
+	struct rpath *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = *p;
+	*v = nv;
+	*p = (struct rpath){ .fd = -1 };
+	return 0;
+}
+
+static void rpath_drop(struct rpath *p)
+{
+	sys_close(&p->fd);
+	free(p->path);
+	p->path = NULL;
+}
+
+/* The writable root a protected path lies directly in, or -1. */
+static ssize_t root_of(const struct resolved *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return -1;
+	size_t dl = slash == path ? 1 : (size_t)(slash - path);
+	for (size_t i = 0; i < r->nroots; i++)
+		if (strlen(r->roots[i].path) == dl && strncmp(r->roots[i].path, path, dl) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+static const struct rec_entry *live_find(const struct registry *reg, const char *path)
+{
+	for (size_t i = 0; i < reg->nlive; i++)
+		if (reg->live[i].kind != REC_INTENT && strcmp(reg->live[i].path, path) == 0)
+			return &reg->live[i];
+	return NULL;
+}
+
+/* Open name in dirfd O_PATH without following it and check it is the
+ * object (dev, ino); into *out with path copied.  -EAGAIN on a mismatch. */
+static int open_checked(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
+			struct rpath *out)
+{
+	struct stat st;
+	*out = (struct rpath){ .fd = -1 };
+	out->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (out->fd < 0)
+		return -errno;
+	if (fstat(out->fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		sys_close(&out->fd);
+		return -EAGAIN;
+	}
+	out->path = strdup(path);
+	if (!out->path) {
+		sys_close(&out->fd);
+		return -ENOMEM;
+	}
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+/* A protected name that exists but is nobody's in the registry (the user
+ * created it meanwhile): protect it as it is, as resolve.c does. */
+static int protect_existing(struct resolved *r, int rootfd, const struct item *it,
+			    struct cordon_err *e)
+{
+	struct stat st;
+	struct rpath p;
+	if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(e, errno, "cannot inspect protected %s", it->path);
+	if (S_ISLNK(st.st_mode))
+		return err_set(e, EPERM,
+			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
+			       "replace it with what it points to, or pass --no-default-protect",
+			       it->path);
+	int rc = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &p);
+	if (rc == -EAGAIN)
+		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
+			       it->path);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot open protected %s", it->path);
+	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+		rpath_drop(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Protected objects resolve.c found may be gone since: the sweep removes
+ * dead runs' leftovers.  Such a name is missing again (items); one still in
+ * place that a live run materialized gets a reference in rec. */
+static int revalidate(struct resolved *r, struct protect_run *p, struct items *todo,
+		      struct cordon_err *e)
+{
+	size_t keep = 0;
+	int rc = 0;
+	for (size_t i = 0; i < r->nprotects; i++) {
+		struct rpath *pr = &r->protects[i];
+		ssize_t root = root_of(r, pr->path);
+		struct stat st;
+		int gone = 0;
+		if (root >= 0) {
+			if (fstatat(r->roots[root].fd, path_base(pr->path), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno != ENOENT)
+					return err_sys(e, errno, "cannot inspect protected %s", pr->path);
+				gone = 1;
+			} else if (st.st_dev != pr->dev || st.st_ino != pr->ino) {
+				gone = 1;
+			}
+		}
+		if (gone) {
+			if (items_add(todo, (size_t)root, pr->path) < 0)
+				return err_set(e, ENOMEM, "out of memory");
+			rpath_drop(pr);
+			continue;
+		}
+		const struct rec_entry *l = live_find(&p->reg, pr->path);
+		if (l && l->dev == pr->dev && l->ino == pr->ino &&
+		    (rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, pr->path)) < 0)
+			return err_set(e, -rc, "recording %s in the registry", pr->path);
+		r->protects[keep++] = *pr;
+	}
+	r->nprotects = keep;
+	return 0;
+}
+
+static int has_protect(const struct resolved *r, const struct items *todo, const char *path)
+{
+	for (size_t i = 0; i < r->nprotects; i++)
+		if (strcmp(r->protects[i].path, path) == 0)
+			return 1;
+	for (size_t i = 0; i < todo->n; i++)
+		if (strcmp(todo->v[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Other live runs' mount points beneath this run's writable roots: a
+ * command could rmdir one on the host (it is no mount point in this
+ * sandbox), and that would unmount it in the other sandbox too.  Bound
+ * read-only here they are mount points in this sandbox as well. */
+static int pin_live(struct resolved *r, int full_write, struct protect_run *p,
+		    const struct items *todo, struct cordon_err *e)
+{
+	for (size_t i = 0; i < p->reg.nlive; i++) {
+		const struct rec_entry *l = &p->reg.live[i];
+		if (l->kind == REC_INTENT || has_protect(r, todo, l->path))
+			continue;
+		int under = full_write, over_root = 0;
+		for (size_t j = 0; j < r->nroots; j++) {
+			if (path_is_under(l->path, r->roots[j].path))
+				under = 1;
+			if (path_is_under(r->roots[j].path, l->path))
+				over_root = 1;
+		}
+		if (!under || over_root)
+			continue;
+		struct rpath pin;
+		int rc = open_checked(AT_FDCWD, l->path, l->path, (dev_t)l->dev, (ino_t)l->ino, &pin);
+		if (rc == -ENOMEM)
+			return err_set(e, ENOMEM, "out of memory");
+		if (rc < 0)
+			continue; /* not the live run's object any more: nothing to pin */
+		if (rpath_push(&r->protects, &r->nprotects, &pin) < 0) {
+			rpath_drop(&pin);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+		if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, l->path)) < 0)
+			return err_set(e, -rc, "recording %s in the registry", l->path);
+	}
+	return 0;
+}
+
+/* The registry read-only wherever a writable root reaches it: a root that
+ * is the registry or one of its ancestors (same dev and inode, so a bind
+ * mount of an ancestor counts too). */
+static int carve_registry(struct resolved *r, int full_write, const struct registry *reg,
+			  struct cordon_err *e)
+{
+	size_t nroots = r->nroots + (full_write ? 1 : 0);
+	for (size_t i = 0; i < nroots; i++) {
+		const char *rp = i < r->nroots ? r->roots[i].path : "/";
+		char dest[PATH_MAX];
+		size_t k;
+		if (i < r->nroots) {
+			for (k = 0; k < reg->nanc; k++)
+				if (reg->anc[k].dev == r->roots[i].dev && reg->anc[k].ino == r->roots[i].ino)
+					break;
+			if (k == reg->nanc)
+				continue;
+		} else {
+			k = 0;
+		}
+		const char *suffix = reg->path + reg->anc[k].off;
+		int n = snprintf(dest, sizeof(dest), "%s%s", strcmp(rp, "/") == 0 ? "" : rp, suffix);
+		if (n < 0 || (size_t)n >= sizeof(dest))
+			return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long", reg->path, rp);
+		if (dest[0] == '\0')
+			(void)snprintf(dest, sizeof(dest), "/");
+		int dup = 0;
+		for (size_t c = 0; c < r->ncarves; c++)
+			if (strcmp(r->carves[c].path, dest) == 0)
+				dup = 1;
+		if (dup)
+			continue;
+		struct rpath c = { .fd = -1 };
+		c.fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
+		if (c.fd < 0)
+			return err_sys(e, errno, "registry %s: cannot open it", reg->path);
+		c.path = strdup(dest);
+		c.dev = reg->dev;
+		c.ino = reg->ino;
+		c.is_dir = 1;
+		if (!c.path || rpath_push(&r->carves, &r->ncarves, &c) < 0) {
+			rpath_drop(&c);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int write_record(struct protect_run *p, int durable, struct cordon_err *e)
+{
+	return registry_write(&p->reg, p->name, &p->rec, durable, e);
+}
+
+/* Create the directories whose intent is recorded (entry_of[i] is item i's
+ * entry, SIZE_MAX for none).  Entries left as intents afterwards (not
+ * created: the name appeared meanwhile, or an error) leave the record. */
+static int create_all(struct resolved *r, struct protect_run *p, const struct items *todo,
+		      const size_t *entry_of, struct cordon_err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; i < todo->n && rc == 0; i++) {
+		if (entry_of[i] == SIZE_MAX)
+			continue;
+		const struct item *it = &todo->v[i];
+		int rootfd = r->roots[it->root].fd;
+		struct rec_entry *en = &p->rec.v[entry_of[i]];
+		struct stat st;
+		struct rpath made;
+		if (mkdirat(rootfd, it->name, 0755) < 0) {
+			if (errno == EEXIST)
+				rc = protect_existing(r, rootfd, it, e);
+			/* A read-only filesystem: the command cannot create
+			 * the name either. */
+			else if (errno != EROFS)
+				rc = err_sys(e, errno, "cannot create %s, the empty directory cordon "
+					     "mounts read-only so that the sandbox cannot create the "
+					     "protected name (is the writable root writable for you?)",
+					     it->path);
+			continue;
+		}
+		if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = err_sys(e, errno, "cannot inspect %s, which cordon just created", it->path);
+			/* rmdir removes nothing but an empty directory. */
+			(void)unlinkat(rootfd, it->name, AT_REMOVEDIR);
+			continue;
+		}
+		en->kind = REC_CREATED;
+		en->dev = st.st_dev;
+		en->ino = st.st_ino;
+		int r2 = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &made);
+		if (r2 == -EAGAIN || (r2 == 0 && !made.is_dir)) {
+			rpath_drop(&made);
+			rc = err_set(e, EAGAIN, "%s changed while cordon created it; run again", it->path);
+		} else if (r2 < 0) {
+			rc = err_sys(e, -r2, "cannot open %s, which cordon just created", it->path);
+		} else if (rpath_push(&r->protects, &r->nprotects, &made) < 0) {
+			rpath_drop(&made);
+			rc = err_set(e, ENOMEM, "out of memory");
+		}
+	}
+	for (size_t j = p->rec.n; j-- > 0;)
+		if (p->rec.v[j].kind == REC_INTENT)
+			record_remove(&p->rec, j);
+	return rc;
+}
+
+static int materialize(struct resolved *r, int full_write, struct protect_run *p,
+		       struct cordon_err *e)
+{
+	struct items todo = { 0 };
+	size_t *entry_of = NULL;
+	int rc;
+
+	if ((rc = revalidate(r, p, &todo, e)) < 0)
+		goto out;
+	for (size_t i = 0; i < r->nmissing; i++)
+		if (!has_protect(r, &todo, r->missing[i].path) &&
+		    items_add(&todo, r->missing[i].root, r->missing[i].path) < 0) {
+			rc = err_set(e, ENOMEM, "out of memory");
+			goto out;
+		}
+	if ((rc = pin_live(r, full_write, p, &todo, e)) < 0)
+		goto out;
+	if (todo.n == 0 && p->rec.n == 0)
+		goto out; /* nothing to record: no guardian, no record */
+
+	uint64_t self_start;
+	if ((rc = registry_proc_start(getpid(), &self_start)) < 0) {
+		rc = err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
+		goto out;
+	}
+	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
+		rc = err_set(e, EINVAL, "internal: cannot name this run's record");
+		goto out;
+	}
+	memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
+	p->rec.pidns = p->reg.pidns;
+	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
+
+	/* The guardian exists before anything is created, so that no path
+	 * ever depends on cordon alone. */
+	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
+		p->name[0] = '\0';
+		goto out;
+	}
+	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
+
+	entry_of = calloc(todo.n ? todo.n : 1, sizeof(*entry_of));
+	if (!entry_of) {
+		rc = err_set(e, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < todo.n; i++) {
+		const struct item *it = &todo.v[i];
+		int rootfd = r->roots[it->root].fd;
+		const struct rec_entry *l = live_find(&p->reg, it->path);
+		struct stat st;
+		entry_of[i] = SIZE_MAX;
+		if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT) {
+				rc = err_sys(e, errno, "cannot inspect protected %s", it->path);
+				goto out;
+			}
+			entry_of[i] = p->rec.n;
+			if ((rc = record_add(&p->rec, REC_INTENT, 0, 0, it->path)) < 0) {
+				rc = err_set(e, -rc, "recording %s in the registry", it->path);
+				goto out;
+			}
+			continue;
+		}
+		if (l && S_ISDIR(st.st_mode) && st.st_dev == l->dev && st.st_ino == l->ino) {
+			/* Another live run's: share it, the last one out removes it. */
+			struct rpath ref;
+			int r2 = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &ref);
+			if (r2 < 0) {
+				rc = err_set(e, r2 == -ENOMEM ? ENOMEM : EAGAIN,
+					     "protected %s changed while cordon looked at it; run again",
+					     it->path);
+				goto out;
+			}
+			if (rpath_push(&r->protects, &r->nprotects, &ref) < 0) {
+				rpath_drop(&ref);
+				rc = err_set(e, ENOMEM, "out of memory");
+				goto out;
+			}
+			if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, it->path)) < 0) {
+				rc = err_set(e, -rc, "recording %s in the registry", it->path);
+				goto out;
+			}
+			continue;
+		}
+		if ((rc = protect_existing(r, rootfd, it, e)) < 0)
+			goto out;
+	}
+
+	/* Intent first, on disk, then the directories: a crash in between
+	 * leaves a record that names every path that may exist. */
+	if ((rc = write_record(p, 1, e)) < 0)
+		goto out;
+	rc = create_all(r, p, &todo, entry_of, e);
+	int w = write_record(p, 1, rc < 0 ? NULL : e);
+	if (rc == 0)
+		rc = w;
+out:
+	free(entry_of);
+	items_free(&todo);
+	return rc;
+}
+
+int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
+		  struct cordon_err *e)
+{
+	int rc = registry_open(&p->reg, e);
+	if (rc < 0) {
+		/* A registry that cannot be created holds no records either:
+		 * with nothing to materialize, there is nothing it could add. */
+		if (p->reg.refused || r->nmissing)
+			return err_wrap(e, "cannot use the registry of materialized paths");
+		registry_close(&p->reg);
+		return 0;
+	}
+	if ((rc = registry_lock(&p->reg, e)) < 0)
+		return rc;
+	if ((rc = registry_sweep(&p->reg, NULL, NULL, NULL, e)) == 0 &&
+	    (rc = carve_registry(r, full_write, &p->reg, e)) == 0)
+		rc = materialize(r, full_write, p, e);
+	registry_unlock(&p->reg);
+	return rc;
+}
+
+void protect_started(struct protect_run *p, pid_t bwrap)
+{
+	struct cordon_err e;
+	uint64_t start = 0;
+	if (!p->name[0])
+		return;
+	p->sandbox = bwrap;
+	/* Both are best effort: without them the guardian still cleans up
+	 * (just without waiting for bwrap, which dies with cordon), and a
+	 * sweep still sees cordon or the guardian alive. */
+	if (registry_proc_start(bwrap, &start) < 0)
+		return;
+	if (guardian_watch(&p->guard, bwrap, start, &e) < 0) {
+		/* The guardian is gone: the next sweep is the fallback. */
+	}
+	p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, start };
+	if (registry_lock(&p->reg, &e) == 0 && write_record(p, 0, &e) < 0) {
+		/* The record without bwrap still names cordon and the guardian. */
+	}
+	registry_unlock(&p->reg);
+}
+
+/* 1 if bwrap (cordon's child) has not exited yet. */
+static int sandbox_running(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == ECHILD ? 0 : 1;
+	return si.si_pid == 0;
+}
+
+void protect_release(struct protect_run *p)
+{
+	struct cordon_err e;
+	/* While bwrap may still run its mount points are in use: then (and if
+	 * the release fails) the guardian, left without "done", waits for the
+	 * sandbox to go and cleans up itself. */
+	if (p->name[0] && !(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
+	    registry_lock(&p->reg, &e) == 0 && registry_release(&p->reg, p->name, &p->rec, &e) == 0)
+		guardian_done(&p->guard);
+	guardian_abandon(&p->guard);
+	registry_close(&p->reg);
+	record_free(&p->rec);
+	p->name[0] = '\0';
+	p->sandbox = 0;
+}
+
+void protect_explain(const struct resolved *r)
+{
+	for (size_t i = 0; i < r->nmissing; i++)
+		fprintf(stderr, "cordon: protected %s is missing: a run creates it as an empty "
+			"directory, binds it read-only, and removes it afterwards\n",
+			r->missing[i].path);
+}

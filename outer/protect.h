@@ -1,0 +1,61 @@
+/* protect.h: making protected names that are missing from a writable root
+ * uncreatable, and keeping the registry that makes that safe out of reach.
+ *
+ * For each protected name missing directly inside a writable root (and for
+ * each protected object the registry sweep has just removed as a dead run's
+ * leftover), cordon creates an empty directory there itself, 0755, after
+ * recording its intent in the registry, captures its (dev, ino), opens it
+ * O_PATH and appends it to r->protects: the mount plan binds it read-only
+ * over itself, and a read-only mount point cannot be replaced, removed,
+ * renamed or written into from inside the sandbox.  If another live run
+ * materialized the same path already, the run records a reference to it and
+ * binds it the same way; the last run out removes it.  Paths other live runs
+ * materialized elsewhere beneath this run's writable roots are bound
+ * read-only too (and referenced), so this run's command cannot remove
+ * another sandbox's mount point from under it.  The registry directory
+ * itself becomes a read-only carve-out wherever a writable root reaches it.
+ *
+ * Lifecycle: protect_setup before the mount plan is built; protect_started
+ * once bwrap runs; protect_release when the run is over (always called,
+ * also on error paths). */
+#ifndef CORDON_PROTECT_H
+#define CORDON_PROTECT_H
+
+#include <sys/types.h>
+#include "err.h"
+#include "guardian.h"
+#include "record.h"
+#include "registry.h"
+#include "resolve.h"
+
+struct protect_run {
+	struct registry reg;
+	struct guardian guard;
+	struct record rec;           /* this run's record */
+	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
+	pid_t sandbox;               /* bwrap, once started */
+};
+
+#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0 }
+
+/* Open the registry and sweep it, carve it out of the writable roots, start
+ * the guardian if this run will record anything, and materialize what is
+ * missing into r->protects.  full_write: "/" counts as a writable root. */
+int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* bwrap (pid) runs: record it, and hand it to the guardian.  Call it before
+ * cordon-inner may start the command (before the bind checks are sent), so
+ * that the guardian knows what to wait for by the time the command runs. */
+void protect_started(struct protect_run *p, pid_t bwrap);
+
+/* The run is over: remove what it materialized (unless live runs still use
+ * it), delete its record, dismiss the guardian.  If bwrap may still be
+ * running, leave all of that to the guardian instead.  Frees p. */
+void protect_release(struct protect_run *p);
+
+/* For cordon explain: say, on stderr, which missing names a run would
+ * create and protect. */
+void protect_explain(const struct resolved *r);
+
+#endif

@@ -1,0 +1,104 @@
+/* registry.h: where cordon writes down, before creating them, the host paths
+ * a run materializes, so that they never outlive the run (DESIGN.md sec. 5).
+ *
+ * The registry is the directory $XDG_STATE_HOME/cordon/registry (default
+ * ~/.local/state/cordon/registry), mode 0700, owned by the user.  It is
+ * reached from / one component at a time with O_NOFOLLOW: a symbolic link
+ * anywhere on the way, a component owned by someone other than the user (or
+ * root, above the registry), or a parent writable by everyone without the
+ * sticky bit is refused.  It holds one record file per run (record.h), the
+ * temporary files records are written through, and "lock", which every
+ * reader and writer holds with flock(LOCK_EX) while it looks.
+ *
+ * Records are written to "tmp.NAME" and renamed over "NAME"; a durable write
+ * fsyncs the file and the directory, so a record that announces a path
+ * survives a crash of the machine.  Removal of paths is decided by
+ * reclaim_decide (pure) and performed here, by rmdir only. */
+#ifndef CORDON_REGISTRY_H
+#define CORDON_REGISTRY_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "err.h"
+#include "reclaim.h"
+#include "record.h"
+
+#define REGISTRY_MAX_DEPTH 128
+
+struct registry {
+	int dirfd;                  /* O_RDONLY|O_DIRECTORY; -1 when not open */
+	int lockfd;                 /* the lock file; -1 when not open */
+	int locked;
+	int refused;                /* registry_open failed for safety (symlink, owner, mode) */
+	char path[PATH_MAX];        /* absolute, free of symbolic links */
+	dev_t dev;
+	ino_t ino;
+	struct registry_anc {       /* "/" and each directory down to the registry */
+		dev_t dev;
+		ino_t ino;
+		size_t off;         /* its path is path[0..off) ("/": 0) */
+	} anc[REGISTRY_MAX_DEPTH + 1];
+	size_t nanc;
+	char boot[REC_BOOT_LEN + 1];/* this boot's id, "" until registry_facts */
+	uint64_t pidns;
+	struct rec_entry *live;     /* after registry_sweep: the other live runs' entries, owned */
+	size_t nlive;
+};
+
+#define REGISTRY_INIT { .dirfd = -1, .lockfd = -1 }
+
+/* Locate, create where missing, check and open the registry and its lock
+ * file (not locked).  On failure *e says what is wrong and what to do, and
+ * reg->refused tells a safety refusal from a registry that cannot be created. */
+int registry_open(struct registry *reg, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Unlock, close, free.  Safe on a registry that never opened. */
+void registry_close(struct registry *reg);
+
+int registry_lock(struct registry *reg, struct cordon_err *e) __attribute__((warn_unused_result));
+void registry_unlock(struct registry *reg);
+
+/* Replace reg->lockfd by a descriptor of its own: a process that inherited
+ * the lock file through fork shares the parent's flock otherwise. */
+int registry_reopen_lock(struct registry *reg, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Read this boot's id and PID namespace into reg (once). */
+int registry_facts(struct registry *reg, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Start time (field 22 of /proc/PID/stat) of a running process.  0, or
+ * -ESRCH when there is no such process or it is a zombie, or -errno when it
+ * cannot be read. */
+int registry_proc_start(pid_t pid, uint64_t *start) __attribute__((warn_unused_result));
+
+/* Write rec as the record file `name` (locked).  durable: fsync file and
+ * directory before returning. */
+int registry_write(struct registry *reg, const char *name, const struct record *rec,
+		   int durable, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Called for each path the sweep looked at: verdict RECLAIM_REMOVE (it was
+ * removed) or RECLAIM_KEEP with the reason; never for RECLAIM_DROP. */
+typedef void (*registry_report_fn)(void *ctx, const char *path, enum reclaim_verdict v,
+				   const char *why);
+
+/* Locked.  Read every record.  Records of live runs stay, and their entries
+ * become reg->live.  The record named `released` (NULL: none) is treated as
+ * over, as is every record whose run is dead: each of its paths is judged by
+ * reclaim_decide and removed (rmdir) when allowed, then the record is deleted.
+ * Stale temporary files of dead runs are deleted.  report may be NULL. */
+int registry_sweep(struct registry *reg, const char *released, registry_report_fn report,
+		   void *ctx, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Locked.  registry_sweep with the record `name` released, where `mine`
+ * is that record as its run holds it in memory: it is used instead of the
+ * file, which may lag behind it (or be missing) if writing it failed. */
+int registry_release(struct registry *reg, const char *name, const struct record *mine,
+		     struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* cordon reclaim: sweep and print "removed PATH" or "kept PATH: reason" per
+ * path to out.  0 or -errno with *e filled. */
+int registry_reclaim(FILE *out, struct cordon_err *e) __attribute__((warn_unused_result));
+
+#endif
