@@ -275,7 +275,16 @@ int guardian_start(struct guardian *g, const struct registry *reg, const char *n
 	}
 	sys_close(&sv[1]);
 	g->sock = sv[0];
+	g->mid = mid;
+	return 0;
+}
 
+int guardian_confirm(struct guardian *g, struct cordon_err *e)
+{
+	if (g->sock < 0 || g->mid <= 0)
+		return err_set(e, ECHILD, "internal: no guardian to confirm");
+	pid_t mid = g->mid;
+	g->mid = 0;
 	int st;
 	while (waitpid(mid, &st, 0) < 0)
 		if (errno != EINTR) {
@@ -323,6 +332,12 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 
 void guardian_done(struct guardian *g)
 {
+	if (g->mid > 0) {
+		/* The first child exits at once; reap it rather than leave a zombie. */
+		while (waitpid(g->mid, NULL, 0) < 0 && errno == EINTR)
+			;
+		g->mid = 0;
+	}
 	if (g->sock >= 0) {
 		/* If the guardian is gone already there is nobody to tell. */
 		int r = fdpass_send(g->sock, "done", 4, -1);
@@ -334,6 +349,12 @@ void guardian_done(struct guardian *g)
 
 void guardian_abandon(struct guardian *g)
 {
+	if (g->mid > 0) {
+		/* The first child exits at once; reap it rather than leave a zombie. */
+		while (waitpid(g->mid, NULL, 0) < 0 && errno == EINTR)
+			;
+		g->mid = 0;
+	}
 	sys_close(&g->sock);
 	g->pid = 0;
 }

@@ -29,15 +29,22 @@ struct guardian {
 	pid_t pid;        /* the guardian (not cordon's child once started); 0: none */
 	uint64_t start;   /* its start time */
 	int sock;         /* cordon's end; -1: none */
+	pid_t mid;        /* the first child, until guardian_confirm reaps it; 0: none */
 };
 
-#define GUARDIAN_INIT { 0, 0, -1 }
+#define GUARDIAN_INIT { 0, 0, -1, 0 }
 
 /* Start the guardian of the record `name` in reg (open; the lock may be
- * held: the guardian takes a lock descriptor of its own).  Returns once the
- * guardian has settled and reported its pid. */
+ * held: the guardian takes a lock descriptor of its own).  Returns once it
+ * is forked, without waiting for it: from the fork on, it holds the other
+ * end of the socket, so cordon's death reaches it whenever it gets there. */
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Wait until the guardian has settled and reported its pid and start time
+ * (by then, usually long ago: cordon calls this once bwrap is running). */
+int guardian_confirm(struct guardian *g, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 /* Tell the guardian which bwrap to wait for (cordon's unreaped child). */
 int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordon_err *e)

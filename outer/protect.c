@@ -273,9 +273,9 @@ static int carve_registry(struct resolved *r, int full_write, const struct regis
 	return 0;
 }
 
-static int write_record(struct protect_run *p, int durable, struct cordon_err *e)
+static int write_record(struct protect_run *p, struct cordon_err *e)
 {
-	return registry_write(&p->reg, p->name, &p->rec, durable, e);
+	return registry_write(&p->reg, p->name, &p->rec, e);
 }
 
 /* Create the directories whose intent is recorded (entry_of[i] is item i's
@@ -364,13 +364,13 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 	p->rec.pidns = p->reg.pidns;
 	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
 
-	/* The guardian exists before anything is created, so that no path
-	 * ever depends on cordon alone. */
+	/* The guardian is forked before anything is created, so that no path
+	 * ever depends on cordon alone; its "ready" is collected only once
+	 * bwrap runs (protect_started), off the path every start waits on. */
 	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
 		p->name[0] = '\0';
 		goto out;
 	}
-	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
 
 	entry_of = calloc(todo.n ? todo.n : 1, sizeof(*entry_of));
 	if (!entry_of) {
@@ -422,10 +422,10 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 
 	/* Intent first, on disk, then the directories: a crash in between
 	 * leaves a record that names every path that may exist. */
-	if ((rc = write_record(p, 1, e)) < 0)
+	if ((rc = write_record(p, e)) < 0)
 		goto out;
 	rc = create_all(r, p, &todo, entry_of, e);
-	int w = write_record(p, 1, rc < 0 ? NULL : e);
+	int w = write_record(p, rc < 0 ? NULL : e);
 	if (rc == 0)
 		rc = w;
 out:
@@ -455,26 +455,33 @@ int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
 	return rc;
 }
 
-void protect_started(struct protect_run *p, pid_t bwrap)
+int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 {
 	struct cordon_err e;
 	uint64_t start = 0;
 	if (!p->name[0])
-		return;
+		return 0;
 	p->sandbox = bwrap;
+	/* Without a guardian a kill of cordon would leave the paths to the next
+	 * sweep: refuse while the command has not started yet (cordon-inner
+	 * waits for the bind checks that follow this). */
+	if (guardian_confirm(&p->guard, err) < 0)
+		return -ECHILD;
+	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
 	/* Both are best effort: without them the guardian still cleans up
 	 * (just without waiting for bwrap, which dies with cordon), and a
 	 * sweep still sees cordon or the guardian alive. */
 	if (registry_proc_start(bwrap, &start) < 0)
-		return;
+		return 0;
 	if (guardian_watch(&p->guard, bwrap, start, &e) < 0) {
 		/* The guardian is gone: the next sweep is the fallback. */
 	}
 	p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, start };
-	if (registry_lock(&p->reg, &e) == 0 && write_record(p, 0, &e) < 0) {
+	if (registry_lock(&p->reg, &e) == 0 && write_record(p, &e) < 0) {
 		/* The record without bwrap still names cordon and the guardian. */
 	}
 	registry_unlock(&p->reg);
+	return 0;
 }
 
 /* 1 if bwrap (cordon's child) has not exited yet. */

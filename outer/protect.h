@@ -44,10 +44,13 @@ struct protect_run {
 int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
 		  struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* bwrap (pid) runs: record it, and hand it to the guardian.  Call it before
- * cordon-inner may start the command (before the bind checks are sent), so
- * that the guardian knows what to wait for by the time the command runs. */
-void protect_started(struct protect_run *p, pid_t bwrap);
+/* bwrap (pid) runs: confirm the guardian started, record both, and hand
+ * bwrap to the guardian.  Call it before cordon-inner may start the command
+ * (before the bind checks are sent), so that the guardian knows what to wait
+ * for by the time the command runs.  -ECHILD with *e filled when the
+ * guardian did not start: the caller must end the sandbox unrun. */
+int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 /* The run is over: remove what it materialized (unless live runs still use
  * it), delete its record, dismiss the guardian.  If bwrap may still be

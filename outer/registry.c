@@ -292,7 +292,7 @@ int registry_proc_start(pid_t pid, uint64_t *start)
 /* --- record files ----------------------------------------------------------- */
 
 int registry_write(struct registry *reg, const char *name, const struct record *rec,
-		   int durable, struct cordon_err *e)
+		   struct cordon_err *e)
 {
 	char tmp[REC_NAME_MAX + sizeof(TMP_PREFIX)];
 	char *text = NULL;
@@ -310,8 +310,6 @@ int registry_write(struct registry *reg, const char *name, const struct record *
 		goto out;
 	}
 	rc = sys_write_all(fd, text, len);
-	if (rc == 0 && durable && fsync(fd) < 0)
-		rc = -errno;
 	if (close(fd) < 0 && rc == 0 && errno != EINTR)
 		rc = -errno;
 	if (rc < 0) {
@@ -324,8 +322,6 @@ int registry_write(struct registry *reg, const char *name, const struct record *
 		(void)unlinkat(reg->dirfd, tmp, 0);
 		goto out;
 	}
-	if (durable && fsync(reg->dirfd) < 0)
-		rc = err_sys(e, errno, "registry %s: cannot sync it", reg->path);
 out:
 	free(text);
 	return rc;

@@ -10,9 +10,13 @@
  * temporary files records are written through, and "lock", which every
  * reader and writer holds with flock(LOCK_EX) while it looks.
  *
- * Records are written to "tmp.NAME" and renamed over "NAME"; a durable write
- * fsyncs the file and the directory, so a record that announces a path
- * survives a crash of the machine.  Removal of paths is decided by
+ * Records are written to "tmp.NAME" and renamed over "NAME", never fsync'd:
+ * every run pays for the registry, and two fsyncs per write cost more than
+ * the rest of cordon's start together.  What a crash of the machine must not
+ * lose is the order "record, then directory", and the journal keeps it on
+ * the filesystems a home directory lives on (ext4 data=ordered, xfs, btrfs
+ * commit metadata in order, and a renamed file's data before the rename);
+ * a /tmp on tmpfs forgets both together.  Removal of paths is decided by
  * reclaim_decide (pure) and performed here, by rmdir only. */
 #ifndef CORDON_REGISTRY_H
 #define CORDON_REGISTRY_H
@@ -73,10 +77,9 @@ int registry_facts(struct registry *reg, struct cordon_err *e) __attribute__((wa
  * cannot be read. */
 int registry_proc_start(pid_t pid, uint64_t *start) __attribute__((warn_unused_result));
 
-/* Write rec as the record file `name` (locked).  durable: fsync file and
- * directory before returning. */
+/* Write rec as the record file `name` (locked), atomically by rename. */
 int registry_write(struct registry *reg, const char *name, const struct record *rec,
-		   int durable, struct cordon_err *e) __attribute__((warn_unused_result));
+		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Called for each path the sweep looked at: verdict RECLAIM_REMOVE (it was
  * removed) or RECLAIM_KEEP with the reason; never for RECLAIM_DROP. */

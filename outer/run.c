@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "argv.h"
 #include "bwrap_argv.h"
@@ -209,7 +211,13 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = pid;
 		goto done;
 	}
-	protect_started(&s.prot, pid);
+	if ((r = protect_started(&s.prot, pid, e)) < 0) {
+		/* Nothing ran: cordon-inner is still waiting for the bind checks. */
+		(void)kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		goto done;
+	}
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
 	struct cordon_err send_err;

@@ -623,7 +623,7 @@ static void plant_record(struct registry *reg, pid_t pid, uint64_t start,
 	cr_assert_eq(record_name(name_out, REC_NAME_MAX, r.boot, pid, start), 0);
 	int was_locked = reg->locked;
 	cr_assert_eq(registry_lock(reg, &e), 0);
-	cr_assert_eq(registry_write(reg, name_out, &r, 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(registry_write(reg, name_out, &r, &e), 0, "%s", e.msg);
 	if (!was_locked)
 		registry_unlock(reg);
 	record_free(&r);
@@ -766,7 +766,7 @@ Test(registry, writes_need_the_lock)
 	struct cordon_err e = { 0 };
 	cr_assert_eq(registry_open(&reg, &e), 0, "%s", e.msg);
 	struct record r = sample();
-	cr_assert_eq(registry_write(&reg, "run-x", &r, 0, &e), -EINVAL);
+	cr_assert_eq(registry_write(&reg, "run-x", &r, &e), -EINVAL);
 	cr_assert_eq(registry_sweep(&reg, NULL, NULL, NULL, &e), -EINVAL);
 	record_free(&r);
 	registry_close(&reg);
@@ -794,7 +794,7 @@ Test(registry, release_uses_the_runs_own_copy_of_its_record)
 	cr_assert_eq(record_add(&mine, REC_INTENT, 0, 0, git), 0);
 	cr_assert_eq(record_name(name, sizeof(name), reg.boot, getpid(), start), 0);
 	cr_assert_eq(registry_lock(&reg, &e), 0);
-	cr_assert_eq(registry_write(&reg, name, &mine, 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(registry_write(&reg, name, &mine, &e), 0, "%s", e.msg);
 	cr_assert_eq(mkdir(git, 0755), 0);
 	struct stat st;
 	cr_assert_eq(stat(git, &st), 0);
