@@ -18,9 +18,10 @@
 
 enum wire_type {
 	WIRE_BIND_CHECK = 1, /* outer->inner: path string + O_PATH fd of a writable root */
-	WIRE_BINDS_END,      /* outer->inner: uint32 count of BIND_CHECK records sent */
+	WIRE_BINDS_END,      /* outer->inner: uint32 count of BIND_CHECK and RO_CHECK records sent */
 	WIRE_STARTED,        /* inner->outer: the command was exec'd (int32 pid inside) */
 	WIRE_ERROR,          /* inner->outer: struct cordon_err, then inner exits */
+	WIRE_RO_CHECK,       /* outer->inner: path string + O_PATH fd of a read-only mount */
 	WIRE_TYPE_END,
 };
 

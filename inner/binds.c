@@ -25,13 +25,18 @@ int binds_compare(const char *path, const struct stat *mounted, const struct sta
 static int check_one(const struct wire_rec *r, struct binds *b, struct cordon_err *e)
 {
 	struct stat mounted, sent;
+	int writable = r->type == WIRE_BIND_CHECK;
 	if (fstat(r->fd, &sent) < 0)
 		return err_sys(e, errno, "fstat of the descriptor for %s", r->data);
-	if (stat(r->data, &mounted) < 0)
-		return err_sys(e, errno, "writable root %s is not visible in the sandbox", r->data);
+	if (lstat(r->data, &mounted) < 0)
+		return err_sys(e, errno, "%s %s is not visible in the sandbox",
+			       writable ? "writable root" : "read-only path", r->data);
 	int rc = binds_compare(r->data, &mounted, &sent, e);
 	if (rc < 0)
 		return rc;
+	b->checked++;
+	if (!writable)
+		return 0;
 	if (b->n >= BINDS_MAX)
 		return err_set(e, E2BIG, "too many writable roots (at most %d)", BINDS_MAX);
 	b->paths[b->n] = strdup(r->data);
@@ -55,12 +60,12 @@ int binds_receive_and_check(int ctrl, struct binds *b, struct cordon_err *e)
 		if (rec.type == WIRE_BINDS_END) {
 			uint32_t count;
 			memcpy(&count, rec.data, sizeof(count));
-			if (count != b->n)
-				return err_set(e, EPROTO, "cordon announced %u writable roots, %zu arrived; "
-						  "refusing to run", count, b->n);
+			if (count != b->checked)
+				return err_set(e, EPROTO, "cordon announced %u mounts to check, %zu arrived; "
+						  "refusing to run", count, b->checked);
 			return 0;
 		}
-		if (rec.type != WIRE_BIND_CHECK) {
+		if (rec.type != WIRE_BIND_CHECK && rec.type != WIRE_RO_CHECK) {
 			sys_close(&rec.fd);
 			return err_set(e, EPROTO, "unexpected record %u before the writable roots ended",
 				       rec.type);
@@ -77,4 +82,5 @@ void binds_free(struct binds *b)
 	for (size_t i = 0; i < b->n; i++)
 		free(b->paths[i]);
 	b->n = 0;
+	b->checked = 0;
 }

@@ -22,6 +22,7 @@ static int push_op(struct argv *out, const struct mount_op *m)
 		break;
 	case MOUNT_BIND_FD: PUSH("--bind-fd"); PUSHI(m->fd); PUSH(m->dest); break;
 	case MOUNT_RO_BIND_FD: PUSH("--ro-bind-fd"); PUSHI(m->fd); PUSH(m->dest); break;
+	case MOUNT_RO_BIND_PATH: PUSH("--ro-bind"); PUSH(m->dest); PUSH(m->dest); break;
 	case MOUNT_MASK_FILE:
 		PUSH("--perms"); PUSH("0000"); PUSH("--ro-bind-data"); PUSHI(m->fd); PUSH(m->dest);
 		break;
@@ -36,8 +37,8 @@ oom:
 	return r;
 }
 
-int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
-		     struct argv *out, struct cordon_err *e)
+int bwrap_argv_options(const struct mount_plan *p, const struct bwrap_opts *o,
+		       struct argv *out, struct cordon_err *e)
 {
 	int r;
 	PUSH(o->bwrap_name);
@@ -62,9 +63,18 @@ int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
 		PUSH("--info-fd");
 		PUSHI(o->info_fd);
 	}
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; p && i < p->n; i++)
 		if ((r = push_op(out, &p->ops[i])) < 0)
 			goto oom;
+	return 0;
+oom:
+	argv_free(out);
+	return err_set(e, -r, "out of memory building the bwrap command line");
+}
+
+int bwrap_argv_command(const struct bwrap_opts *o, struct argv *out, struct cordon_err *e)
+{
+	int r;
 	PUSH("--");
 	PUSH(o->inner_exec);
 	for (char *const *a = o->inner_args; a && *a; a++)
@@ -76,4 +86,11 @@ int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
 oom:
 	argv_free(out);
 	return err_set(e, -r, "out of memory building the bwrap command line");
+}
+
+int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
+		     struct argv *out, struct cordon_err *e)
+{
+	int r = bwrap_argv_options(p, o, out, e);
+	return r < 0 ? r : bwrap_argv_command(o, out, e);
 }

@@ -21,4 +21,13 @@ struct bwrap_opts {
 int bwrap_argv_build(const struct mount_plan *p, const struct bwrap_opts *o,
 		     struct argv *out, struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* The two halves of bwrap_argv_build, appended to *out: the name and the
+ * options (namespaces, mounts), and the command part ("--", cordon-inner and
+ * its arguments, "--", the command), which bwrap takes only on its real
+ * command line, never through --args. */
+int bwrap_argv_options(const struct mount_plan *p, const struct bwrap_opts *o,
+		       struct argv *out, struct cordon_err *e) __attribute__((warn_unused_result));
+int bwrap_argv_command(const struct bwrap_opts *o, struct argv *out, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 #endif

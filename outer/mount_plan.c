@@ -25,6 +25,11 @@ static int ranked_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static enum mount_kind ro_kind(const struct rpath *p)
+{
+	return p->late ? MOUNT_RO_BIND_PATH : MOUNT_RO_BIND_FD;
+}
+
 static void push(struct mount_plan *p, enum mount_kind k, const char *src,
 		 const char *dest, int fd, unsigned perms)
 {
@@ -73,11 +78,12 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		layer[in->nroots + i] = (struct ranked){ &in->carves[i], 0, in->nroots + i };
 	qsort(layer, nlayer, sizeof(*layer), ranked_cmp);
 	for (size_t i = 0; i < nlayer; i++)
-		push(out, layer[i].writable ? MOUNT_BIND_FD : MOUNT_RO_BIND_FD, NULL,
-		     layer[i].p->path, layer[i].p->fd, 0);
+		push(out, layer[i].writable ? MOUNT_BIND_FD : ro_kind(layer[i].p), NULL,
+		     layer[i].p->path, layer[i].p->late ? -1 : layer[i].p->fd, 0);
 
 	for (size_t i = 0; i < in->nprotects; i++)
-		push(out, MOUNT_RO_BIND_FD, NULL, prot[i].p->path, prot[i].p->fd, 0);
+		push(out, ro_kind(prot[i].p), NULL, prot[i].p->path,
+		     prot[i].p->late ? -1 : prot[i].p->fd, 0);
 
 	for (size_t i = 0; i < in->nmasks; i++) {
 		const struct rpath *m = masks[i].p;

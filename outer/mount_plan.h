@@ -22,6 +22,8 @@ struct rpath {
 	dev_t dev;
 	ino_t ino;
 	int is_dir;
+	int late;     /* opened after bwrap was started: bound by path, and
+			 cordon-inner checks (dev, ino) at that path instead */
 };
 
 struct plan_input {
@@ -42,6 +44,7 @@ enum mount_kind {
 	MOUNT_TMPFS,       /* dest, perms */
 	MOUNT_BIND_FD,     /* fd dest: writable root */
 	MOUNT_RO_BIND_FD,  /* fd dest: carve-out or protected name */
+	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened too late for bwrap to inherit */
 	MOUNT_MASK_FILE,   /* fd dest: empty read-only file from fd's data */
 	MOUNT_MASK_DIR,    /* dest: empty read-only tmpfs */
 	MOUNT_CHDIR,       /* dest */

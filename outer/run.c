@@ -32,15 +32,28 @@ struct run_state {
 	int inner_fd;
 	int ctrl[2];
 	int info[2];
+	int args[2];          /* bwrap --args: [0] bwrap reads, [1] cordon writes */
 	struct mount_plan plan;
+	struct bwrap_opts bo;
+	char inner_exec[64];
 	struct argv argv, env, inner_args;
+	size_t nopts;         /* argv[0..nopts) are the name and the options */
 	int *keep;
 	size_t nkeep;
 	struct protect_run prot;
+	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
 };
 
 static void state_free(struct run_state *s)
 {
+	if (s->bwrap_pid > 0) {
+		/* Failed before bwrap got its arguments: it is blocked reading
+		 * them, and nothing of the command has run. */
+		(void)kill(s->bwrap_pid, SIGKILL);
+		while (waitpid(s->bwrap_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		s->bwrap_pid = 0;
+	}
 	protect_release(&s->prot);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
@@ -49,6 +62,8 @@ static void state_free(struct run_state *s)
 	sys_close(&s->ctrl[1]);
 	sys_close(&s->info[0]);
 	sys_close(&s->info[1]);
+	sys_close(&s->args[0]);
+	sys_close(&s->args[1]);
 	mount_plan_free(&s->plan);
 	argv_free(&s->argv);
 	argv_free(&s->env);
@@ -66,16 +81,42 @@ static int keep_fd(struct run_state *s, int fd)
 	return 0;
 }
 
+static int kept(const struct run_state *s, int fd)
+{
+	for (size_t i = 0; i < s->nkeep; i++)
+		if (s->keep[i] == fd)
+			return 1;
+	return 0;
+}
+
+/* The descriptors bwrap inherits: everything resolved so far. */
 static int collect_keep(struct run_state *s, struct cordon_err *e)
 {
+	const struct { const struct rpath *v; size_t n; } lists[] = {
+		{ s->res.roots, s->res.nroots }, { s->res.carves, s->res.ncarves },
+		{ s->res.protects, s->res.nprotects }, { s->res.masks, s->res.nmasks },
+	};
 	int r = 0;
 	r |= keep_fd(s, s->ctrl[1]);
 	r |= keep_fd(s, s->info[1]);
 	r |= keep_fd(s, s->inner_fd);
-	for (size_t i = 0; i < s->plan.n; i++)
-		if (s->plan.ops[i].fd >= 0)
-			r |= keep_fd(s, s->plan.ops[i].fd);
+	r |= keep_fd(s, s->args[0]);
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (size_t i = 0; i < lists[l].n; i++)
+			if (lists[l].v[i].fd >= 0)
+				r |= keep_fd(s, lists[l].v[i].fd);
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+/* Read-only paths opened after bwrap was forked (materialized and pinned
+ * protected names, the registry carve-out) are not in its descriptor table:
+ * they are bound by path and checked by cordon-inner instead. */
+static void mark_late(struct run_state *s)
+{
+	for (size_t i = 0; i < s->res.ncarves; i++)
+		s->res.carves[i].late = !kept(s, s->res.carves[i].fd);
+	for (size_t i = 0; i < s->res.nprotects; i++)
+		s->res.protects[i].late = !kept(s, s->res.protects[i].fd);
 }
 
 static int build_inner_args(const struct config *c, struct run_state *s, struct cordon_err *e)
@@ -96,18 +137,33 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
-/* Hand cordon-inner every writable root's descriptor, so it can check that
- * what is mounted at each path is the object cordon resolved. */
+static int send_check(const struct run_state *s, uint32_t type, const struct rpath *p,
+		      uint32_t *count, struct cordon_err *e)
+{
+	int r = wire_send(s->ctrl[0], type, p->path, strlen(p->path), p->fd);
+	if (r < 0)
+		return err_sys(e, -r, "sending %s to cordon-inner", p->path);
+	(*count)++;
+	return 0;
+}
+
+/* Hand cordon-inner the descriptor of every writable root and of every
+ * read-only path bound by path, so it can check that what is mounted at each
+ * path is the object cordon resolved. */
 static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 {
 	uint32_t count = 0;
-	for (size_t i = 0; i < s->res.nroots; i++) {
-		const struct rpath *p = &s->res.roots[i];
-		int r = wire_send(s->ctrl[0], WIRE_BIND_CHECK, p->path, strlen(p->path), p->fd);
-		if (r < 0)
-			return err_sys(e, -r, "sending %s to cordon-inner", p->path);
-		count++;
-	}
+	for (size_t i = 0; i < s->res.nroots; i++)
+		if (send_check(s, WIRE_BIND_CHECK, &s->res.roots[i], &count, e) < 0)
+			return -EIO;
+	for (size_t i = 0; i < s->res.ncarves; i++)
+		if (s->res.carves[i].late &&
+		    send_check(s, WIRE_RO_CHECK, &s->res.carves[i], &count, e) < 0)
+			return -EIO;
+	for (size_t i = 0; i < s->res.nprotects; i++)
+		if (s->res.protects[i].late &&
+		    send_check(s, WIRE_RO_CHECK, &s->res.protects[i], &count, e) < 0)
+			return -EIO;
 	int r = wire_send(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1);
 	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
 }
@@ -128,20 +184,16 @@ static void print_argv(const struct argv *a, int explain)
 	fputc('\n', stderr);
 }
 
-static int prepare(const struct config *c, int explain, struct run_state *s,
-		   struct cordon_err *e)
+/* Everything bwrap must inherit or know when it is forked. */
+static int prepare_early(const struct config *c, int explain, struct run_state *s,
+			 struct cordon_err *e)
 {
 	int r;
 	char inner_path[PATH_MAX];
-	char inner_exec[64];
 
 	if ((r = resolve_config(c, &s->res, e)) < 0)
 		return r;
 	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
-		return r;
-	if (explain)
-		protect_explain(&s->res);
-	else if ((r = protect_setup(&s->res, c->full_write, &s->prot, e)) < 0)
 		return r;
 	if ((r = inner_find(&s->inner_fd, inner_path, e)) < 0)
 		return r;
@@ -151,6 +203,44 @@ static int prepare(const struct config *c, int explain, struct run_state *s,
 		return err_sys(e, errno, "pipe2");
 	if (fcntl(s->ctrl[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(s->info[0], F_SETFL, O_NONBLOCK) < 0)
 		return err_sys(e, errno, "fcntl");
+	/* A stream socket rather than a pipe: cordon writes with MSG_NOSIGNAL,
+	 * so a bwrap that died early is an error here, never a SIGPIPE. */
+	if (!explain && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->args) < 0)
+		return err_sys(e, errno, "socketpair");
+	if ((r = build_inner_args(c, s, e)) < 0)
+		return r;
+	if ((r = env_build(environ, c, &s->env, e)) < 0)
+		return r;
+	/* bwrap execs cordon-inner through this descriptor: the binary cordon
+	 * chose is the one that runs, even where the sandbox hides its path. */
+	(void)snprintf(s->inner_exec, sizeof(s->inner_exec), "/proc/self/fd/%d", s->inner_fd);
+	s->bo = (struct bwrap_opts){
+		.bwrap_name = "bwrap",
+		/* With a terminal, stay in the caller's session so shells and
+		 * editors keep job control; TIOCSTI and TIOCLINUX, the reason
+		 * bwrap offers --new-session, are refused by seccomp instead. */
+		.new_session = !isatty(STDIN_FILENO),
+		.share_pid = c->pid == PID_INHERIT,
+		.info_fd = s->info[1],
+		.inner_exec = s->inner_exec,
+		.inner_args = s->inner_args.v,
+		.cmd = c->cmd,
+	};
+	return collect_keep(s, e);
+}
+
+/* What can wait until bwrap is starting: the registry and its mount points,
+ * then the plan and the argv. */
+static int prepare_late(const struct config *c, int explain, struct run_state *s,
+			struct cordon_err *e)
+{
+	int r;
+
+	if (explain)
+		protect_explain(&s->res);
+	else if ((r = protect_setup(&s->res, c->full_write, &s->prot, e)) < 0)
+		return r;
+	mark_late(s);
 
 	struct plan_input in = {
 		s->res.roots, s->res.nroots, s->res.carves, s->res.ncarves,
@@ -159,41 +249,75 @@ static int prepare(const struct config *c, int explain, struct run_state *s,
 	};
 	if ((r = mount_plan_build(&in, &s->plan, e)) < 0)
 		return r;
-	if ((r = build_inner_args(c, s, e)) < 0)
+	if ((r = bwrap_argv_options(&s->plan, &s->bo, &s->argv, e)) < 0)
 		return r;
-	/* bwrap execs cordon-inner through this descriptor: the binary cordon
-	 * chose is the one that runs, even where the sandbox hides its path. */
-	(void)snprintf(inner_exec, sizeof(inner_exec), "/proc/self/fd/%d", s->inner_fd);
-	struct bwrap_opts bo = {
-		.bwrap_name = "bwrap",
-		/* With a terminal, stay in the caller's session so shells and editors keep
-		 * job control; TIOCSTI and TIOCLINUX, the reason bwrap offers
-		 * --new-session, are refused by the seccomp filter instead. */
-		.new_session = !isatty(STDIN_FILENO),
-		.share_pid = c->pid == PID_INHERIT,
-		.info_fd = s->info[1],
-		.inner_exec = inner_exec,
-		.inner_args = s->inner_args.v,
-		.cmd = c->cmd,
+	s->nopts = s->argv.n;
+	return bwrap_argv_command(&s->bo, &s->argv, e);
+}
+
+/* Start bwrap with `--args FD` before the registry work: it spends the time
+ * cordon needs for that loading itself, then blocks reading its arguments. */
+static int fork_bwrap(struct run_state *s, struct cordon_err *e)
+{
+	struct argv argv = { 0 };
+	int r = 0;
+	r |= argv_push(&argv, "bwrap");
+	r |= argv_push(&argv, "--args");
+	r |= argv_push_int(&argv, s->args[0]);
+	if (r < 0) {
+		argv_free(&argv);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	if ((r = bwrap_argv_command(&s->bo, &argv, e)) < 0)
+		return r;
+	char *empty_env[] = { NULL };
+	struct spawn_spec spec = {
+		s->bwrap.fd, argv.v, s->env.v ? s->env.v : empty_env, s->keep, s->nkeep,
 	};
-	if ((r = bwrap_argv_build(&s->plan, &bo, &s->argv, e)) < 0)
-		return r;
-	if ((r = env_build(environ, c, &s->env, e)) < 0)
-		return r;
-	return collect_keep(s, e);
+	pid_t pid = supervisor_spawn(&spec, e);
+	argv_free(&argv);
+	if (pid < 0)
+		return (int)pid;
+	s->bwrap_pid = pid;
+	sys_close(&s->args[0]);
+	return 0;
+}
+
+/* bwrap --args reads NUL-terminated options until end of file. */
+static int send_args(struct run_state *s, struct cordon_err *e)
+{
+	for (size_t i = 1; i < s->nopts; i++) {
+		const char *a = s->argv.v[i];
+		size_t len = strlen(a) + 1;
+		while (len > 0) {
+			ssize_t n = send(s->args[1], a, len, MSG_NOSIGNAL);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return err_sys(e, errno, "bwrap exited before reading its arguments");
+			a += n;
+			len -= (size_t)n;
+		}
+	}
+	sys_close(&s->args[1]);
+	return 0;
 }
 
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
-			       .prot = PROTECT_RUN_INIT };
+			       .args = { -1, -1 }, .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
 
 	if ((r = supervisor_block_signals(e)) < 0)
 		return r;
-	if ((r = prepare(c, explain, &s, e)) < 0)
+	if ((r = prepare_early(c, explain, &s, e)) < 0)
+		goto done;
+	if (!explain && (r = fork_bwrap(&s, e)) < 0)
+		goto done;
+	if ((r = prepare_late(c, explain, &s, e)) < 0)
 		goto done;
 	if (explain || c->verbose)
 		print_argv(&s.argv, explain);
@@ -201,23 +325,11 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = 0;
 		goto done;
 	}
-
-	char *empty_env[] = { NULL };
-	struct spawn_spec spec = {
-		s.bwrap.fd, s.argv.v, s.env.v ? s.env.v : empty_env, s.keep, s.nkeep,
-	};
-	pid_t pid = supervisor_spawn(&spec, e);
-	if (pid < 0) {
-		r = pid;
+	if ((r = send_args(&s, e)) < 0)
 		goto done;
-	}
-	if ((r = protect_started(&s.prot, pid, e)) < 0) {
-		/* Nothing ran: cordon-inner is still waiting for the bind checks. */
-		(void)kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		goto done;
-	}
+	pid_t pid = s.bwrap_pid;
+	if ((r = protect_started(&s.prot, pid, e)) < 0)
+		goto done; /* nothing ran: cordon-inner waits for the bind checks */
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
 	struct cordon_err send_err;
@@ -226,6 +338,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		 * BINDS_END, refuses to run the command and reports why. */
 	}
 	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &out, e);
+	if (out.reaped)
+		s.bwrap_pid = 0;
 	if (r < 0)
 		goto done;
 	r = supervisor_exit_code(&out);

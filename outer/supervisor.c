@@ -125,6 +125,7 @@ int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
 		pid_t w = waitpid(bwrap, &st, WNOHANG);
 		if (w == bwrap) {
 			out->wstatus = st;
+			out->reaped = 1;
 			break;
 		}
 		if (w < 0 && errno != EINTR)

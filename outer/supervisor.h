@@ -31,6 +31,7 @@ struct run_outcome {
 	int killed_by;            /* SIGTERM if cordon was asked to end the run, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
 	pid_t sandbox_pid;        /* host pid of cordon-inner, 0 if never known */
+	int reaped;               /* bwrap was waited for (wstatus is valid) */
 };
 
 /* Block the forwarded signals (call before anything forks). */
