@@ -162,7 +162,7 @@ Test(binds_receive, count_mismatch_refused)
 	send_end(&f, 2);
 	struct cordon_err e;
 	cr_assert_eq(receive(&f, &bs, &e), -EPROTO);
-	cr_assert_not_null(strstr(e.msg, "announced 2 writable roots, 1 arrived"), "%s", e.msg);
+	cr_assert_not_null(strstr(e.msg, "announced 2 mounts to check, 1 arrived"), "%s", e.msg);
 	binds_free(&bs);
 	teardown_fx(&f);
 
@@ -249,4 +249,38 @@ Test(binds_receive, descriptors_not_kept_open)
 	close(after);
 	binds_free(&bs);
 	teardown_fx(&f);
+}
+
+/* A read-only mount bound by path is checked like a root but is not a root:
+ * Landlock must not grant writes beneath it. */
+Test(binds_receive, ro_check_verified_but_not_writable)
+{
+	char dir[] = "/tmp/cordon-binds-ro.XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	int fd = open(dir, O_PATH | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(wire_send(sv[0], WIRE_RO_CHECK, dir, strlen(dir), fd), 0);
+	uint32_t one = 1;
+	cr_assert_eq(wire_send(sv[0], WIRE_BINDS_END, &one, sizeof(one), -1), 0);
+	struct binds b = { .n = 0 };
+	struct cordon_err e;
+	cr_assert_eq(binds_receive_and_check(sv[1], &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 0, "a read-only check became a writable root");
+	cr_assert_eq(b.checked, 1);
+	binds_free(&b);
+
+	/* The refusal: the same record with another object's descriptor. */
+	int other = open("/", O_PATH | O_CLOEXEC);
+	cr_assert_eq(wire_send(sv[0], WIRE_RO_CHECK, dir, strlen(dir), other), 0);
+	cr_assert_eq(wire_send(sv[0], WIRE_BINDS_END, &one, sizeof(one), -1), 0);
+	cr_assert_eq(binds_receive_and_check(sv[1], &b, &e), -EXDEV);
+	cr_assert_not_null(strstr(e.msg, dir), "%s", e.msg);
+	binds_free(&b);
+	close(fd);
+	close(other);
+	close(sv[0]);
+	close(sv[1]);
+	rmdir(dir);
 }
