@@ -510,10 +510,17 @@ void protect_release(struct protect_run *p)
 	p->sandbox = 0;
 }
 
-void protect_explain(const struct resolved *r)
+int protect_explain(struct resolved *r, struct cordon_err *e)
 {
-	for (size_t i = 0; i < r->nmissing; i++)
-		fprintf(stderr, "cordon: protected %s is missing: a run creates it as an empty "
-			"directory, binds it read-only, and removes it afterwards\n",
-			r->missing[i].path);
+	/* The mounts a run would add for them, bound by path as a run binds
+	 * what it creates after bwrap started; nothing is created here. */
+	for (size_t i = 0; i < r->nmissing; i++) {
+		struct rpath p = { .fd = -1, .is_dir = 1, .late = 1 };
+		p.path = strdup(r->missing[i].path);
+		if (!p.path || rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+			free(p.path);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
 }

@@ -57,8 +57,9 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
  * running, leave all of that to the guardian instead.  Frees p. */
 void protect_release(struct protect_run *p);
 
-/* For cordon explain: say, on stderr, which missing names a run would
- * create and protect. */
-void protect_explain(const struct resolved *r);
+/* For cordon explain: add to r->protects the mounts a run would make for the
+ * missing names (by path; nothing is created). */
+int protect_explain(struct resolved *r, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -237,10 +237,13 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 	int r;
 
 	if (explain)
-		protect_explain(&s->res);
-	else if ((r = protect_setup(&s->res, c->full_write, &s->prot, e)) < 0)
+		r = protect_explain(&s->res, e);
+	else
+		r = protect_setup(&s->res, c->full_write, &s->prot, e);
+	if (r < 0)
 		return r;
-	mark_late(s);
+	if (!explain)
+		mark_late(s);
 
 	struct plan_input in = {
 		s->res.roots, s->res.nroots, s->res.carves, s->res.ncarves,

@@ -181,13 +181,32 @@ raw_bwrap() {
 		print (fds == "" ? "-" : fds); print bw; for (k = 0; k < n; k++) print out[k]; print "--"; print tr
 	}'
 }
+# mirror ARRAY: point the raw bwrap argv at a copy of the scratch tree
+# ($T/raw), where every path it binds exists.  A run of cordon creates the
+# missing protected names itself and removes them again; the floor must do
+# the same mounts without leaving them in the tree cordon is timed on.
+mirror() {
+	local -n a=$1
+	local i
+	for ((i = 0; i < ${#a[@]}; i++)); do
+		[[ ${a[i]} == "$T"/* && ${a[i]} != "$T"/bin/* ]] || continue
+		a[i]=$T/raw/${a[i]#"$T"/}
+		if [[ ${a[i - 2]-} == --ro-bind-data ]]; then
+			mkdir -p "$(dirname "${a[i]}")" && : >"${a[i]}"
+		elif [[ ${a[i - 1]} == --bind || ${a[i - 1]} == --ro-bind || ${a[i - 1]} == --chdir ]]; then
+			mkdir -p "${a[i]}"
+		fi
+	done
+}
 cols() {  # cols POLICY...: appends "FDS raw-bwrap ::: - cordon OPTS -- true :::" to CMDS
 	local p raw
 	for p in "$@"; do
 		policy "$p"
-		"$CORDON" explain "${OPTS[@]}" -- true >"$T/explain.$p" || die "cordon explain failed ($p)"
+		"$CORDON" explain "${OPTS[@]}" -- true >"$T/explain.$p" 2>"$T/explain.err" ||
+			{ cat "$T/explain.err" >&2; die "cordon explain failed ($p)"; }
 		mapfile -t raw < <(raw_bwrap <"$T/explain.$p")
 		((${#raw[@]} > 3)) || die "could not translate cordon's bwrap argv ($p)"
+		mirror raw
 		CMDS+=("${raw[@]}" ::: - "$CORDON" "${OPTS[@]}" -- "$TRUE" :::)
 	done
 }
