@@ -20,6 +20,7 @@ static const struct wire_spec wire_table[WIRE_TYPE_END] = {
 	[WIRE_ERROR] = { "error", WIRE_TO_OUTER, sizeof(struct cordon_err),
 			 sizeof(struct cordon_err), 0, 1 },
 	[WIRE_RO_CHECK] = { "ro-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, 1, 0 },
+	[WIRE_EXITED] = { "exited", WIRE_TO_OUTER, 4, 4, 0, 1 },
 };
 
 int wire_send(int sock, uint32_t type, const void *data, size_t len, int fd)

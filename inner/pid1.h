@@ -20,8 +20,9 @@ void pid1_forwarded_set(sigset_t *s);
 /* Pure: wait status of the command -> our exit status. */
 int pid1_exit_status(int wstatus);
 
-/* Run the loop for the command `cmd`; returns the exit status.  `sfd` is a
- * signalfd for pid1_forwarded_set() plus SIGCHLD. */
+/* Run the loop for the command `cmd`; returns the exit status once the
+ * command has ended and every other process of the namespace has been killed
+ * and reaped.  `sfd` is a signalfd for pid1_forwarded_set() plus SIGCHLD. */
 int pid1_run(pid_t cmd, int sfd);
 
 #endif

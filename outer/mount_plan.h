@@ -24,6 +24,7 @@ struct rpath {
 	int is_dir;
 	int late;     /* opened after bwrap was started: bound by path, and
 			 cordon-inner checks (dev, ino) at that path instead */
+	int inherited;/* fd was in bwrap's descriptor table when it was forked */
 };
 
 struct plan_input {

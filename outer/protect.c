@@ -484,6 +484,12 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 	return 0;
 }
 
+void protect_command_gone(struct protect_run *p)
+{
+	p->sandbox = 0;
+	protect_release(p);
+}
+
 /* 1 if bwrap (cordon's child) has not exited yet. */
 static int sandbox_running(pid_t pid)
 {

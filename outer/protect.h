@@ -57,6 +57,12 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
  * running, leave all of that to the guardian instead.  Frees p. */
 void protect_release(struct protect_run *p);
 
+/* cordon-inner reported that every process of the sandbox but itself is
+ * dead: release now, while bwrap is still exiting.  The mount points are in
+ * use only in the sandbox's own mount namespace, which no untrusted process
+ * can reach any more, and removing them on the host does not need it gone. */
+void protect_command_gone(struct protect_run *p);
+
 /* For cordon explain: add to r->protects the mounts a run would make for the
  * missing names (by path; nothing is created). */
 int protect_explain(struct resolved *r, struct cordon_err *e)

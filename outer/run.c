@@ -81,18 +81,10 @@ static int keep_fd(struct run_state *s, int fd)
 	return 0;
 }
 
-static int kept(const struct run_state *s, int fd)
-{
-	for (size_t i = 0; i < s->nkeep; i++)
-		if (s->keep[i] == fd)
-			return 1;
-	return 0;
-}
-
 /* The descriptors bwrap inherits: everything resolved so far. */
 static int collect_keep(struct run_state *s, struct cordon_err *e)
 {
-	const struct { const struct rpath *v; size_t n; } lists[] = {
+	const struct { struct rpath *v; size_t n; } lists[] = {
 		{ s->res.roots, s->res.nroots }, { s->res.carves, s->res.ncarves },
 		{ s->res.protects, s->res.nprotects }, { s->res.masks, s->res.nmasks },
 	};
@@ -103,20 +95,23 @@ static int collect_keep(struct run_state *s, struct cordon_err *e)
 	r |= keep_fd(s, s->args[0]);
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
-			if (lists[l].v[i].fd >= 0)
+			if (lists[l].v[i].fd >= 0) {
 				r |= keep_fd(s, lists[l].v[i].fd);
+				lists[l].v[i].inherited = 1;
+			}
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
 /* Read-only paths opened after bwrap was forked (materialized and pinned
- * protected names, the registry carve-out) are not in its descriptor table:
- * they are bound by path and checked by cordon-inner instead. */
+ * protected names, the registry carve-out) are not in its descriptor table,
+ * even where their number is (cordon reuses freed numbers): they are bound by
+ * path and checked by cordon-inner instead. */
 static void mark_late(struct run_state *s)
 {
 	for (size_t i = 0; i < s->res.ncarves; i++)
-		s->res.carves[i].late = !kept(s, s->res.carves[i].fd);
+		s->res.carves[i].late = !s->res.carves[i].inherited;
 	for (size_t i = 0; i < s->res.nprotects; i++)
-		s->res.protects[i].late = !kept(s, s->res.protects[i].fd);
+		s->res.protects[i].late = !s->res.protects[i].inherited;
 }
 
 static int build_inner_args(const struct config *c, struct run_state *s, struct cordon_err *e)
@@ -306,6 +301,13 @@ static int send_args(struct run_state *s, struct cordon_err *e)
 	return 0;
 }
 
+/* Nothing of the command is left: the host paths can go before bwrap has
+ * finished tearing the namespace down. */
+static void command_gone(void *ctx)
+{
+	protect_command_gone(ctx);
+}
+
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
@@ -340,7 +342,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		/* Deliberately not fatal here: cordon-inner then never sees
 		 * BINDS_END, refuses to run the command and reports why. */
 	}
-	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &out, e);
+	struct supervisor_hooks hooks = { command_gone, &s.prot };
+	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)

@@ -77,8 +77,8 @@ static pid_t parse_child_pid(const char *buf)
 	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
 }
 
-static int drain_ctrl(int ctrl, struct wire_peer *peer, struct run_outcome *out,
-		      struct cordon_err *e)
+static int drain_ctrl(int ctrl, struct wire_peer *peer, const struct supervisor_hooks *hooks,
+		      struct run_outcome *out, struct cordon_err *e)
 {
 	for (;;) {
 		struct wire_rec rec;
@@ -90,7 +90,10 @@ static int drain_ctrl(int ctrl, struct wire_peer *peer, struct run_outcome *out,
 			*e = re;
 			return r;
 		}
-		if (rec.type == WIRE_STARTED) {
+		if (rec.type == WIRE_EXITED) {
+			if (hooks && hooks->on_exited)
+				hooks->on_exited(hooks->ctx);
+		} else if (rec.type == WIRE_STARTED) {
 			out->started = 1;
 		} else if (rec.type == WIRE_ERROR) {
 			memcpy(&out->inner_err, rec.data, sizeof(out->inner_err));
@@ -102,7 +105,8 @@ static int drain_ctrl(int ctrl, struct wire_peer *peer, struct run_outcome *out,
 }
 
 int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
-		    struct run_outcome *out, struct cordon_err *e)
+		    const struct supervisor_hooks *hooks, struct run_outcome *out,
+		    struct cordon_err *e)
 {
 	sigset_t s;
 	watched_set(&s);
@@ -178,7 +182,7 @@ int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
 			}
 		}
 		if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-			int r = drain_ctrl(ctrl, &peer, out, e);
+			int r = drain_ctrl(ctrl, &peer, hooks, out, e);
 			if (r == 0)
 				ctrl_open = 0;
 			else if (r < 0 && r != -EAGAIN) {
@@ -206,7 +210,7 @@ int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
 		}
 	}
 	if (ctrl_open && rc == 0) {
-		int r = drain_ctrl(ctrl, &peer, out, e);
+		int r = drain_ctrl(ctrl, &peer, hooks, out, e);
 		if (r < 0 && r != -EAGAIN)
 			rc = r;
 	}

@@ -43,9 +43,16 @@ pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
 
 /* Watch bwrap (pid), the control socket and the info pipe until bwrap has
  * exited; forward signals; enforce the timeout (seconds, 0: none). */
+/* on_exited (may be NULL) is called once when cordon-inner reports that the
+ * command and every process it left have ended, before bwrap has exited. */
+struct supervisor_hooks {
+	void (*on_exited)(void *ctx);
+	void *ctx;
+};
+
 int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
-		    struct run_outcome *out, struct cordon_err *e)
-	__attribute__((warn_unused_result));
+		    const struct supervisor_hooks *hooks, struct run_outcome *out,
+		    struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Pure: the exit status cordon should end with, and whether a message is due. */
 int supervisor_exit_code(const struct run_outcome *o);
