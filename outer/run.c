@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,10 +133,27 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
+/* The control socket is non-blocking for the supervisor loop, and hundreds
+ * of records outgrow its buffer: wait for room while cordon-inner drains it.
+ * If cordon-inner never comes, bwrap exits and the peer end closes. */
+static int send_blocking(int sock, uint32_t type, const void *data, size_t len, int fd)
+{
+	for (;;) {
+		int r = wire_send(sock, type, data, len, fd);
+		if (r != -EAGAIN)
+			return r;
+		struct pollfd p = { sock, POLLOUT, 0 };
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -errno;
+		if (p.revents & (POLLHUP | POLLERR))
+			return -EPIPE;
+	}
+}
+
 static int send_check(const struct run_state *s, uint32_t type, const struct rpath *p,
 		      uint32_t *count, struct cordon_err *e)
 {
-	int r = wire_send(s->ctrl[0], type, p->path, strlen(p->path), p->fd);
+	int r = send_blocking(s->ctrl[0], type, p->path, strlen(p->path), p->fd);
 	if (r < 0)
 		return err_sys(e, -r, "sending %s to cordon-inner", p->path);
 	(*count)++;
@@ -159,7 +177,7 @@ static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 		if (s->res.protects[i].late &&
 		    send_check(s, WIRE_RO_CHECK, &s->res.protects[i], &count, e) < 0)
 			return -EIO;
-	int r = wire_send(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1);
+	int r = send_blocking(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1);
 	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
 }
 
@@ -337,11 +355,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done; /* nothing ran: cordon-inner waits for the bind checks */
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
-	struct cordon_err send_err;
-	if (send_bind_checks(&s, &send_err) < 0) {
-		/* Deliberately not fatal here: cordon-inner then never sees
-		 * BINDS_END, refuses to run the command and reports why. */
-	}
+	if ((r = send_bind_checks(&s, e)) < 0)
+		goto done; /* state_free kills bwrap: cordon-inner never got BINDS_END */
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
 	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)

@@ -35,6 +35,14 @@ expect 0 "TMPDIR names a writable directory (mktemp works)" -- "${C[@]}" -- sh -
 expect 0 "--tmp host makes the host /tmp writable" -- "$CORDON" --tmp host -C "$ws" -- sh -c "echo x > '$W/outside/tmphost'"
 assert "the --tmp host write is on the host" -- test -e "$W/outside/tmphost"
 
+# Hundreds of checks (a root and four protected names each) outgrow the
+# control socket's buffer: cordon must wait for room, not give up or hang.
+many=()
+for i in $(seq 100); do mkdir -p "$W/many/r$i"; many+=(-w "$W/many/r$i"); done
+expect 0 "100 writable roots work" -- timeout 20 "$CORDON" "${many[@]}" -C "$W/many/r1" -- sh -c 'echo x > /tmp/y && echo ok > ok'
+assert "the last root is writable" -- test -f "$W/many/r1/ok"
+assert "and nothing is left in the roots" -- test -z "$(ls -A "$W/many/r100")"
+
 # --- processes ---------------------------------------------------------------
 sleep 300 &
 hostpid=$!
