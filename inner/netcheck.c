@@ -7,12 +7,14 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <netlink/addr.h>
-#include <netlink/cache.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
 #include <netlink/errno.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <netlink/route/addr.h>
-#include <netlink/route/link.h>
+#include <netlink/route/rtnl.h>
 #include <netlink/socket.h>
 
 /* A namespace that passes has one link; more than this many is refused
@@ -110,17 +112,82 @@ static void nc_sock_free(struct nl_sock **sk)
 		nl_socket_free(*sk);
 }
 
-static void nc_cache_free(struct nl_cache **c)
+/* What the two dumps fill in. */
+struct nc_state {
+	struct netcheck_link list[NETCHECK_MAX_LINKS];
+	int ifindex[NETCHECK_MAX_LINKS];
+	size_t n;
+	size_t extra;   /* links beyond NETCHECK_MAX_LINKS: refused anyway */
+};
+
+static int nc_link(struct nl_msg *msg, void *arg)
 {
-	if (*c)
-		nl_cache_free(*c);
+	struct nc_state *st = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	if (h->nlmsg_type != RTM_NEWLINK || nlmsg_datalen(h) < (int)sizeof(struct ifinfomsg))
+		return NL_SKIP;
+	if (st->n >= NETCHECK_MAX_LINKS) {
+		st->extra++;
+		return NL_OK;
+	}
+	const struct ifinfomsg *ifi = nlmsg_data(h);
+	struct netcheck_link *l = &st->list[st->n];
+	struct nlattr *name = nlmsg_find_attr(h, sizeof(*ifi), IFLA_IFNAME);
+	if (name) {
+		size_t len = strnlen(nla_data(name), (size_t)nla_len(name));
+		if (len >= sizeof(l->name))
+			len = sizeof(l->name) - 1;
+		memcpy(l->name, nla_data(name), len);
+		l->name[len] = '\0';
+	}
+	l->flags = ifi->ifi_flags;
+	st->ifindex[st->n++] = ifi->ifi_index;
+	return NL_OK;
+}
+
+static int nc_addr(struct nl_msg *msg, void *arg)
+{
+	static const unsigned char localhost4[4] = { 127, 0, 0, 1 };
+	struct nc_state *st = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	if (h->nlmsg_type != RTM_NEWADDR || nlmsg_datalen(h) < (int)sizeof(struct ifaddrmsg))
+		return NL_SKIP;
+	const struct ifaddrmsg *ifa = nlmsg_data(h);
+	if (ifa->ifa_family != AF_INET)
+		return NL_OK;
+	struct nlattr *local = nlmsg_find_attr(h, sizeof(*ifa), IFA_LOCAL);
+	if (!local)
+		local = nlmsg_find_attr(h, sizeof(*ifa), IFA_ADDRESS);
+	if (!local || nla_len(local) != (int)sizeof(localhost4) ||
+	    memcmp(nla_data(local), localhost4, sizeof(localhost4)) != 0)
+		return NL_OK;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->ifindex[i] == (int)ifa->ifa_index)
+			st->list[i].has_localhost4 = 1;
+	return NL_OK;
+}
+
+/* One rtnetlink dump, each message handed to cb. */
+static int nc_dump(struct nl_sock *sk, int type, int family, nl_recvmsg_msg_cb_t cb,
+		   struct nc_state *st, const char *what, struct cordon_err *e)
+{
+	int r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, cb, st);
+	if (r >= 0)
+		r = nl_rtgen_request(sk, type, family, NLM_F_DUMP);
+	if (r >= 0)
+		r = nl_recvmsgs_default(sk);
+	if (r < 0)
+		return err_set(e, nc_errno(r), "netcheck: cannot list network %s: %s", what,
+			       nl_geterror(r));
+	return 0;
 }
 
 int netcheck_loopback_only(struct cordon_err *e)
 {
+	/* The message-level API rather than libnl's link and address caches:
+	 * the caches build an object per attribute of every link, which cost
+	 * cordon-inner a third of a millisecond on every start under musl. */
 	__attribute__((cleanup(nc_sock_free))) struct nl_sock *sk = nl_socket_alloc();
-	__attribute__((cleanup(nc_cache_free))) struct nl_cache *links = NULL;
-	__attribute__((cleanup(nc_cache_free))) struct nl_cache *addrs = NULL;
 	if (!sk)
 		return err_set(e, ENOMEM, "netcheck: cannot allocate a netlink socket");
 
@@ -129,47 +196,15 @@ int netcheck_loopback_only(struct cordon_err *e)
 	if (r < 0)
 		return err_set(e, nc_errno(r), "netcheck: cannot open rtnetlink: %s",
 			       nl_geterror(r));
-	r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links);
-	if (r < 0)
-		return err_set(e, nc_errno(r), "netcheck: cannot list network interfaces: %s",
-			       nl_geterror(r));
-	r = rtnl_addr_alloc_cache(sk, &addrs);
-	if (r < 0)
-		return err_set(e, nc_errno(r), "netcheck: cannot list network addresses: %s",
-			       nl_geterror(r));
-
-	struct netcheck_link list[NETCHECK_MAX_LINKS];
-	int ifindex[NETCHECK_MAX_LINKS];
-	size_t n = 0;
-	memset(list, 0, sizeof(list));
-	for (struct nl_object *o = nl_cache_get_first(links);
-	     o && n < NETCHECK_MAX_LINKS; o = nl_cache_get_next(o)) {
-		struct rtnl_link *l = (struct rtnl_link *)o;
-		const char *name = rtnl_link_get_name(l);
-		if (!name)
-			name = "";
-		size_t len = strnlen(name, sizeof(list[n].name) - 1);
-		memcpy(list[n].name, name, len);
-		list[n].name[len] = '\0';
-		list[n].flags = rtnl_link_get_flags(l);
-		ifindex[n] = rtnl_link_get_ifindex(l);
-		n++;
-	}
-
-	static const unsigned char localhost4[4] = { 127, 0, 0, 1 };
-	for (struct nl_object *o = nl_cache_get_first(addrs); o; o = nl_cache_get_next(o)) {
-		struct rtnl_addr *a = (struct rtnl_addr *)o;
-		if (rtnl_addr_get_family(a) != AF_INET)
-			continue;
-		struct nl_addr *local = rtnl_addr_get_local(a);
-		if (!local || nl_addr_get_len(local) != sizeof(localhost4) ||
-		    memcmp(nl_addr_get_binary_addr(local), localhost4, sizeof(localhost4)) != 0)
-			continue;
-		int idx = rtnl_addr_get_ifindex(a);
-		for (size_t i = 0; i < n; i++)
-			if (ifindex[i] == idx)
-				list[i].has_localhost4 = 1;
-	}
-
-	return netcheck_decide(list, n, e);
+	struct nc_state st;
+	memset(&st, 0, sizeof(st));
+	if ((r = nc_dump(sk, RTM_GETLINK, AF_UNSPEC, nc_link, &st, "interfaces", e)) < 0)
+		return r;
+	if ((r = nc_dump(sk, RTM_GETADDR, AF_INET, nc_addr, &st, "addresses", e)) < 0)
+		return r;
+	if (st.extra)
+		return err_set(e, EPERM, "more than %d network interfaces in the sandbox's network "
+			       "namespace, where only lo may exist; " NETCHECK_ADVICE,
+			       NETCHECK_MAX_LINKS);
+	return netcheck_decide(st.list, st.n, e);
 }
