@@ -273,6 +273,7 @@ policy default
 self=-1 tree=0 inner=0 bw=0
 mapfile -t raw < <(raw_bwrap <"$T/explain.default")
 [[ ${raw[0]} == - ]] || die "the default policy unexpectedly needs descriptors"
+mirror raw
 for _ in 1 2 3 4 5; do
 	out=$("$T/bin/rss" "$CORDON" "${OPTS[@]}" -- "$TRUE") || die "cordon failed under the rss wrapper"
 	read -r s t <<<"$out"
