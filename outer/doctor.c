@@ -1,6 +1,7 @@
 /* doctor.c: see doctor.h. */
 #include "doctor.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include "bwrap_find.h"
 #include "config.h"
+#include "registry.h"
 #include "err.h"
 #include "run.h"
 #include "seccomp_bpf.h"
@@ -149,6 +151,31 @@ static void check_landlock(void)
 		     errno == EOPNOTSUPP ? "disabled at boot" : "not in this kernel");
 }
 
+/* The registry of materialized mount points: usable, and nothing leaked. */
+static void check_registry(void)
+{
+	struct registry reg = REGISTRY_INIT;
+	struct cordon_err e;
+	if (registry_open(&reg, &e) < 0) {
+		line(0, "registry", "%s", e.msg);
+		registry_close(&reg);
+		return;
+	}
+	size_t records = 0;
+	int fd = openat(reg.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		(void)close(fd);
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (strncmp(de->d_name, "run-", 4) == 0)
+			records++;
+	if (d)
+		(void)closedir(d);
+	line(1, "registry", "%s, %zu run record%s (cordon reclaim removes what dead runs left)",
+	     reg.path, records, records == 1 ? "" : "s");
+	registry_close(&reg);
+}
+
 int doctor_run(void)
 {
 	failures = 0;
@@ -156,6 +183,7 @@ int doctor_run(void)
 	check_userns();
 	check_seccomp();
 	check_landlock();
+	check_registry();
 	(void)fflush(stdout);
 	check_trial();
 	return failures ? 1 : 0;

@@ -21,6 +21,7 @@
 #include "mount_plan.h"
 #include "protect.h"
 #include "resolve.h"
+#include "seccomp_policy.h"
 #include "supervisor.h"
 #include "sys.h"
 #include "wire.h"
@@ -181,6 +182,18 @@ static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
 }
 
+/* The seccomp rules the command runs under, from the table the filter is
+ * compiled from. */
+static void print_seccomp(void)
+{
+	size_t n;
+	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
+	printf("\nseccomp rules (everything else allowed):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-18s %s: %s\n", t[i].syscall, t[i].when,
+		       t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
+}
+
 /* -v: one line on stderr.  explain: one argument per line on stdout, after a
  * header, so scripts (scripts/bench-startup.sh) can replay it exactly. */
 static void print_argv(const struct argv *a, int explain)
@@ -189,6 +202,7 @@ static void print_argv(const struct argv *a, int explain)
 		fputs("bwrap argv (one argument per line):\n", stdout);
 		for (size_t i = 0; i < a->n; i++)
 			printf("%s\n", a->v[i]);
+		print_seccomp();
 		return;
 	}
 	fputs("cordon: bwrap", stderr);

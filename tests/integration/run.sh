@@ -21,12 +21,21 @@ cp tests/integration/*.sh "$PREFIX/tests/"
 cp "$BUILD"/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
 chmod -R a+rX "$PREFIX"
 
+# A sanitizer build (make check-asan): every run of cordon in every test is
+# checked for leaks (LeakSanitizer exits 23, which no test expects) and for
+# undefined behaviour.
+san_env=()
+if [[ $BUILD == *asan* ]]; then
+	san_env=(CORDON_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+		 LSAN_OPTIONS=exitcode=23 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
+fi
+
 total_pass=0
 total_fail=0
 run_as() { # USER FILE
 	local user=$1 file=$2 out
 	local envs=(CORDON="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
-		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8)
+		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}")
 	echo "== $(basename "$file") as $user"
 	if [ "$user" = "$(id -un)" ]; then
 		out=$(cd "$PREFIX" && env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)

@@ -136,4 +136,15 @@ expect_err 125 "not owned by root|writable by others|directory above" "a bwrap t
 	env CORDON_BWRAP="$ws/bwrap" "$CORDON" -C / -- true
 expect 0 "control: CORDON_BWRAP=/usr/bin/bwrap is accepted" -- env CORDON_BWRAP=/usr/bin/bwrap "${C[@]}" -- true
 
+# --- leaks (sanitizer builds) -------------------------------------------------
+if [ -n "${CORDON_SANITIZED-}" ]; then
+	expect 0 "a full run of cordon leaks nothing (LeakSanitizer)" -- "${C[@]}" -- sh -c 'echo x > f'
+	assert "and LeakSanitizer reported nothing" -- sh -c "! grep -q Sanitizer '$ERR'"
+	expect 3 "a failing command leaks nothing either" -- "${C[@]}" -- sh -c 'exit 3'
+	expect 125 "a refused run leaks nothing either" -- "$CORDON" -w "$W/nope" -- true
+	assert "and LeakSanitizer reported nothing" -- sh -c "! grep -q Sanitizer '$ERR'"
+else
+	echo "  skip [$WHO] leak checks: not a sanitizer build (make check-asan runs them)"
+fi
+
 finish
