@@ -22,6 +22,17 @@ size_t path_depth(const char *path)
 	return d;
 }
 
+const char *path_next(const char **p, size_t *len)
+{
+	while (**p == '/')
+		(*p)++;
+	const char *s = *p;
+	while (**p && **p != '/')
+		(*p)++;
+	*len = (size_t)(*p - s);
+	return s;
+}
+
 int path_clean(const char *in, char *out, size_t outlen)
 {
 	if (in[0] != '/')
@@ -32,12 +43,8 @@ int path_clean(const char *in, char *out, size_t outlen)
 	out[o++] = '/';
 	const char *p = in;
 	while (*p) {
-		while (*p == '/')
-			p++;
-		const char *s = p;
-		while (*p && *p != '/')
-			p++;
-		size_t len = (size_t)(p - s);
+		size_t len;
+		const char *s = path_next(&p, &len);
 		if (len == 0 || (len == 1 && s[0] == '.'))
 			continue;
 		if (len == 2 && s[0] == '.' && s[1] == '.') {

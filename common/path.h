@@ -17,6 +17,11 @@ int path_clean(const char *in, char *out, size_t outlen);
 /* Join dir and name with one slash into out; -ENAMETOOLONG if it does not fit. */
 int path_join(const char *dir, const char *name, char *out, size_t outlen);
 
+/* Walk a path's components: skips slashes at *p, returns the start of the
+ * next component, sets *len to its length (0 at the end) and advances *p
+ * past it. */
+const char *path_next(const char **p, size_t *len);
+
 /* The last component of a clean absolute path (pointer into path). */
 const char *path_base(const char *path);
 

@@ -105,13 +105,9 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 
 	const char *p = reg->path;
 	while (*p) {
-		while (*p == '/')
-			p++;
-		const char *s = p;
-		while (*p && *p != '/')
-			p++;
+		size_t len;
+		const char *s = path_next(&p, &len);
 		char comp[NAME_MAX + 1];
-		size_t len = (size_t)(p - s);
 		if (len == 0)
 			break;
 		if (len > NAME_MAX)

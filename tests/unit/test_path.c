@@ -140,3 +140,18 @@ Test(path_base, last_component)
 	cr_assert_str_eq(path_base("/"), "/");
 	cr_assert_str_eq(path_base("name"), "name");
 }
+
+Test(path_next, walks_components)
+{
+	const char *p = "//a/bc///d/";
+	size_t len;
+	const char *s = path_next(&p, &len);
+	cr_assert(len == 1 && strncmp(s, "a", 1) == 0);
+	s = path_next(&p, &len);
+	cr_assert(len == 2 && strncmp(s, "bc", 2) == 0);
+	s = path_next(&p, &len);
+	cr_assert(len == 1 && strncmp(s, "d", 1) == 0);
+	(void)path_next(&p, &len);
+	cr_assert_eq(len, 0);
+	cr_assert_eq(*p, '\0');
+}
