@@ -67,6 +67,8 @@ void err_print(const struct cordon_err *e)
 {
 	char line[ERR_MSG_MAX + 16];
 	size_t len = strnlen(e->msg, sizeof(e->msg));
+	if (len == 0)
+		return;
 	memcpy(line, "cordon: ", 8); /* NOLINT(bugprone-not-null-terminated-result) */
 	/* A byte count, not a string: write(2) below takes the length. */
 	memcpy(line + 8, e->msg, len); /* NOLINT(bugprone-not-null-terminated-result) */

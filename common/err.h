@@ -44,7 +44,8 @@ int err_wrap(struct cordon_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Print "cordon: <msg>\n" to stderr with one write(2); async-signal-safe once
- * the message is built, so usable between fork and exec. */
+ * the message is built, so usable between fork and exec.  An empty message
+ * prints nothing: it marks an error a forked child has reported already. */
 void err_print(const struct cordon_err *e);
 
 #endif

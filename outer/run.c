@@ -362,8 +362,19 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = 0;
 		goto done;
 	}
-	if ((r = send_args(&s, e)) < 0)
+	if ((r = send_args(&s, e)) < 0) {
+		/* bwrap is gone already: say why once, not twice. */
+		int st = 0;
+		while (waitpid(s.bwrap_pid, &st, 0) < 0 && errno == EINTR)
+			;
+		s.bwrap_pid = 0;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_CORDON_FAILED)
+			e->msg[0] = '\0'; /* cordon's child could not exec it and said so */
+		else
+			(void)err_set(e, EIO, "bwrap could not build the sandbox (its message, if any, "
+				      "is above); run cordon doctor to check this machine");
 		goto done;
+	}
 	pid_t pid = s.bwrap_pid;
 	if ((r = protect_started(&s.prot, pid, e)) < 0)
 		goto done; /* nothing ran: cordon-inner waits for the bind checks */

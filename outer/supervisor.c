@@ -84,6 +84,11 @@ static int drain_ctrl(int ctrl, struct wire_peer *peer, const struct supervisor_
 		struct wire_rec rec;
 		struct cordon_err re;
 		int r = wire_recv(ctrl, peer, &rec, &re);
+		/* A peer that went away with records unread (bwrap failing before
+		 * cordon-inner ran) is an end, not a protocol error: the outcome
+		 * then says that the sandbox was never built. */
+		if (r == -ECONNRESET)
+			return 0;
 		if (r == 0 || r == -EAGAIN)
 			return r;
 		if (r < 0) {

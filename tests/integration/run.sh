@@ -30,12 +30,21 @@ if [[ $BUILD == *asan* ]]; then
 		 LSAN_OPTIONS=exitcode=23 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1)
 fi
 
+# A bwrap that fails the way a real one does when the kernel refuses it, in
+# a root-owned place cordon accepts (only root can make one).
+fake_env=()
+if [ "$(id -u)" -eq 0 ]; then
+	FAKE=$(mktemp -d /run/cordon-test.XXXXXX) && chmod 755 "$FAKE" &&
+		install -m 0755 "$BUILD/helpers/failbwrap" "$FAKE/bwrap" && fake_env=(FAKE_BWRAP="$FAKE/bwrap")
+	trap 'rm -rf "$PREFIX" "${FAKE:-}"' EXIT
+fi
+
 total_pass=0
 total_fail=0
 run_as() { # USER FILE
 	local user=$1 file=$2 out
 	local envs=(CORDON="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
-		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}")
+		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}")
 	echo "== $(basename "$file") as $user"
 	if [ "$user" = "$(id -un)" ]; then
 		out=$(cd "$PREFIX" && env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)

@@ -135,6 +135,15 @@ expect_err 125 "inside the writable root" "a bwrap inside a writable root is ref
 expect_err 125 "not owned by root|writable by others|directory above" "a bwrap the user could replace is refused" -- \
 	env CORDON_BWRAP="$ws/bwrap" "$CORDON" -C / -- true
 expect 0 "control: CORDON_BWRAP=/usr/bin/bwrap is accepted" -- env CORDON_BWRAP=/usr/bin/bwrap "${C[@]}" -- true
+if [ -n "${FAKE_BWRAP-}" ]; then
+	expect_err 125 "^cordon: bwrap could not build the sandbox" "a bwrap that fails gives 125 and says so" -- \
+		env CORDON_BWRAP="$FAKE_BWRAP" "${C[@]}" -- true
+	assert "with bwrap's own message first and nothing else" -- \
+		sh -c "test \$(wc -l < '$ERR') -eq 2 && head -n1 '$ERR' | grep -q '^bwrap: No permissions'"
+	assert "and nothing of the run is left in the workspace" -- test ! -e "$ws/.codex"
+else
+	echo "  skip [$WHO] failing-bwrap test: only the root run of run.sh can plant a root-owned fake bwrap"
+fi
 
 # --- leaks (sanitizer builds) -------------------------------------------------
 if [ -n "${CORDON_SANITIZED-}" ]; then
