@@ -49,24 +49,6 @@ static int items_add(struct items *it, size_t root, const char *path)
 	return 0;
 }
 
-static int rpath_push(struct rpath **v, size_t *n, struct rpath *p)
-{
-	struct rpath *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	nv[(*n)++] = *p;
-	*v = nv;
-	*p = (struct rpath){ .fd = -1 };
-	return 0;
-}
-
-static void rpath_drop(struct rpath *p)
-{
-	sys_close(&p->fd);
-	free(p->path);
-	p->path = NULL;
-}
-
 /* The writable root a protected path lies directly in, or -1. */
 static ssize_t root_of(const struct resolved *r, const char *path)
 {
@@ -86,58 +68,6 @@ static const struct rec_entry *live_find(const struct registry *reg, const char 
 		if (reg->live[i].kind != REC_INTENT && strcmp(reg->live[i].path, path) == 0)
 			return &reg->live[i];
 	return NULL;
-}
-
-/* Open name in dirfd O_PATH without following it and check it is the
- * object (dev, ino); into *out with path copied.  -EAGAIN on a mismatch. */
-static int open_checked(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
-			struct rpath *out)
-{
-	struct stat st;
-	*out = (struct rpath){ .fd = -1 };
-	out->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (out->fd < 0)
-		return -errno;
-	if (fstat(out->fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
-		sys_close(&out->fd);
-		return -EAGAIN;
-	}
-	out->path = strdup(path);
-	if (!out->path) {
-		sys_close(&out->fd);
-		return -ENOMEM;
-	}
-	out->dev = st.st_dev;
-	out->ino = st.st_ino;
-	out->is_dir = S_ISDIR(st.st_mode);
-	return 0;
-}
-
-/* A protected name that exists but is nobody's in the registry (the user
- * created it meanwhile): protect it as it is, as resolve.c does. */
-static int protect_existing(struct resolved *r, int rootfd, const struct item *it,
-			    struct cordon_err *e)
-{
-	struct stat st;
-	struct rpath p;
-	if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(e, errno, "cannot inspect protected %s", it->path);
-	if (S_ISLNK(st.st_mode))
-		return err_set(e, EPERM,
-			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect",
-			       it->path);
-	int rc = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &p);
-	if (rc == -EAGAIN)
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
-			       it->path);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot open protected %s", it->path);
-	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
-		rpath_drop(&p);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	return 0;
 }
 
 /* Protected objects resolve.c found may be gone since: the sweep removes
@@ -165,7 +95,7 @@ static int revalidate(struct resolved *r, struct protect_run *p, struct items *t
 		if (gone) {
 			if (items_add(todo, (size_t)root, pr->path) < 0)
 				return err_set(e, ENOMEM, "out of memory");
-			rpath_drop(pr);
+			rpath_free(pr);
 			continue;
 		}
 		const struct rec_entry *l = live_find(&p->reg, pr->path);
@@ -210,13 +140,13 @@ static int pin_live(struct resolved *r, int full_write, struct protect_run *p,
 		if (!under || over_root)
 			continue;
 		struct rpath pin;
-		int rc = open_checked(AT_FDCWD, l->path, l->path, (dev_t)l->dev, (ino_t)l->ino, &pin);
+		int rc = resolve_open_at(AT_FDCWD, l->path, l->path, (dev_t)l->dev, (ino_t)l->ino, &pin);
 		if (rc == -ENOMEM)
 			return err_set(e, ENOMEM, "out of memory");
 		if (rc < 0)
 			continue; /* not the live run's object any more: nothing to pin */
 		if (rpath_push(&r->protects, &r->nprotects, &pin) < 0) {
-			rpath_drop(&pin);
+			rpath_free(&pin);
 			return err_set(e, ENOMEM, "out of memory");
 		}
 		if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, l->path)) < 0)
@@ -266,7 +196,7 @@ static int carve_registry(struct resolved *r, int full_write, const struct regis
 		c.ino = reg->ino;
 		c.is_dir = 1;
 		if (!c.path || rpath_push(&r->carves, &r->ncarves, &c) < 0) {
-			rpath_drop(&c);
+			rpath_free(&c);
 			return err_set(e, ENOMEM, "out of memory");
 		}
 	}
@@ -295,7 +225,7 @@ static int create_all(struct resolved *r, struct protect_run *p, const struct it
 		struct rpath made;
 		if (mkdirat(rootfd, it->name, 0755) < 0) {
 			if (errno == EEXIST)
-				rc = protect_existing(r, rootfd, it, e);
+				rc = resolve_protect_existing(r, rootfd, it->name, it->path, NULL, e);
 			/* A read-only filesystem: the command cannot create
 			 * the name either. */
 			else if (errno != EROFS)
@@ -314,14 +244,14 @@ static int create_all(struct resolved *r, struct protect_run *p, const struct it
 		en->kind = REC_CREATED;
 		en->dev = st.st_dev;
 		en->ino = st.st_ino;
-		int r2 = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &made);
+		int r2 = resolve_open_at(rootfd, it->name, it->path, st.st_dev, st.st_ino, &made);
 		if (r2 == -EAGAIN || (r2 == 0 && !made.is_dir)) {
-			rpath_drop(&made);
+			rpath_free(&made);
 			rc = err_set(e, EAGAIN, "%s changed while cordon created it; run again", it->path);
 		} else if (r2 < 0) {
 			rc = err_sys(e, -r2, "cannot open %s, which cordon just created", it->path);
 		} else if (rpath_push(&r->protects, &r->nprotects, &made) < 0) {
-			rpath_drop(&made);
+			rpath_free(&made);
 			rc = err_set(e, ENOMEM, "out of memory");
 		}
 	}
@@ -398,7 +328,7 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 		if (l && S_ISDIR(st.st_mode) && st.st_dev == l->dev && st.st_ino == l->ino) {
 			/* Another live run's: share it, the last one out removes it. */
 			struct rpath ref;
-			int r2 = open_checked(rootfd, it->name, it->path, st.st_dev, st.st_ino, &ref);
+			int r2 = resolve_open_at(rootfd, it->name, it->path, st.st_dev, st.st_ino, &ref);
 			if (r2 < 0) {
 				rc = err_set(e, r2 == -ENOMEM ? ENOMEM : EAGAIN,
 					     "protected %s changed while cordon looked at it; run again",
@@ -406,7 +336,7 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 				goto out;
 			}
 			if (rpath_push(&r->protects, &r->nprotects, &ref) < 0) {
-				rpath_drop(&ref);
+				rpath_free(&ref);
 				rc = err_set(e, ENOMEM, "out of memory");
 				goto out;
 			}
@@ -416,7 +346,7 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 			}
 			continue;
 		}
-		if ((rc = protect_existing(r, rootfd, it, e)) < 0)
+		if ((rc = resolve_protect_existing(r, rootfd, it->name, it->path, &st, e)) < 0)
 			goto out;
 	}
 

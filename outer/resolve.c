@@ -13,20 +13,72 @@
 #include "path.h"
 #include "sys.h"
 
-static void rpath_free(struct rpath *p)
+void rpath_free(struct rpath *p)
 {
 	sys_close(&p->fd);
 	free(p->path);
 	p->path = NULL;
 }
 
-static int rpath_append(struct rpath **v, size_t *n, const struct rpath *p)
+int rpath_push(struct rpath **v, size_t *n, struct rpath *p)
 {
 	struct rpath *nv = realloc(*v, (*n + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
 	nv[(*n)++] = *p;
 	*v = nv;
+	*p = (struct rpath){ .fd = -1 };
+	return 0;
+}
+
+int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
+		    struct rpath *out)
+{
+	struct stat st;
+	*out = (struct rpath){ .fd = -1 };
+	out->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (out->fd < 0)
+		return -errno;
+	if (fstat(out->fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		sys_close(&out->fd);
+		return -EAGAIN;
+	}
+	out->path = strdup(path);
+	if (!out->path) {
+		sys_close(&out->fd);
+		return -ENOMEM;
+	}
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->is_dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,
+			     const char *path, const struct stat *seen, struct cordon_err *e)
+{
+	struct stat st;
+	struct rpath p;
+	if (seen)
+		st = *seen;
+	else if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_sys(e, errno, "cannot inspect protected %s", path);
+	/* A mount lands on a symlink's target, not on the link, so the command
+	 * could rename the link away and create the name afresh. */
+	if (S_ISLNK(st.st_mode))
+		return err_set(e, EPERM,
+			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
+			       "replace it with what it points to, or pass --no-default-protect", path);
+	int rc = resolve_open_at(rootfd, name, path, st.st_dev, st.st_ino, &p);
+	if (rc == -EAGAIN)
+		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
+			       path);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot open protected %s", path);
+	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
 	return 0;
 }
 
@@ -83,7 +135,7 @@ static int add_root(struct resolved *r, const char *flag, const char *path, stru
 			return 0;
 		}
 	}
-	if (rpath_append(&r->roots, &r->nroots, &p) < 0) {
+	if (rpath_push(&r->roots, &r->nroots, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -110,30 +162,7 @@ static int add_protected(struct resolved *r, size_t root, const char *name, stru
 		r->nmissing++;
 		return 0;
 	}
-	/* A mount lands on a symlink's target, not on the link, so the command
-	 * could rename the link away and create the name afresh. */
-	if (S_ISLNK(st.st_mode))
-		return err_set(e, EPERM,
-			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect", full);
-	struct rpath p = { .fd = -1 };
-	p.fd = openat(rt->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (p.fd < 0)
-		return err_sys(e, errno, "cannot open protected %s", full);
-	struct stat fst;
-	if (fstat(p.fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
-		sys_close(&p.fd);
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again", full);
-	}
-	p.path = strdup(full);
-	p.dev = fst.st_dev;
-	p.ino = fst.st_ino;
-	p.is_dir = S_ISDIR(fst.st_mode);
-	if (!p.path || rpath_append(&r->protects, &r->nprotects, &p) < 0) {
-		rpath_free(&p);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	return 0;
+	return resolve_protect_existing(r, rt->fd, name, full, &st, e);
 }
 
 static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
@@ -159,7 +188,7 @@ static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 	} else {
 		sys_close(&p.fd);
 	}
-	if (rpath_append(&r->masks, &r->nmasks, &p) < 0) {
+	if (rpath_push(&r->masks, &r->nmasks, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -241,7 +270,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			rpath_free(&p);
 			continue;
 		}
-		if (rpath_append(&r->carves, &r->ncarves, &p) < 0) {
+		if (rpath_push(&r->carves, &r->ncarves, &p) < 0) {
 			rpath_free(&p);
 			return err_set(e, ENOMEM, "out of memory");
 		}

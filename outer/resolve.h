@@ -8,6 +8,7 @@
 #ifndef CORDON_RESOLVE_H
 #define CORDON_RESOLVE_H
 
+#include <sys/stat.h>
 #include "config.h"
 #include "err.h"
 #include "mount_plan.h"
@@ -36,5 +37,21 @@ void resolved_free(struct resolved *r);
  * `flag` names the option for the message. */
 int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* Open name in dirfd O_PATH without following it and check it is the object
+ * (dev, ino); into *out, path copied.  0, -EAGAIN on a mismatch, or -errno. */
+int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
+		    struct rpath *out) __attribute__((warn_unused_result));
+
+/* Protect the existing name in rootfd (path is root/name) read-only: append it
+ * to r->protects.  A symbolic link is refused.  seen: its lstat, if the
+ * caller has one (NULL: taken here). */
+int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,
+			     const char *path, const struct stat *seen, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Append *p to the list (taking its path and descriptor; *p is reset). */
+int rpath_push(struct rpath **v, size_t *n, struct rpath *p) __attribute__((warn_unused_result));
+void rpath_free(struct rpath *p);
 
 #endif
