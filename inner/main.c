@@ -2,7 +2,7 @@
  *
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
- *                [--require-landlock] [--full-write] [--verbose] -- COMMAND...
+ *                [--require-landlock] [--full-write] -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -56,8 +56,6 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->require_landlock = 1;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
-		} else if (strcmp(a, "--verbose") == 0) {
-			/* reserved: inner reports through cordon only */
 		} else {
 			return err_set(e, EINVAL, "cordon-inner: unknown argument %s "
 				       "(cordon-inner is started by cordon, not by hand)", a);

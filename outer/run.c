@@ -75,6 +75,8 @@ static void state_free(struct run_state *s)
 
 static int keep_fd(struct run_state *s, int fd)
 {
+	if (fd < 0)
+		return 0; /* not created (cordon explain creates no args socket) */
 	int *v = realloc(s->keep, (s->nkeep + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -129,8 +131,6 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 		r |= argv_push(&s->inner_args, "--require-landlock");
 	if (c->full_write)
 		r |= argv_push(&s->inner_args, "--full-write");
-	if (c->verbose)
-		r |= argv_push(&s->inner_args, "--verbose");
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
