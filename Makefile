@@ -113,7 +113,7 @@ $(BUILD)/cordon-inner: $(INNER_MOBJ)
 $(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -o $@ $^ \
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Itests/unit -o $@ $^ \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
 # Small programs the integration tests run inside the sandbox (static, so

@@ -9,25 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "unit_util.h"
 #include "fdpass.h"
 
-static void pair(int sv[2])
-{
-	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	cr_assert_not_null(d);
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;
-}
 
 Test(fdpass, data_only)
 {

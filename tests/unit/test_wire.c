@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "unit_util.h"
 #include "wire.h"
 
 static const struct wire_peer to_inner = { WIRE_TO_INNER, 0 };
@@ -99,23 +100,6 @@ Test(wire_check, once_only)
 
 /* ---- over a socketpair ---------------------------------------------------- */
 
-static void pair(int sv[2])
-{
-	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	cr_assert_not_null(d);
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
 
 static void send_raw(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
 {
