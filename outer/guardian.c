@@ -211,8 +211,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, struct registry re
 	_exit(0);
 }
 
-/* The second child, still a copy of cordon: only async-signal-safe calls
- * until it is settled in its own session. */
+/* The child, still a copy of cordon: only async-signal-safe calls until it
+ * is settled in its own session. */
 static void __attribute__((noreturn)) guardian_child(int sock, const struct registry *reg,
 						       const char *name)
 {
@@ -220,6 +220,12 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2,
 		SIGTSTP, SIGTTIN, SIGTTOU,
 	};
+	/* A session (and process group) of its own: a kill of cordon's group
+	 * or session (an agent ending a job) does not reach it.  As a session
+	 * leader it would acquire a controlling terminal by opening one; it
+	 * opens nothing but /dev/null, /proc and the registry's regular files. */
+	if (setsid() < 0)
+		_exit(1);
 	int keep[2] = { sock, reg->dirfd };
 	if (sys_close_except(keep, 2) < 0)
 		_exit(1);
@@ -253,49 +259,33 @@ int guardian_start(struct guardian *g, const struct registry *reg, const char *n
 	*g = (struct guardian)GUARDIAN_INIT;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(e, errno, "cannot start the guardian: socketpair");
-	pid_t mid = fork();
-	if (mid < 0) {
+	/* One fork, not a double fork: the guardian is reparented when cordon
+	 * exits either way, and as cordon's unreaped child its pid cannot be
+	 * reused, so its start time read here names it exactly. */
+	pid_t pid = fork();
+	if (pid < 0) {
 		int err = errno;
 		sys_close(&sv[0]);
 		sys_close(&sv[1]);
 		return err_sys(e, err, "cannot start the guardian: fork");
 	}
-	if (mid == 0) {
-		/* First child: a new session, then the guardian as its child,
-		 * so the guardian is no session leader (it can never acquire a
-		 * controlling terminal) and is reparented away from cordon. */
-		if (setsid() < 0)
-			_exit(1);
-		pid_t g2 = fork();
-		if (g2 < 0)
-			_exit(1);
-		if (g2 > 0)
-			_exit(0);
+	if (pid == 0)
 		guardian_child(sv[1], reg, name);
-	}
 	sys_close(&sv[1]);
 	g->sock = sv[0];
-	g->mid = mid;
+	g->pid = pid;
+	int r = registry_proc_start(pid, &g->start);
+	if (r < 0) {
+		guardian_abandon(g);
+		return err_sys(e, -r, "cannot start the guardian: reading its start time");
+	}
 	return 0;
 }
 
 int guardian_confirm(struct guardian *g, struct cordon_err *e)
 {
-	if (g->sock < 0 || g->mid <= 0)
+	if (g->sock < 0 || g->pid <= 0)
 		return err_set(e, ECHILD, "internal: no guardian to confirm");
-	pid_t mid = g->mid;
-	g->mid = 0;
-	int st;
-	while (waitpid(mid, &st, 0) < 0)
-		if (errno != EINTR) {
-			st = -1;
-			break;
-		}
-	if (st != 0) {
-		sys_close(&g->sock);
-		return err_set(e, ECHILD, "cannot start the guardian (its first fork failed)");
-	}
-
 	struct pollfd p = { g->sock, POLLIN, 0 };
 	int r;
 	do
@@ -306,12 +296,14 @@ int guardian_confirm(struct guardian *g, struct cordon_err *e)
 	ssize_t n = r == 1 ? fdpass_recv(g->sock, msg, sizeof(msg) - 1, &fd) : -ETIMEDOUT;
 	sys_close(&fd);
 	if (n > 0) {
+		pid_t pid;
+		uint64_t start;
 		msg[n] = '\0';
-		if (parse_pid_msg(msg, "ready", &g->pid, &g->start) == 0)
+		if (parse_pid_msg(msg, "ready", &pid, &start) == 0 && pid == g->pid &&
+		    start == g->start)
 			return 0;
 	}
 	sys_close(&g->sock);
-	g->pid = 0;
 	return err_set(e, n < 0 ? (int)-n : EPROTO,
 		       "the guardian did not start (it cleans up if cordon is killed); "
 		       "check that this system allows cordon to fork");
@@ -330,31 +322,28 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 
+/* Reap the guardian if it has exited already (it is cordon's child);
+ * otherwise it is reparented when cordon exits. */
+static void reap_if_gone(struct guardian *g)
+{
+	if (g->pid > 0)
+		(void)waitpid(g->pid, NULL, WNOHANG);
+	g->pid = 0;
+}
+
 void guardian_done(struct guardian *g)
 {
-	if (g->mid > 0) {
-		/* The first child exits at once; reap it rather than leave a zombie. */
-		while (waitpid(g->mid, NULL, 0) < 0 && errno == EINTR)
-			;
-		g->mid = 0;
-	}
 	if (g->sock >= 0) {
 		/* If the guardian is gone already there is nobody to tell. */
 		int r = fdpass_send(g->sock, "done", 4, -1);
 		(void)r;
 	}
 	sys_close(&g->sock);
-	g->pid = 0;
+	reap_if_gone(g);
 }
 
 void guardian_abandon(struct guardian *g)
 {
-	if (g->mid > 0) {
-		/* The first child exits at once; reap it rather than leave a zombie. */
-		while (waitpid(g->mid, NULL, 0) < 0 && errno == EINTR)
-			;
-		g->mid = 0;
-	}
 	sys_close(&g->sock);
-	g->pid = 0;
+	reap_if_gone(g);
 }

@@ -1,10 +1,10 @@
 /* guardian.h: the detached process that cleans up a run's host paths when
  * cordon itself cannot (SIGKILL, OOM kill).
  *
- * cordon forks it (twice, with setsid in between) before it creates any path:
- * the guardian is in a session and process group of its own, so a kill of
- * cordon's process group does not reach it, and it ignores the signals a
- * terminal or a polite shutdown sends.  Its only link to cordon is one end of
+ * cordon forks it before it creates any path: the guardian is in a session
+ * and process group of its own, so a kill of cordon's group does not reach it,
+ * and it ignores the signals a terminal or a polite shutdown sends.  It is
+ * cordon's child until cordon exits (then it is reparented).  Its only link to cordon is one end of
  * a SOCK_SEQPACKET socketpair; the other end is cordon's alone (O_CLOEXEC, so
  * bwrap and the sandbox never hold it).  It closes every other descriptor but
  * the registry directory, and names itself "cordon-guardian".
@@ -26,23 +26,24 @@
 #include "registry.h"
 
 struct guardian {
-	pid_t pid;        /* the guardian (not cordon's child once started); 0: none */
-	uint64_t start;   /* its start time */
+	pid_t pid;        /* the guardian, cordon's child; 0: none */
+	uint64_t start;   /* its start time, read when it was forked */
 	int sock;         /* cordon's end; -1: none */
-	pid_t mid;        /* the first child, until guardian_confirm reaps it; 0: none */
 };
 
-#define GUARDIAN_INIT { 0, 0, -1, 0 }
+#define GUARDIAN_INIT { 0, 0, -1 }
 
 /* Start the guardian of the record `name` in reg (open; the lock may be
  * held: the guardian takes a lock descriptor of its own).  Returns once it
- * is forked, without waiting for it: from the fork on, it holds the other
- * end of the socket, so cordon's death reaches it whenever it gets there. */
+ * is forked, with g->pid and g->start set, without waiting for it: from the
+ * fork on, it holds the other end of the socket, so cordon's death reaches
+ * it whenever it gets there. */
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Wait until the guardian has settled and reported its pid and start time
- * (by then, usually long ago: cordon calls this once bwrap is running). */
+/* Wait until the guardian has settled and reported the pid and start time
+ * it was forked with (by then, usually long ago: cordon calls this once
+ * bwrap is running). */
 int guardian_confirm(struct guardian *g, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

@@ -261,7 +261,7 @@ static int create_all(struct resolved *r, struct protect_run *p, const struct it
 	return rc;
 }
 
-static int materialize(struct resolved *r, int full_write, struct protect_run *p,
+static int materialize(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		       struct cordon_err *e)
 {
 	struct items todo = { 0 };
@@ -301,6 +301,12 @@ static int materialize(struct resolved *r, int full_write, struct protect_run *p
 		p->name[0] = '\0';
 		goto out;
 	}
+	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
+	/* bwrap, forked already: best effort (without it a sweep still sees
+	 * cordon or the guardian alive, and bwrap dies with cordon). */
+	uint64_t bwrap_start;
+	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
+		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
 
 	entry_of = calloc(todo.n ? todo.n : 1, sizeof(*entry_of));
 	if (!entry_of) {
@@ -364,7 +370,7 @@ out:
 	return rc;
 }
 
-int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
+int protect_setup(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		  struct cordon_err *e)
 {
 	int rc = registry_open(&p->reg, e);
@@ -380,7 +386,7 @@ int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
 		return rc;
 	if ((rc = registry_sweep(&p->reg, NULL, NULL, NULL, e)) == 0 &&
 	    (rc = carve_registry(r, full_write, &p->reg, e)) == 0)
-		rc = materialize(r, full_write, p, e);
+		rc = materialize(r, full_write, bwrap, p, e);
 	registry_unlock(&p->reg);
 	return rc;
 }
@@ -388,7 +394,6 @@ int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 {
 	struct cordon_err e;
-	uint64_t start = 0;
 	if (!p->name[0])
 		return 0;
 	p->sandbox = bwrap;
@@ -397,20 +402,12 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 	 * waits for the bind checks that follow this). */
 	if (guardian_confirm(&p->guard, err) < 0)
 		return -ECHILD;
-	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
-	/* Both are best effort: without them the guardian still cleans up
-	 * (just without waiting for bwrap, which dies with cordon), and a
-	 * sweep still sees cordon or the guardian alive. */
-	if (registry_proc_start(bwrap, &start) < 0)
-		return 0;
-	if (guardian_watch(&p->guard, bwrap, start, &e) < 0) {
+	/* Best effort: without it the guardian still cleans up (just without
+	 * waiting for bwrap, which dies with cordon). */
+	const struct rec_proc *sb = &p->rec.proc[REC_SANDBOX];
+	if (sb->pid == bwrap && guardian_watch(&p->guard, bwrap, sb->start, &e) < 0) {
 		/* The guardian is gone: the next sweep is the fallback. */
 	}
-	p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, start };
-	if (registry_lock(&p->reg, &e) == 0 && write_record(p, &e) < 0) {
-		/* The record without bwrap still names cordon and the guardian. */
-	}
-	registry_unlock(&p->reg);
 	return 0;
 }
 

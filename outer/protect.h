@@ -40,12 +40,13 @@ struct protect_run {
 
 /* Open the registry and sweep it, carve it out of the writable roots, start
  * the guardian if this run will record anything, and materialize what is
- * missing into r->protects.  full_write: "/" counts as a writable root. */
-int protect_setup(struct resolved *r, int full_write, struct protect_run *p,
+ * missing into r->protects.  full_write: "/" counts as a writable root.
+ * bwrap: cordon's child, already forked (its record entry), or 0. */
+int protect_setup(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		  struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* bwrap (pid) runs: confirm the guardian started, record both, and hand
- * bwrap to the guardian.  Call it before cordon-inner may start the command
+/* bwrap (pid) runs: confirm the guardian started and hand it bwrap (both
+ * are in the record already).  Call it before cordon-inner may start the command
  * (before the bind checks are sent), so that the guardian knows what to wait
  * for by the time the command runs.  -ECHILD with *e filled when the
  * guardian did not start: the caller must end the sandbox unrun. */

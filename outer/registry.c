@@ -174,7 +174,7 @@ int registry_reopen_lock(struct registry *reg, struct cordon_err *e)
 {
 	sys_close(&reg->lockfd);
 	reg->locked = 0;
-	reg->lockfd = openat(reg->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	reg->lockfd = openat(reg->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 	if (reg->lockfd < 0)
 		return err_sys(e, errno, "registry %s: cannot open its lock file", reg->path);
 	struct stat st;
@@ -300,7 +300,7 @@ int registry_write(struct registry *reg, const char *name, const struct record *
 	(void)snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s", name);
 	if ((rc = record_format(rec, &text, &len)) < 0)
 		return err_set(e, -rc, "registry %s: cannot format the record of this run", reg->path);
-	int fd = openat(reg->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(reg->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = err_sys(e, errno, "registry %s: cannot write %s", reg->path, tmp);
 		goto out;
@@ -328,7 +328,7 @@ static int read_record(int dirfd, const char *name, struct record *rec, char *wh
 {
 	struct stat st;
 	/* O_NONBLOCK: a FIFO planted under a record's name must not hang us. */
-	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		(void)snprintf(why, whylen, "cannot open it: %s", strerror(errno));
 		return -EBADMSG;

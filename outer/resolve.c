@@ -295,6 +295,18 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	return resolve_cwd(c, r, e);
 }
 
+void resolved_close(struct resolved *r)
+{
+	struct { struct rpath *v; size_t n; } lists[] = {
+		{ r->roots, r->nroots }, { r->carves, r->ncarves },
+		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+	};
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (size_t i = 0; i < lists[l].n; i++)
+			sys_close(&lists[l].v[i].fd);
+	sys_close(&r->cwd.fd);
+}
+
 void resolved_free(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {

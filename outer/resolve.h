@@ -33,6 +33,12 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	__attribute__((warn_unused_result));
 void resolved_free(struct resolved *r);
 
+/* Close every descriptor of r, keeping the paths and (dev, ino).  Once bwrap
+ * holds its copies and cordon-inner has the ones it checks, cordon's would
+ * only make it the last holder of the directories it removes at the end,
+ * and so the one that pays for freeing their inodes on its way out. */
+void resolved_close(struct resolved *r);
+
 /* Open path O_PATH and fill *out (canonical path, dev, ino, is_dir).
  * `flag` names the option for the message. */
 int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)

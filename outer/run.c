@@ -266,7 +266,7 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 	if (explain)
 		r = protect_explain(&s->res, e);
 	else
-		r = protect_setup(&s->res, c->full_write, &s->prot, e);
+		r = protect_setup(&s->res, c->full_write, s->bwrap_pid, &s->prot, e);
 	if (r < 0)
 		return r;
 	if (!explain)
@@ -382,6 +382,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	sys_close(&s.info[1]);
 	if ((r = send_bind_checks(&s, e)) < 0)
 		goto done; /* state_free kills bwrap: cordon-inner never got BINDS_END */
+	resolved_close(&s.res);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
 	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
