@@ -26,10 +26,67 @@ static void child_fail(int fd, int stage, int err)
 	_exit(EXIT_CORDON_FAILED);
 }
 
-static void child(const struct spawn_plan *p, int status_fd, int go_fd)
+/* One "Name:\t<hex>" line of /proc/self/status. */
+static int status_hex(const char *s, size_t len, const char *name, uint64_t *out)
 {
-	/* Signals cordon-inner blocked or caught are not the command's business:
-	 * restore defaults for every catchable signal and the given mask. */
+	size_t nl = strlen(name);
+	for (size_t i = 0; i + nl < len; i++) {
+		if ((i > 0 && s[i - 1] != '\n') || strncmp(s + i, name, nl) != 0)
+			continue;
+		size_t j = i + nl;
+		while (j < len && (s[j] == ' ' || s[j] == '\t'))
+			j++;
+		uint64_t v = 0;
+		size_t digits = 0;
+		for (; j < len && s[j] != '\n'; j++, digits++) {
+			int c = (unsigned char)s[j], d;
+			if (c >= '0' && c <= '9')
+				d = c - '0';
+			else if (c >= 'a' && c <= 'f')
+				d = c - 'a' + 10;
+			else
+				return -1;
+			if (digits >= 16)
+				return -1;
+			v = v << 4 | (uint64_t)d;
+		}
+		if (digits == 0)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	return -1;
+}
+
+int spawn_parse_dispositions(const char *status, size_t len, uint64_t *reset)
+{
+	uint64_t ign, cgt;
+	if (status_hex(status, len, "SigIgn:", &ign) < 0 || status_hex(status, len, "SigCgt:", &cgt) < 0)
+		return -1;
+	*reset = ign | cgt;
+	return 0;
+}
+
+/* The signals whose disposition is not the default, bit sig-1 for each: only
+ * those need resetting in the child.  If /proc cannot say, all of them. */
+static uint64_t dispositions_to_reset(void)
+{
+	char buf[4096];
+	uint64_t reset;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ~(uint64_t)0;
+	ssize_t n = sys_read_full(fd, buf, sizeof(buf));
+	(void)close(fd);
+	if (n <= 0 || spawn_parse_dispositions(buf, (size_t)n, &reset) < 0)
+		return ~(uint64_t)0;
+	return reset;
+}
+
+static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd)
+{
+	/* Signals cordon-inner ignored or caught are not the command's business:
+	 * restore the default for each, and the given mask. */
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -38,8 +95,9 @@ static void child(const struct spawn_plan *p, int status_fd, int go_fd)
 	 * 33 ignored): reset those with the raw call.  An all-zero kernel
 	 * sigaction is SIG_DFL, no flags, empty mask on every layout. */
 	static const unsigned long ksa_dfl[4];
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, &dfl, NULL) < 0)
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+		if ((reset >> (sig - 1) & 1) && sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, &dfl, NULL) < 0)
 			(void)syscall(SYS_rt_sigaction, sig, ksa_dfl, NULL, (size_t)(NSIG / 8));
 	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
@@ -111,6 +169,7 @@ int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordo
 		sys_close(&st[1]);
 		return err_sys(e, err, "pipe2");
 	}
+	uint64_t reset = dispositions_to_reset();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int err = errno;
@@ -123,7 +182,7 @@ int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordo
 	if (pid == 0) {
 		(void)close(st[0]);
 		(void)close(go[1]);
-		child(p, st[1], go[0]);
+		child(p, reset, st[1], go[0]);
 	}
 	sys_close(&st[1]);
 	sys_close(&go[0]);

@@ -18,6 +18,8 @@
 
 #include <linux/filter.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "err.h"
 
@@ -52,6 +54,11 @@ void spawn_abort(struct spawn_handle *h);
 /* spawn_start then spawn_release. */
 pid_t spawn_command(const struct spawn_plan *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* Pure: from the text of /proc/self/status, the signals whose disposition
+ * is not the default (SigIgn | SigCgt, bit sig-1 for each), which the child
+ * resets before exec.  -1 if either line is missing or malformed. */
+int spawn_parse_dispositions(const char *status, size_t len, uint64_t *reset);
 
 /* Pure: the exit status and message for a failure report from the child. */
 int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e);

@@ -430,3 +430,45 @@ Test(spawn_start, release_runs_the_command, .init = init)
 	cr_assert_eq(access(marker, F_OK), 0);
 	unlink(marker);
 }
+
+Test(spawn_parse_dispositions, ignored_and_caught_are_reset)
+{
+	static const char st[] = "Name:\tx\nSigPnd:\t0000000000000000\nSigBlk:\t0000000000010000\n"
+				 "SigIgn:\t0000000000001006\nSigCgt:\t0000000180000000\nCapInh:\t0\n";
+	uint64_t r = 0;
+	cr_assert_eq(spawn_parse_dispositions(st, sizeof(st) - 1, &r), 0);
+	/* SIGINT (2), SIGQUIT (3), SIGPIPE (13) ignored; 32 and 33 caught. */
+	cr_assert_eq(r, 0x1006ULL | 0x180000000ULL, "reset %llx", (unsigned long long)r);
+}
+
+Test(spawn_parse_dispositions, missing_or_malformed_lines_fail)
+{
+	uint64_t r = 7;
+	static const char no_cgt[] = "SigIgn:\t0000000000000000\n";
+	static const char bad[] = "SigIgn:\t00000000000000zz\nSigCgt:\t0000000000000000\n";
+	static const char empty[] = "SigIgn:\t\nSigCgt:\t0000000000000000\n";
+	static const char too_long[] = "SigIgn:\t00000000000000000\nSigCgt:\t0\n";
+	/* Only a line that starts with the name counts. */
+	static const char inner[] = "XSigIgn:\t0\nXSigCgt:\t0\n";
+	cr_assert_eq(spawn_parse_dispositions(no_cgt, sizeof(no_cgt) - 1, &r), -1);
+	cr_assert_eq(spawn_parse_dispositions(bad, sizeof(bad) - 1, &r), -1);
+	cr_assert_eq(spawn_parse_dispositions(empty, sizeof(empty) - 1, &r), -1);
+	cr_assert_eq(spawn_parse_dispositions(too_long, sizeof(too_long) - 1, &r), -1);
+	cr_assert_eq(spawn_parse_dispositions(inner, sizeof(inner) - 1, &r), -1);
+	cr_assert_eq(r, 7, "a failed parse leaves the result alone");
+}
+
+Test(spawn_parse_dispositions, this_process)
+{
+	char buf[8192];
+	signal(SIGUSR2, SIG_IGN);
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	cr_assert_gt(n, 0);
+	uint64_t r = 0;
+	cr_assert_eq(spawn_parse_dispositions(buf, (size_t)n, &r), 0);
+	cr_assert(r >> (SIGUSR2 - 1) & 1, "an ignored SIGUSR2 is reported: %llx", (unsigned long long)r);
+	signal(SIGUSR2, SIG_DFL);
+}
