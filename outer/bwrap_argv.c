@@ -62,6 +62,14 @@ int bwrap_argv_options(const struct mount_plan *p, const struct bwrap_opts *o,
 	if (o->info_fd >= 0) {
 		PUSH("--info-fd");
 		PUSHI(o->info_fd);
+		/* bwrap's monitor waits on it once the namespaces exist, before
+		 * the sandbox maps its user namespace or mounts anything: cordon
+		 * creates the mount points and maps the namespace meanwhile
+		 * (userns.h). */
+		if (o->userns_block_fd >= 0) {
+			PUSH("--userns-block-fd");
+			PUSHI(o->userns_block_fd);
+		}
 	}
 	for (size_t i = 0; p && i < p->n; i++)
 		if ((r = push_op(out, &p->ops[i])) < 0)

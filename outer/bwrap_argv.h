@@ -13,6 +13,7 @@ struct bwrap_opts {
 	int new_session;          /* 0 when the command keeps the caller's terminal */
 	int share_pid;            /* --pid-ns inherit */
 	int info_fd;              /* bwrap --info-fd, -1 for none */
+	int userns_block_fd;      /* bwrap --userns-block-fd (needs info_fd), -1 for none */
 	const char *inner_exec;   /* path bwrap execs for cordon-inner, e.g. /proc/self/fd/N */
 	char *const *inner_args;  /* cordon-inner's own arguments (after argv[0]), NULL-terminated */
 	char *const *cmd;         /* the command, NULL-terminated */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "path.h"
@@ -203,36 +204,88 @@ static int carve_registry(struct resolved *r, int full_write, const struct regis
 	return 0;
 }
 
-static int write_record(struct protect_run *p, struct cordon_err *e)
+/* The work protect_prepare leaves to protect_materialize: the names to
+ * create, each with its record entry and its placeholder in r->protects
+ * (bound by path in the plan bwrap has by then). */
+struct protect_pending {
+	struct items todo;
+	size_t *entry_of;    /* todo[i]'s record entry, SIZE_MAX for none */
+	size_t *slot_of;     /* todo[i]'s placeholder in r->protects */
+	pid_t bwrap;
+};
+
+static void pending_free(struct protect_pending *pd)
 {
-	return registry_write(&p->reg, p->name, &p->rec, e);
+	if (!pd)
+		return;
+	items_free(&pd->todo);
+	free(pd->entry_of);
+	free(pd->slot_of);
+	free(pd);
 }
 
-/* Create the directories whose intent is recorded (entry_of[i] is item i's
- * entry, SIZE_MAX for none).  Entries left as intents afterwards (not
- * created: the name appeared meanwhile, or an error) leave the record. */
-static int create_all(struct resolved *r, struct protect_run *p, const struct items *todo,
-		      const size_t *entry_of, struct cordon_err *e)
+/* The name cordon will create, bound by path before it exists; its
+ * (dev, ino) and descriptor are filled in once it does. */
+static int push_placeholder(struct resolved *r, const char *path, size_t *slot)
 {
+	struct rpath p = { .fd = -1, .is_dir = 1, .late = 1 };
+	if (!(p.path = strdup(path)))
+		return -ENOMEM;
+	*slot = r->nprotects;
+	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+		free(p.path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Replace placeholder `slot` by the object just pushed last onto
+ * r->protects (the same path, now opened and checked). */
+static void fill_placeholder(struct resolved *r, size_t slot)
+{
+	struct rpath got = r->protects[--r->nprotects];
+	rpath_free(&r->protects[slot]);
+	got.late = 1; /* opened after bwrap was forked: bound by path */
+	r->protects[slot] = got;
+}
+
+/* A writable root on a read-only mount: mkdir would fail with EROFS, and the
+ * command cannot create the name either, so nothing is materialized. */
+static int root_read_only(int rootfd)
+{
+	struct statvfs sv;
+	return fstatvfs(rootfd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+/* Create the directories whose intent is recorded, each filling its
+ * placeholder.  The plan binds every placeholder by path already, so one
+ * that cannot be filled fails the run (bwrap is then killed before it
+ * mounts anything).  Entries left as intents leave the record. */
+static int create_all(struct resolved *r, struct protect_run *p, struct cordon_err *e)
+{
+	const struct protect_pending *pd = p->pending;
 	int rc = 0;
-	for (size_t i = 0; i < todo->n && rc == 0; i++) {
-		if (entry_of[i] == SIZE_MAX)
+	for (size_t i = 0; i < pd->todo.n && rc == 0; i++) {
+		if (pd->entry_of[i] == SIZE_MAX)
 			continue;
-		const struct item *it = &todo->v[i];
+		const struct item *it = &pd->todo.v[i];
 		int rootfd = r->roots[it->root].fd;
-		struct rec_entry *en = &p->rec.v[entry_of[i]];
+		struct rec_entry *en = &p->rec.v[pd->entry_of[i]];
 		struct stat st;
 		struct rpath made;
 		if (mkdirat(rootfd, it->name, 0755) < 0) {
-			if (errno == EEXIST)
+			/* Created meanwhile by someone else: bind what is there
+			 * (cordon-inner checks that it is what was opened here). */
+			if (errno == EEXIST) {
 				rc = resolve_protect_existing(r, rootfd, it->name, it->path, NULL, e);
-			/* A read-only filesystem: the command cannot create
-			 * the name either. */
-			else if (errno != EROFS)
+				if (rc == 0)
+					fill_placeholder(r, pd->slot_of[i]);
+			} else {
 				rc = err_sys(e, errno, "cannot create %s, the empty directory cordon "
 					     "mounts read-only so that the sandbox cannot create the "
 					     "protected name (is the writable root writable for you?)",
 					     it->path);
+			}
 			continue;
 		}
 		if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -253,6 +306,8 @@ static int create_all(struct resolved *r, struct protect_run *p, const struct it
 		} else if (rpath_push(&r->protects, &r->nprotects, &made) < 0) {
 			rpath_free(&made);
 			rc = err_set(e, ENOMEM, "out of memory");
+		} else {
+			fill_placeholder(r, pd->slot_of[i]);
 		}
 	}
 	for (size_t j = p->rec.n; j-- > 0;)
@@ -261,117 +316,98 @@ static int create_all(struct resolved *r, struct protect_run *p, const struct it
 	return rc;
 }
 
-static int materialize(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
-		       struct cordon_err *e)
+/* Decide, under the lock, what this run binds: live runs' paths to share or
+ * pin, existing names, and a placeholder for each name to create. */
+static int classify(struct resolved *r, int full_write, struct protect_run *p,
+		    struct cordon_err *e)
 {
-	struct items todo = { 0 };
-	size_t *entry_of = NULL;
+	struct protect_pending *pd = p->pending;
 	int rc;
-
-	if ((rc = revalidate(r, p, &todo, e)) < 0)
-		goto out;
+	if ((rc = revalidate(r, p, &pd->todo, e)) < 0)
+		return rc;
 	for (size_t i = 0; i < r->nmissing; i++)
-		if (!has_protect(r, &todo, r->missing[i].path) &&
-		    items_add(&todo, r->missing[i].root, r->missing[i].path) < 0) {
-			rc = err_set(e, ENOMEM, "out of memory");
-			goto out;
-		}
-	if ((rc = pin_live(r, full_write, p, &todo, e)) < 0)
-		goto out;
-	if (todo.n == 0 && p->rec.n == 0)
-		goto out; /* nothing to record: no guardian, no record */
-
-	uint64_t self_start;
-	if ((rc = registry_proc_start(getpid(), &self_start)) < 0) {
-		rc = err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
-		goto out;
-	}
-	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
-		rc = err_set(e, EINVAL, "internal: cannot name this run's record");
-		goto out;
-	}
-	memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
-	p->rec.pidns = p->reg.pidns;
-	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
-
-	/* The guardian is forked before anything is created, so that no path
-	 * ever depends on cordon alone; its "ready" is collected only once
-	 * bwrap runs (protect_started), off the path every start waits on. */
-	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
-		p->name[0] = '\0';
-		goto out;
-	}
-	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
-	/* bwrap, forked already: best effort (without it a sweep still sees
-	 * cordon or the guardian alive, and bwrap dies with cordon). */
-	uint64_t bwrap_start;
-	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
-		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
-
-	entry_of = calloc(todo.n ? todo.n : 1, sizeof(*entry_of));
-	if (!entry_of) {
-		rc = err_set(e, ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < todo.n; i++) {
-		const struct item *it = &todo.v[i];
+		if (!has_protect(r, &pd->todo, r->missing[i].path) &&
+		    items_add(&pd->todo, r->missing[i].root, r->missing[i].path) < 0)
+			return err_set(e, ENOMEM, "out of memory");
+	if ((rc = pin_live(r, full_write, p, &pd->todo, e)) < 0)
+		return rc;
+	size_t n = pd->todo.n ? pd->todo.n : 1;
+	pd->entry_of = calloc(n, sizeof(*pd->entry_of));
+	pd->slot_of = calloc(n, sizeof(*pd->slot_of));
+	if (!pd->entry_of || !pd->slot_of)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < pd->todo.n; i++) {
+		const struct item *it = &pd->todo.v[i];
 		int rootfd = r->roots[it->root].fd;
 		const struct rec_entry *l = live_find(&p->reg, it->path);
 		struct stat st;
-		entry_of[i] = SIZE_MAX;
+		pd->entry_of[i] = SIZE_MAX;
 		if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT) {
-				rc = err_sys(e, errno, "cannot inspect protected %s", it->path);
-				goto out;
-			}
-			entry_of[i] = p->rec.n;
-			if ((rc = record_add(&p->rec, REC_INTENT, 0, 0, it->path)) < 0) {
-				rc = err_set(e, -rc, "recording %s in the registry", it->path);
-				goto out;
-			}
+			if (errno != ENOENT)
+				return err_sys(e, errno, "cannot inspect protected %s", it->path);
+			if (root_read_only(rootfd))
+				continue;
+			pd->entry_of[i] = p->rec.n;
+			if ((rc = record_add(&p->rec, REC_INTENT, 0, 0, it->path)) < 0)
+				return err_set(e, -rc, "recording %s in the registry", it->path);
+			if (push_placeholder(r, it->path, &pd->slot_of[i]) < 0)
+				return err_set(e, ENOMEM, "out of memory");
 			continue;
 		}
 		if (l && S_ISDIR(st.st_mode) && st.st_dev == l->dev && st.st_ino == l->ino) {
 			/* Another live run's: share it, the last one out removes it. */
 			struct rpath ref;
 			int r2 = resolve_open_at(rootfd, it->name, it->path, st.st_dev, st.st_ino, &ref);
-			if (r2 < 0) {
-				rc = err_set(e, r2 == -ENOMEM ? ENOMEM : EAGAIN,
-					     "protected %s changed while cordon looked at it; run again",
-					     it->path);
-				goto out;
-			}
+			if (r2 < 0)
+				return err_set(e, r2 == -ENOMEM ? ENOMEM : EAGAIN,
+					       "protected %s changed while cordon looked at it; run again",
+					       it->path);
 			if (rpath_push(&r->protects, &r->nprotects, &ref) < 0) {
 				rpath_free(&ref);
-				rc = err_set(e, ENOMEM, "out of memory");
-				goto out;
+				return err_set(e, ENOMEM, "out of memory");
 			}
-			if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, it->path)) < 0) {
-				rc = err_set(e, -rc, "recording %s in the registry", it->path);
-				goto out;
-			}
+			if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, it->path)) < 0)
+				return err_set(e, -rc, "recording %s in the registry", it->path);
 			continue;
 		}
 		if ((rc = resolve_protect_existing(r, rootfd, it->name, it->path, &st, e)) < 0)
-			goto out;
+			return rc;
 	}
-
-	/* Intent first, on disk, then the directories: a crash in between
-	 * leaves a record that names every path that may exist. */
-	if ((rc = write_record(p, e)) < 0)
-		goto out;
-	rc = create_all(r, p, &todo, entry_of, e);
-	int w = write_record(p, rc < 0 ? NULL : e);
-	if (rc == 0)
-		rc = w;
-out:
-	free(entry_of);
-	items_free(&todo);
-	return rc;
+	return 0;
 }
 
-int protect_setup(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
-		  struct cordon_err *e)
+/* Name this run's record and start the guardian, both before anything is
+ * created, so that no path ever depends on cordon alone.  The record names
+ * cordon, the guardian and bwrap from its first write. */
+static int start_recording(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
+{
+	uint64_t self_start, bwrap_start;
+	int rc;
+	if ((rc = registry_proc_start(getpid(), &self_start)) < 0)
+		return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
+	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
+		p->name[0] = '\0';
+		return err_set(e, EINVAL, "internal: cannot name this run's record");
+	}
+	memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
+	p->rec.pidns = p->reg.pidns;
+	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
+	/* Its "ready" is collected only once bwrap runs (protect_started), off
+	 * the path every start waits on. */
+	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
+		p->name[0] = '\0';
+		return rc;
+	}
+	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
+	/* Best effort: without it a sweep still sees cordon or the guardian
+	 * alive, and bwrap dies with cordon. */
+	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
+		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
+	return 0;
+}
+
+int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
+		    struct cordon_err *e)
 {
 	int rc = registry_open(&p->reg, e);
 	if (rc < 0) {
@@ -382,11 +418,35 @@ int protect_setup(struct resolved *r, int full_write, pid_t bwrap, struct protec
 		registry_close(&p->reg);
 		return 0;
 	}
+	if (!(p->pending = calloc(1, sizeof(*p->pending))))
+		return err_set(e, ENOMEM, "out of memory");
+	p->pending->bwrap = bwrap;
+	/* Held until protect_materialize: what is decided here stays true. */
 	if ((rc = registry_lock(&p->reg, e)) < 0)
 		return rc;
 	if ((rc = registry_sweep(&p->reg, NULL, NULL, NULL, e)) == 0 &&
 	    (rc = carve_registry(r, full_write, &p->reg, e)) == 0)
-		rc = materialize(r, full_write, bwrap, p, e);
+		rc = classify(r, full_write, p, e);
+	return rc;
+}
+
+int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon_err *e)
+{
+	int rc = 0;
+	/* Nothing to own or share: no guardian, no record. */
+	if (p->pending && p->rec.n > 0) {
+		/* Intent first, on disk, then the directories: a crash in
+		 * between leaves a record that names every path that may exist. */
+		if ((rc = start_recording(p, p->pending->bwrap, e)) == 0 &&
+		    (rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
+			rc = create_all(r, p, e);
+			int w = registry_write(&p->reg, p->name, &p->rec, rc < 0 ? NULL : e);
+			if (rc == 0)
+				rc = w;
+		}
+	}
+	pending_free(p->pending);
+	p->pending = NULL;
 	registry_unlock(&p->reg);
 	return rc;
 }
@@ -430,6 +490,8 @@ static int sandbox_running(pid_t pid)
 void protect_release(struct protect_run *p)
 {
 	struct cordon_err e;
+	pending_free(p->pending);
+	p->pending = NULL;
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the
 	 * sandbox to go and cleans up itself. */

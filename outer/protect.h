@@ -15,9 +15,12 @@
  * another sandbox's mount point from under it.  The registry directory
  * itself becomes a read-only carve-out wherever a writable root reaches it.
  *
- * Lifecycle: protect_setup before the mount plan is built; protect_started
- * once bwrap runs; protect_release when the run is over (always called,
- * also on error paths). */
+ * Lifecycle: protect_prepare before the mount plan is built;
+ * protect_materialize once bwrap has its arguments (it creates the
+ * directories while bwrap creates its namespaces; bwrap mounts nothing until
+ * cordon releases it, userns.h); protect_started once bwrap runs;
+ * protect_release when the run is over (always called, also on error
+ * paths). */
 #ifndef CORDON_PROTECT_H
 #define CORDON_PROTECT_H
 
@@ -28,22 +31,33 @@
 #include "registry.h"
 #include "resolve.h"
 
+struct protect_pending;
+
 struct protect_run {
 	struct registry reg;
 	struct guardian guard;
 	struct record rec;           /* this run's record */
 	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
 	pid_t sandbox;               /* bwrap, once started */
+	struct protect_pending *pending; /* from protect_prepare to protect_materialize */
 };
 
-#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0 }
+#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0, NULL }
 
-/* Open the registry and sweep it, carve it out of the writable roots, start
- * the guardian if this run will record anything, and materialize what is
- * missing into r->protects.  full_write: "/" counts as a writable root.
+/* Open, lock and sweep the registry, carve it out of the writable roots,
+ * and decide what the plan binds: into r->protects go live runs' paths to
+ * share or pin and, for each name to be created, a placeholder bound by path
+ * (late).  The lock stays held.  full_write: "/" counts as a writable root.
  * bwrap: cordon's child, already forked (its record entry), or 0. */
-int protect_setup(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
-		  struct cordon_err *e) __attribute__((warn_unused_result));
+int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
+		    struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* If the run will own or share anything: start the guardian, record the
+ * run (intent first), create the placeholders' directories and fill each
+ * placeholder with its (dev, ino) and descriptor.  Then unlock.  On failure
+ * the caller must end bwrap before it mounts: a placeholder may not exist. */
+int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 /* bwrap (pid) runs: confirm the guardian started and hand it bwrap (both
  * are in the record already).  Call it before cordon-inner may start the command

@@ -24,6 +24,7 @@
 #include "seccomp_policy.h"
 #include "supervisor.h"
 #include "sys.h"
+#include "userns.h"
 #include "wire.h"
 
 extern char **environ;
@@ -35,6 +36,9 @@ struct run_state {
 	int ctrl[2];
 	int info[2];
 	int args[2];          /* bwrap --args: [0] bwrap reads, [1] cordon writes */
+	int block[2];         /* bwrap --userns-block-fd: [0] bwrap reads the byte cordon
+			       * sends once the mount points exist and the user
+			       * namespace is mapped (a socket: no SIGPIPE) */
 	struct mount_plan plan;
 	struct bwrap_opts bo;
 	char inner_exec[64];
@@ -66,6 +70,8 @@ static void state_free(struct run_state *s)
 	sys_close(&s->info[1]);
 	sys_close(&s->args[0]);
 	sys_close(&s->args[1]);
+	sys_close(&s->block[0]);
+	sys_close(&s->block[1]);
 	mount_plan_free(&s->plan);
 	argv_free(&s->argv);
 	argv_free(&s->env);
@@ -97,6 +103,7 @@ static int collect_keep(struct run_state *s, struct cordon_err *e)
 	r |= keep_fd(s, s->info[1]);
 	r |= keep_fd(s, s->inner_fd);
 	r |= keep_fd(s, s->args[0]);
+	r |= keep_fd(s, s->block[0]);
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
 			if (lists[l].v[i].fd >= 0) {
@@ -234,6 +241,8 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	 * so a bwrap that died early is an error here, never a SIGPIPE. */
 	if (!explain && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->args) < 0)
 		return err_sys(e, errno, "socketpair");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->block) < 0)
+		return err_sys(e, errno, "socketpair");
 	if ((r = build_inner_args(c, s, e)) < 0)
 		return r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
@@ -249,6 +258,7 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 		.new_session = !isatty(STDIN_FILENO),
 		.share_pid = c->pid == PID_INHERIT,
 		.info_fd = s->info[1],
+		.userns_block_fd = s->block[0],
 		.inner_exec = s->inner_exec,
 		.inner_args = s->inner_args.v,
 		.cmd = c->cmd,
@@ -256,8 +266,9 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	return collect_keep(s, e);
 }
 
-/* What can wait until bwrap is starting: the registry and its mount points,
- * then the plan and the argv. */
+/* What can wait until bwrap is starting: the registry's decisions, then the
+ * plan and the argv.  The mount points come after bwrap has the argv
+ * (protect_materialize), while it creates its namespaces. */
 static int prepare_late(const struct config *c, int explain, struct run_state *s,
 			struct cordon_err *e)
 {
@@ -266,7 +277,7 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 	if (explain)
 		r = protect_explain(&s->res, e);
 	else
-		r = protect_setup(&s->res, c->full_write, s->bwrap_pid, &s->prot, e);
+		r = protect_prepare(&s->res, c->full_write, s->bwrap_pid, &s->prot, e);
 	if (r < 0)
 		return r;
 	if (!explain)
@@ -310,6 +321,7 @@ static int fork_bwrap(struct run_state *s, struct cordon_err *e)
 		return (int)pid;
 	s->bwrap_pid = pid;
 	sys_close(&s->args[0]);
+	sys_close(&s->block[0]);
 	return 0;
 }
 
@@ -333,6 +345,26 @@ static int send_args(struct run_state *s, struct cordon_err *e)
 	return 0;
 }
 
+/* bwrap failed before it took its arguments or its release: reap it and
+ * say why once, not twice. */
+static int bwrap_failed(struct run_state *s, struct cordon_err *e)
+{
+	int st = 0;
+	/* It has exited or is exiting (it said why before closing its end);
+	 * should it not be, a malformed --info-fd stream, it must not stay
+	 * blocked waiting for its release. */
+	(void)kill(s->bwrap_pid, SIGKILL);
+	while (waitpid(s->bwrap_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	s->bwrap_pid = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_CORDON_FAILED) {
+		e->msg[0] = '\0'; /* cordon's child could not exec it and said so */
+		return -EIO;
+	}
+	return err_set(e, EIO, "bwrap could not build the sandbox (its message, if any, is "
+		       "above); run cordon doctor to check this machine");
+}
+
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
 static void command_gone(void *ctx)
@@ -343,7 +375,7 @@ static void command_gone(void *ctx)
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
-			       .args = { -1, -1 }, .prot = PROTECT_RUN_INIT };
+			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
@@ -362,29 +394,37 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = 0;
 		goto done;
 	}
-	if ((r = send_args(&s, e)) < 0) {
-		/* bwrap is gone already: say why once, not twice. */
-		int st = 0;
-		while (waitpid(s.bwrap_pid, &st, 0) < 0 && errno == EINTR)
-			;
-		s.bwrap_pid = 0;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_CORDON_FAILED)
-			e->msg[0] = '\0'; /* cordon's child could not exec it and said so */
-		else
-			(void)err_set(e, EIO, "bwrap could not build the sandbox (its message, if any, "
-				      "is above); run cordon doctor to check this machine");
+	if (send_args(&s, e) < 0) {
+		r = bwrap_failed(&s, e);
 		goto done;
 	}
 	pid_t pid = s.bwrap_pid;
-	if ((r = protect_started(&s.prot, pid, e)) < 0)
-		goto done; /* nothing ran: cordon-inner waits for the bind checks */
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
+	/* bwrap creates its namespaces meanwhile, then waits: the mount points
+	 * first, then the user namespace's map, then it may mount.  On failure
+	 * state_free kills it, still blocked, before it mounted anything. */
+	if ((r = protect_materialize(&s.res, &s.prot, e)) < 0)
+		goto done;
+	pid_t sandbox = 0;
+	if (userns_read_child(s.info[0], &sandbox, e) < 0) {
+		r = bwrap_failed(&s, e);
+		goto done;
+	}
+	if ((r = userns_map(sandbox, pid, geteuid(), getegid(), e)) < 0)
+		goto done;
+	if (send(s.block[1], "m", 1, MSG_NOSIGNAL) != 1) {
+		r = bwrap_failed(&s, e);
+		goto done;
+	}
+	sys_close(&s.block[1]);
+	if ((r = protect_started(&s.prot, pid, e)) < 0)
+		goto done; /* nothing ran: cordon-inner waits for the bind checks */
 	if ((r = send_bind_checks(&s, e)) < 0)
 		goto done; /* state_free kills bwrap: cordon-inner never got BINDS_END */
 	resolved_close(&s.res);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
-	r = supervisor_wait(pid, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
+	r = supervisor_wait(pid, sandbox, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sys.h"
+#include "userns.h"
 #include "wire.h"
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -64,19 +65,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* bwrap --info-fd writes a small JSON object; we need only "child-pid". */
-static pid_t parse_child_pid(const char *buf)
-{
-	const char *k = strstr(buf, "\"child-pid\"");
-	if (!k)
-		return 0;
-	k = strchr(k, ':');
-	if (!k)
-		return 0;
-	long v = strtol(k + 1, NULL, 10);
-	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
-}
-
 static int drain_ctrl(int ctrl, struct wire_peer *peer, const struct supervisor_hooks *hooks,
 		      struct run_outcome *out, struct cordon_err *e)
 {
@@ -109,7 +97,7 @@ static int drain_ctrl(int ctrl, struct wire_peer *peer, const struct supervisor_
 	}
 }
 
-int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
+int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned timeout,
 		    const struct supervisor_hooks *hooks, struct run_outcome *out,
 		    struct cordon_err *e)
 {
@@ -129,6 +117,9 @@ int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->sandbox_pid = sandbox > 0 ? sandbox : 0;
+	if (out->sandbox_pid)
+		info_rd = -1;
 	for (;;) {
 		int st;
 		pid_t w = waitpid(bwrap, &st, WNOHANG);
@@ -203,7 +194,7 @@ int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
 			if (r > 0) {
 				info_len += (size_t)r;
 				info[info_len] = '\0';
-				if (!out->sandbox_pid && (out->sandbox_pid = parse_child_pid(info)) > 0) {
+				if (!out->sandbox_pid && (out->sandbox_pid = userns_parse_child_pid(info)) > 0) {
 					for (size_t i = 0; i < npending; i++)
 						(void)kill(out->sandbox_pid, pending[i]);
 					npending = 0;

@@ -42,7 +42,9 @@ pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* Watch bwrap (pid), the control socket and the info pipe until bwrap has
- * exited; forward signals; enforce the timeout (seconds, 0: none). */
+ * exited; forward signals; enforce the timeout (seconds, 0: none).  sandbox:
+ * the sandbox's PID 1 if cordon knows it already (then info_rd is not read),
+ * else 0 and it is read from bwrap's --info-fd output on info_rd. */
 /* on_exited (may be NULL) is called once when cordon-inner reports that the
  * command and every process it left have ended, before bwrap has exited. */
 struct supervisor_hooks {
@@ -50,7 +52,7 @@ struct supervisor_hooks {
 	void *ctx;
 };
 
-int supervisor_wait(pid_t bwrap, int ctrl, int info_rd, unsigned timeout,
+int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned timeout,
 		    const struct supervisor_hooks *hooks, struct run_outcome *out,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 

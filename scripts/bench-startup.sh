@@ -8,6 +8,9 @@
 #       with --bind-fd/--ro-bind-fd N P turned into --bind/--ro-bind P P, each
 #       --ro-bind-data fed an empty /dev/null descriptor, --info-fd dropped and
 #       the inner stage (up to its "--") and command replaced by the static true;
+#       --userns-block-fd is dropped too (it needs a parent that maps the user
+#       namespace, as cordon does: alone, bwrap maps it itself, in two nested
+#       namespaces, so the floor does a little more than cordon's bwrap);
 #   (c) `cordon -w DIR -- true`.
 # Then cost growth (1/10/50/100 writable roots, 10/105/200 --deny-read files),
 # with per-root and per-mask slopes and a linearity check (first half against
@@ -26,7 +29,7 @@ SELF=$(readlink -f "$0")
 ROOT=$(dirname "$(dirname "$SELF")")
 RUNS=40 WARMUP=5
 while getopts n:h o; do
-	case $o in n) RUNS=$OPTARG ;; *) sed -n '2,21p' "$SELF"; exit 2 ;; esac
+	case $o in n) RUNS=$OPTARG ;; *) sed -n '2,25p' "$SELF"; exit 2 ;; esac
 done
 if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 20)); then die "-n needs a number >= 20"; fi
 
@@ -168,7 +171,7 @@ raw_bwrap() {
 	END {
 		for (i = 0; !err && i < m && a[i] != "--"; i++) {
 			x = a[i]
-			if (x == "--info-fd" || x == "--sync-fd" || x == "--json-status-fd") i++
+			if (x == "--info-fd" || x == "--sync-fd" || x == "--json-status-fd" || x == "--userns-block-fd") i++
 			else if (x == "--bind-fd" || x == "--ro-bind-fd") {
 				out[n++] = substr(x, 1, length(x) - 3); out[n++] = a[i+2]; out[n++] = a[i+2]; i += 2 }
 			else if (x == "--ro-bind-data" || x == "--bind-data" || x == "--file") {

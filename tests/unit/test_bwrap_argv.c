@@ -18,6 +18,7 @@ static struct bwrap_opts opts(void)
 		.new_session = 0,
 		.share_pid = 0,
 		.info_fd = -1,
+		.userns_block_fd = -1,
 		.inner_exec = "/proc/self/fd/7",
 		.inner_args = no_args,
 		.cmd = cmd_ls,
@@ -104,6 +105,29 @@ Test(bwrap_argv, new_session_and_info_fd)
 	for (i = 1; strcmp(a.v[i], "--info-fd") != 0; i++)
 		;
 	cr_assert_str_eq(a.v[i + 1], "9");
+	argv_free(&a);
+}
+
+Test(bwrap_argv, userns_block_fd_follows_the_info_fd)
+{
+	struct bwrap_opts o = opts();
+	o.info_fd = 9;
+	o.userns_block_fd = 10;
+	struct argv a;
+	build(&empty_plan, &o, &a);
+	size_t i;
+	for (i = 1; strcmp(a.v[i], "--info-fd") != 0; i++)
+		;
+	cr_assert_str_eq(a.v[i + 1], "9");
+	cr_assert_str_eq(a.v[i + 2], "--userns-block-fd");
+	cr_assert_str_eq(a.v[i + 3], "10");
+	cr_assert_eq(count(&a, first_dashdash(&a), "--userns-block-fd"), 1);
+	argv_free(&a);
+
+	/* bwrap refuses --userns-block-fd without --info-fd: never one alone. */
+	o.info_fd = -1;
+	build(&empty_plan, &o, &a);
+	cr_assert_eq(count(&a, a.n, "--userns-block-fd"), 0);
 	argv_free(&a);
 }
 

@@ -1,0 +1,115 @@
+/* userns.c: see userns.h. */
+#include "userns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sys.h"
+
+pid_t userns_parse_child_pid(const char *json)
+{
+	const char *k = strstr(json, "\"child-pid\"");
+	if (!k)
+		return 0;
+	k = strchr(k, ':');
+	if (!k)
+		return 0;
+	char *end = NULL;
+	long v = strtol(k + 1, &end, 10);
+	/* Only a complete number: the JSON may still be arriving. */
+	if (end == k + 1 || (*end != ',' && *end != '\n' && *end != ' ' && *end != '}'))
+		return 0;
+	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
+}
+
+pid_t userns_parse_ppid(const char *stat)
+{
+	/* The command name (field 2) may hold spaces and parentheses: the
+	 * fields that follow start after the last ')'. */
+	const char *p = strrchr(stat, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(p + 4, &end, 10);
+	if (errno || end == p + 4 || *end != ' ' || v < 0 || v >= (1L << 22))
+		return -1;
+	return (pid_t)v;
+}
+
+int userns_read_child(int info_rd, pid_t *child, struct cordon_err *e)
+{
+	char buf[512];
+	size_t len = 0;
+	for (;;) {
+		struct pollfd p = { info_rd, POLLIN, 0 };
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_sys(e, errno, "waiting for bwrap");
+		}
+		ssize_t n = read(info_rd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return err_set(e, n == 0 ? EIO : errno,
+				       "bwrap could not build the sandbox (its message, if any, is "
+				       "above); run cordon doctor to check this machine");
+		len += (size_t)n;
+		buf[len] = '\0';
+		if ((*child = userns_parse_child_pid(buf)) > 0)
+			return 0;
+		if (len >= sizeof(buf) - 1)
+			return err_set(e, EPROTO, "bwrap's --info-fd output names no child-pid");
+	}
+}
+
+static int write_file(int dirfd, const char *name, const char *text, pid_t child,
+		      struct cordon_err *e)
+{
+	AUTO_FD fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return err_sys(e, errno, "cannot open /proc/%d/%s to map the sandbox's user namespace",
+			       (int)child, name);
+	ssize_t n = write(fd, text, strlen(text));
+	if (n != (ssize_t)strlen(text))
+		return err_sys(e, n < 0 ? errno : EIO,
+			       "cannot write /proc/%d/%s to map the sandbox's user namespace",
+			       (int)child, name);
+	return 0;
+}
+
+int userns_map(pid_t child, pid_t bwrap, uid_t uid, gid_t gid, struct cordon_err *e)
+{
+	char path[32], stat[512], line[64];
+	(void)snprintf(path, sizeof(path), "/proc/%d", (int)child);
+	AUTO_FD dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return err_sys(e, errno, "bwrap's sandbox process %d is gone", (int)child);
+	/* The pid came from bwrap: make sure it is bwrap's child, through the
+	 * same directory the maps are written through. */
+	AUTO_FD sfd = openat(dir, "stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = sfd < 0 ? -errno : sys_read_full(sfd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return err_sys(e, n < 0 ? (int)-n : ESRCH, "cannot read %s/stat", path);
+	stat[n] = '\0';
+	if (userns_parse_ppid(stat) != bwrap)
+		return err_set(e, ESRCH, "process %d, named by bwrap, is not bwrap's child; "
+			       "refusing to map its user namespace", (int)child);
+
+	(void)snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	int r = write_file(dir, "uid_map", line, child, e);
+	/* Without "deny" an unprivileged gid_map write is refused; it also
+	 * keeps the command from dropping supplementary groups (which could
+	 * lift a group's negative permissions). */
+	if (r == 0)
+		r = write_file(dir, "setgroups", "deny", child, e);
+	(void)snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (r == 0)
+		r = write_file(dir, "gid_map", line, child, e);
+	return r;
+}
