@@ -56,6 +56,18 @@ kill $hostpid 2>/dev/null
 expect_out 0 '^1$' "cordon-inner is PID 1, the command is not" -- "${C[@]}" -- sh -c 'echo $(( $$ > 1 )); cat /proc/1/comm >/dev/null'
 expect_out 0 '^0000000000000000$' "the command has no effective capabilities" -- "${C[@]}" -- sh -c "awk '/CapEff/{print \$2}' /proc/self/status"
 expect_out 0 '^0000000000000000$' "the command's bounding set is empty" -- "${C[@]}" -- sh -c "awk '/CapBnd/{print \$2}' /proc/self/status"
+# cordon maps the user namespace itself (bwrap --userns-block-fd): one line
+# for the caller's own uid, one for its gid, setgroups denied.
+me_u=$(id -u) me_g=$(id -g)
+expect_out 0 "^$me_u $me_g $me_u $me_u 1 $me_g $me_g 1 deny\$" \
+	"the command runs as the caller, in a namespace that maps only the caller's ids" -- \
+	"${C[@]}" -- sh -c 'echo $(id -u) $(id -g) $(cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups)'
+if ! is_root; then
+	refuse "an unmapped id (root) cannot be taken inside" -- "${C[@]}" -- \
+		python3 -c 'import os; os.setuid(0)'
+	expect 0 "control: the caller's own id can be set again" -- "${C[@]}" -- \
+		python3 -c "import os; os.setuid($me_u)"
+fi
 expect_out 0 '^lo$' "the network namespace has only lo" -- "${C[@]}" -- sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"
 
 # --- exit statuses ---------------------------------------------------------
