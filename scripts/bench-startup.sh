@@ -238,18 +238,19 @@ echo "cordon/bwrap $(ratio "$T/rows.base" 3 2)   cordon/true $(ratio "$T/rows.ba
 echo
 
 # --- 2. cost growth ----------------------------------------------------------
+# Each policy's pair alternates on its own: mixed with the 100-root runs, the
+# small policies would also time the kernel's deferred clean-up of the large
+# ones' mounts (seen as a doubled 10-root median when all ran in one rotation).
 GROWTH=(roots1 roots10 roots50 roots100 deny10 deny105 deny200)
-CMDS=()
-cols "${GROWTH[@]}"
-run_bt "$T/rows.growth"
 declare -A M
 printf '%-22s %10s %10s %13s\n' policy "bwrap ms" "cordon ms" "cordon/bwrap"
-for i in "${!GROWTH[@]}"; do
-	p=${GROWTH[$i]}
-	M[B$p]=$(ms "$T/rows.growth" $((2 * i + 1))) M[C$p]=$(ms "$T/rows.growth" $((2 * i + 2)))
+for p in "${GROWTH[@]}"; do
+	CMDS=()
+	cols "$p"
+	run_bt "$T/rows.$p"
+	M[B$p]=$(ms "$T/rows.$p" 1) M[C$p]=$(ms "$T/rows.$p" 2)
 	label=${p/roots/writable roots: } label=${label/deny/deny-read files: }
-	printf '%-22s %10s %10s %13s\n' "$label" "${M[B$p]}" "${M[C$p]}" \
-		"$(ratio "$T/rows.growth" $((2 * i + 2)) $((2 * i + 1)))"
+	printf '%-22s %10s %10s %13s\n' "$label" "${M[B$p]}" "${M[C$p]}" "$(ratio "$T/rows.$p" 2 1)"
 done
 echo
 slope() {  # slope UNIT KEY X1 X2 X3: per-unit cost over X1->X3, halves compared
