@@ -149,6 +149,22 @@ assert "the guardian is gone" -- within 2000 sh -c "! kill -0 $g 2>/dev/null || 
 expect 0 "a run with nothing to materialize works" -- env XDG_STATE_HOME="$W/xdg/quiet" "$CORDON" -C / -- true
 assert "and writes no record" -- test "$(ls "$W/xdg/quiet/cordon/registry")" = lock
 
+# A mount point that cannot be created fails the run after bwrap has its
+# plan (it waits, unreleased): bwrap is ended, nothing ran, nothing is left.
+if ! is_root; then
+	mkdir -p "$W/ro-root" "$W/ro-out" && chmod 555 "$W/ro-root"
+	marker="cordon-unbuilt-$$"
+	expect_err 125 "cannot create $W/ro-root/\\.git" \
+		"a writable root the user cannot create the mount points in is refused" -- \
+		env XDG_STATE_HOME="$W/xdg/ro" "$CORDON" -w "$W/ro-root" -w "$W/ro-out" -C / -- \
+		sh -c "touch $W/ro-out/ran; sleep 30 # $marker"
+	assert "and the command never ran" -- test ! -e "$W/ro-out/ran"
+	assert "nor is any process of the run left" -- test -z "$(pgrep -f "$marker")"
+	assert "and no record is left" -- test "$(ls "$W/xdg/ro/cordon/registry")" = lock
+	chmod 755 "$W/ro-root"
+	assert "and nothing was created" -- none_left "$W/ro-root"
+fi
+
 # --- the registry is never writable inside ------------------------------------
 mkdir -p "$W/carve/ws"
 XC=(env XDG_STATE_HOME="$W/carve/state" "$CORDON" -w "$W/carve" -C "$W/carve/ws")
