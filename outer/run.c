@@ -48,13 +48,24 @@ struct run_state {
 	size_t nkeep;
 	struct protect_run prot;
 	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
+	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
+	int args_sent;        /* bwrap has its arguments: it may have a child */
+	int released;         /* bwrap has its release (--userns-block-fd) */
 };
+
+/* Before bwrap is killed unreleased: its child would wait forever. */
+static void kill_unreleased(struct run_state *s)
+{
+	if (s->bwrap_pid > 0 && s->args_sent && !s->released)
+		userns_kill_unreleased(s->info[0], s->bwrap_pid, &s->sandbox);
+}
 
 static void state_free(struct run_state *s)
 {
 	if (s->bwrap_pid > 0) {
-		/* Failed before bwrap got its arguments: it is blocked reading
-		 * them, and nothing of the command has run. */
+		/* Failed before bwrap got its arguments or its release: it is
+		 * blocked reading them, and nothing of the command has run. */
+		kill_unreleased(s);
 		(void)kill(s->bwrap_pid, SIGKILL);
 		while (waitpid(s->bwrap_pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -353,6 +364,7 @@ static int bwrap_failed(struct run_state *s, struct cordon_err *e)
 	/* It has exited or is exiting (it said why before closing its end);
 	 * should it not be, a malformed --info-fd stream, it must not stay
 	 * blocked waiting for its release. */
+	kill_unreleased(s);
 	(void)kill(s->bwrap_pid, SIGKILL);
 	while (waitpid(s->bwrap_pid, &st, 0) < 0 && errno == EINTR)
 		;
@@ -398,6 +410,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = bwrap_failed(&s, e);
 		goto done;
 	}
+	s.args_sent = 1;
 	pid_t pid = s.bwrap_pid;
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
@@ -406,17 +419,17 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	 * state_free kills it, still blocked, before it mounted anything. */
 	if ((r = protect_materialize(&s.res, &s.prot, e)) < 0)
 		goto done;
-	pid_t sandbox = 0;
-	if (userns_read_child(s.info[0], &sandbox, e) < 0) {
+	if (userns_read_child(s.info[0], -1, &s.sandbox, e) < 0) {
 		r = bwrap_failed(&s, e);
 		goto done;
 	}
-	if ((r = userns_map(sandbox, pid, geteuid(), getegid(), e)) < 0)
+	if ((r = userns_map(s.sandbox, pid, geteuid(), getegid(), e)) < 0)
 		goto done;
 	if (send(s.block[1], "m", 1, MSG_NOSIGNAL) != 1) {
 		r = bwrap_failed(&s, e);
 		goto done;
 	}
+	s.released = 1;
 	sys_close(&s.block[1]);
 	if ((r = protect_started(&s.prot, pid, e)) < 0)
 		goto done; /* nothing ran: cordon-inner waits for the bind checks */
@@ -424,7 +437,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done; /* state_free kills bwrap: cordon-inner never got BINDS_END */
 	resolved_close(&s.res);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
-	r = supervisor_wait(pid, sandbox, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
+	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +42,20 @@ pid_t userns_parse_ppid(const char *stat)
 	return (pid_t)v;
 }
 
-int userns_read_child(int info_rd, pid_t *child, struct cordon_err *e)
+int userns_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_err *e)
 {
 	char buf[512];
 	size_t len = 0;
 	for (;;) {
 		struct pollfd p = { info_rd, POLLIN, 0 };
-		if (poll(&p, 1, -1) < 0) {
+		int n0 = poll(&p, 1, timeout_ms);
+		if (n0 < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_sys(e, errno, "waiting for bwrap");
 		}
+		if (n0 == 0)
+			return err_set(e, ETIMEDOUT, "bwrap did not report its sandbox process");
 		ssize_t n = read(info_rd, buf + len, sizeof(buf) - 1 - len);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -83,23 +87,47 @@ static int write_file(int dirfd, const char *name, const char *text, pid_t child
 	return 0;
 }
 
+/* 0 if the process behind dirfd (/proc/PID) is bwrap's child. */
+static int check_parent(int dirfd, pid_t bwrap)
+{
+	char stat[512];
+	AUTO_FD sfd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = sfd < 0 ? -errno : sys_read_full(sfd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return n < 0 ? (int)n : -ESRCH;
+	stat[n] = '\0';
+	return userns_parse_ppid(stat) == bwrap ? 0 : -ESRCH;
+}
+
+void userns_kill_unreleased(int info_rd, pid_t bwrap, pid_t *child)
+{
+	struct cordon_err ignored;
+	char path[32];
+	if (*child <= 0 && (info_rd < 0 || userns_read_child(info_rd, 2000, child, &ignored) < 0))
+		return; /* bwrap exited before clone, or never said: no child */
+	(void)snprintf(path, sizeof(path), "/proc/%d", (int)*child);
+	AUTO_FD dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* While bwrap waits for its release it reaps nothing: the pid is still
+	 * its child's if the parent check passes. */
+	if (dir >= 0 && check_parent(dir, bwrap) == 0)
+		(void)kill(*child, SIGKILL);
+}
+
 int userns_map(pid_t child, pid_t bwrap, uid_t uid, gid_t gid, struct cordon_err *e)
 {
-	char path[32], stat[512], line[64];
+	char path[32], line[64];
 	(void)snprintf(path, sizeof(path), "/proc/%d", (int)child);
 	AUTO_FD dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return err_sys(e, errno, "bwrap's sandbox process %d is gone", (int)child);
 	/* The pid came from bwrap: make sure it is bwrap's child, through the
 	 * same directory the maps are written through. */
-	AUTO_FD sfd = openat(dir, "stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = sfd < 0 ? -errno : sys_read_full(sfd, stat, sizeof(stat) - 1);
-	if (n <= 0)
-		return err_sys(e, n < 0 ? (int)-n : ESRCH, "cannot read %s/stat", path);
-	stat[n] = '\0';
-	if (userns_parse_ppid(stat) != bwrap)
+	int c = check_parent(dir, bwrap);
+	if (c == -ESRCH)
 		return err_set(e, ESRCH, "process %d, named by bwrap, is not bwrap's child; "
 			       "refusing to map its user namespace", (int)child);
+	if (c < 0)
+		return err_sys(e, -c, "cannot read %s/stat", path);
 
 	(void)snprintf(line, sizeof(line), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	int r = write_file(dir, "uid_map", line, child, e);

@@ -24,14 +24,22 @@ pid_t userns_parse_child_pid(const char *json);
 /* Pure: the parent pid (field 4) from the text of /proc/PID/stat, or -1. */
 pid_t userns_parse_ppid(const char *stat);
 
-/* Read bwrap's info JSON from info_rd (non-blocking; waits with poll) until
- * it names the sandbox's PID 1.  End of file first means bwrap failed. */
-int userns_read_child(int info_rd, pid_t *child, struct cordon_err *e)
+/* Read bwrap's info JSON from info_rd (non-blocking; waits with poll, at
+ * most timeout_ms, -1 for no limit) until it names the sandbox's PID 1.  End
+ * of file first means bwrap failed. */
+int userns_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* Map `child` (bwrap's child) to uid and gid, one line each, setgroups
  * denied.  Any failure fails the run: bwrap must then be killed unreleased. */
 int userns_map(pid_t child, pid_t bwrap, uid_t uid, gid_t gid, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* A run that ends before cordon released bwrap: its child (the sandbox's
+ * PID 1-to-be) waits on bwrap's release with no parent-death signal yet and
+ * would wait forever once bwrap is killed.  Kill it first: learn its pid from
+ * info_rd if it is not known (bwrap reports it right after clone, or exits:
+ * bounded wait), and only if it is still bwrap's child. */
+void userns_kill_unreleased(int info_rd, pid_t bwrap, pid_t *child);
 
 #endif
