@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fdpass.h"
+#include "procstat.h"
 #include "sys.h"
 
 #define MSG_MAX 96
@@ -105,16 +106,10 @@ static size_t sandbox_children(pid_t bwrap, int *fds, size_t max)
 		if (pfd < 0)
 			continue;
 		/* Opened after the listing: make sure it is still bwrap's. */
-		char st[64], line[512];
-		(void)snprintf(st, sizeof(st), "/proc/%ld/stat", c);
-		int sfd = open(st, O_RDONLY | O_CLOEXEC);
-		ssize_t sl = sfd >= 0 ? sys_read_full(sfd, line, sizeof(line) - 1) : -1;
-		sys_close(&sfd);
-		char *p = sl > 0 ? (line[sl] = '\0', strrchr(line, ')')) : NULL;
-		long ppid = 0;
-		if (p && p[1] == ' ' && p[2] && p[3] == ' ')
-			ppid = strtol(p + 4, NULL, 10);
-		if (ppid == bwrap)
+		char line[512];
+		unsigned long long ppid = 0;
+		if (procstat_read(-1, (pid_t)c, line, sizeof(line)) > 0 &&
+		    procstat_field(line, 4, &ppid) == 0 && ppid == (unsigned long long)bwrap)
 			fds[n++] = pfd;
 		else
 			sys_close(&pfd);

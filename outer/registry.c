@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "path.h"
+#include "procstat.h"
 #include "sys.h"
 
 #define LOCK_NAME "lock"
@@ -250,36 +251,15 @@ int registry_facts(struct registry *reg, struct cordon_err *e)
 
 int registry_proc_start(pid_t pid, uint64_t *start)
 {
-	char path[32], buf[1024];
-	if (pid <= 0)
+	char buf[1024];
+	unsigned long long v;
+	ssize_t n = procstat_read(-1, pid, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	char state = procstat_state(buf);
+	if (state == 'Z' || state == 'X')
 		return -ESRCH;
-	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	ssize_t n = sys_read_full(fd, buf, sizeof(buf) - 1);
-	sys_close(&fd);
-	if (n <= 0)
-		return n == 0 ? -ESRCH : (int)n;
-	buf[n] = '\0';
-	/* The command name (field 2) may hold spaces and parentheses: the
-	 * fields that follow start after the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return -EINVAL;
-	p += 2;
-	if (*p == 'Z' || *p == 'X')
-		return -ESRCH;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -EINVAL;
-		p++;
-	}
-	char *end = NULL;
-	errno = 0;
-	unsigned long long v = strtoull(p, &end, 10);
-	if (errno || end == p || (*end != ' ' && *end != '\n' && *end != '\0'))
+	if (!state || procstat_field(buf, 22, &v) < 0)
 		return -EINVAL;
 	*start = v;
 	return 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "procstat.h"
 #include "sys.h"
 
 pid_t userns_parse_child_pid(const char *json)
@@ -25,21 +26,6 @@ pid_t userns_parse_child_pid(const char *json)
 	if (end == k + 1 || (*end != ',' && *end != '\n' && *end != ' ' && *end != '}'))
 		return 0;
 	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
-}
-
-pid_t userns_parse_ppid(const char *stat)
-{
-	/* The command name (field 2) may hold spaces and parentheses: the
-	 * fields that follow start after the last ')'. */
-	const char *p = strrchr(stat, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		return -1;
-	char *end = NULL;
-	errno = 0;
-	long v = strtol(p + 4, &end, 10);
-	if (errno || end == p + 4 || *end != ' ' || v < 0 || v >= (1L << 22))
-		return -1;
-	return (pid_t)v;
 }
 
 int userns_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_err *e)
@@ -91,12 +77,11 @@ static int write_file(int dirfd, const char *name, const char *text, pid_t child
 static int check_parent(int dirfd, pid_t bwrap)
 {
 	char stat[512];
-	AUTO_FD sfd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = sfd < 0 ? -errno : sys_read_full(sfd, stat, sizeof(stat) - 1);
-	if (n <= 0)
-		return n < 0 ? (int)n : -ESRCH;
-	stat[n] = '\0';
-	return userns_parse_ppid(stat) == bwrap ? 0 : -ESRCH;
+	unsigned long long ppid;
+	ssize_t n = procstat_read(dirfd, 0, stat, sizeof(stat));
+	if (n < 0)
+		return (int)n;
+	return procstat_field(stat, 4, &ppid) == 0 && ppid == (unsigned long long)bwrap ? 0 : -ESRCH;
 }
 
 void userns_kill_unreleased(int info_rd, pid_t bwrap, pid_t *child)

@@ -21,9 +21,6 @@
 /* Pure: "child-pid" from bwrap's --info-fd JSON (NUL-terminated), or 0. */
 pid_t userns_parse_child_pid(const char *json);
 
-/* Pure: the parent pid (field 4) from the text of /proc/PID/stat, or -1. */
-pid_t userns_parse_ppid(const char *stat);
-
 /* Read bwrap's info JSON from info_rd (non-blocking; waits with poll, at
  * most timeout_ms, -1 for no limit) until it names the sandbox's PID 1.  End
  * of file first means bwrap failed. */

@@ -31,16 +31,6 @@ Test(userns_parse_child_pid, incomplete_or_bad)
 	cr_assert_eq(userns_parse_child_pid("{ \"child-pid\": 99999999 }"), 0);
 }
 
-Test(userns_parse_ppid, stat_lines)
-{
-	cr_assert_eq(userns_parse_ppid("123 (bwrap) S 77 123 123 0 -1"), 77);
-	/* A command name with spaces and parentheses. */
-	cr_assert_eq(userns_parse_ppid("123 (a) b (c)) S 9 1 1 0"), 9);
-	cr_assert_eq(userns_parse_ppid("123 (x) S"), -1);
-	cr_assert_eq(userns_parse_ppid("123 (x) S notanumber 1"), -1);
-	cr_assert_eq(userns_parse_ppid("garbage"), -1);
-}
-
 Test(userns_read_child, waits_for_the_whole_number)
 {
 	int p[2];
