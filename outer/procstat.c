@@ -11,13 +11,13 @@
 
 ssize_t procstat_read(int dirfd, pid_t pid, char *buf, size_t len)
 {
-	char path[32];
 	int fd;
 	if (len < 2)
 		return -EINVAL;
 	if (dirfd >= 0) {
 		fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
 	} else {
+		char path[32];
 		if (pid <= 0)
 			return -ESRCH;
 		(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
