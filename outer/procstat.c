@@ -44,7 +44,9 @@ static const char *after_comm(const char *stat)
 char procstat_state(const char *stat)
 {
 	const char *p = after_comm(stat);
-	return p && (p[1] == ' ' || p[1] == '\0' || p[1] == '\n') ? p[0] : 0;
+	if (!p || (p[1] != ' ' && p[1] != '\0' && p[1] != '\n'))
+		return 0;
+	return p[0];
 }
 
 int procstat_field(const char *stat, int field, unsigned long long *out)
