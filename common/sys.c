@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int sys_write_all(int fd, const void *buf, size_t len)
@@ -87,6 +88,14 @@ int sys_close_except(const int *keep, size_t nkeep)
 	}
 }
 
+pid_t sys_waitpid(pid_t pid, int *status)
+{
+	pid_t r;
+	while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
 int sys_set_inheritable(int fd)
 {
 	int flags = fcntl(fd, F_GETFD);
@@ -95,13 +104,3 @@ int sys_set_inheritable(int fd)
 	return 0;
 }
 
-int sys_fd_above(int fd, int min)
-{
-	if (fd >= min)
-		return fd;
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, min);
-	if (nfd < 0)
-		return -errno;
-	(void)close(fd);
-	return nfd;
-}

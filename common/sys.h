@@ -15,6 +15,9 @@ int sys_write_all(int fd, const void *buf, size_t len) WUR;
 /* Read until len bytes or EOF; returns bytes read (>= 0) or -errno. */
 ssize_t sys_read_full(int fd, void *buf, size_t len) WUR;
 
+/* waitpid(pid, status, 0), retrying on EINTR; status may be NULL. */
+pid_t sys_waitpid(pid_t pid, int *status);
+
 /* close(2) that keeps errno and ignores EINTR (Linux always frees the fd). */
 void sys_close(int *fd);
 
@@ -24,9 +27,6 @@ int sys_close_except(const int *keep, size_t nkeep) WUR;
 
 /* Clear FD_CLOEXEC on fd, for a descriptor meant to cross one exec. */
 int sys_set_inheritable(int fd) WUR;
-
-/* Move fd to be >= min (fcntl F_DUPFD_CLOEXEC) and close the old one. */
-int sys_fd_above(int fd, int min) WUR;
 
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 

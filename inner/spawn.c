@@ -150,12 +150,6 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 	return err_sys(e, err, "%s failed; refusing to run %s", what[stage], cmd);
 }
 
-static void reap(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-}
 
 int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordon_err *e)
 {
@@ -194,7 +188,7 @@ void spawn_abort(struct spawn_handle *h)
 {
 	if (h->pid > 0) {
 		(void)kill(h->pid, SIGKILL);
-		reap(h->pid);
+		(void)sys_waitpid(h->pid, NULL);
 	}
 	sys_close(&h->status_fd);
 	sys_close(&h->go_fd);
@@ -214,7 +208,7 @@ pid_t spawn_release(struct spawn_handle *h, const char *cmd, struct cordon_err *
 		return pid;
 	/* The child failed before exec and has exited (or will): reap it so
 	 * the PID-1 loop does not mistake it for the command's end. */
-	reap(pid);
+	(void)sys_waitpid(pid, NULL);
 	if (n != (ssize_t)sizeof(r))
 		return err_set(e, EPROTO, "the command's process failed without a report");
 	return spawn_failure(cmd, r.stage, r.err, e);

@@ -69,8 +69,7 @@ static void check_bwrap(void)
 		sys_close(&p[0]);
 		int st;
 		if (pid > 0)
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
+			(void)sys_waitpid(pid, &st);
 	}
 	line(1, "bwrap", "%s (%s)", b.path, ver);
 	sys_close(&b.fd);
@@ -102,7 +101,9 @@ static void check_trial(void)
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 			_exit(EXIT_CORDON_FAILED);
 		static char *cmd[] = { "true", NULL };
-		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd };
+		/* A hung trial must not hang doctor: 30 s is ample for `true`. */
+		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
+				    .timeout = 30 };
 		struct cordon_err e;
 		int r = run_sandbox(&c, 0, &e);
 		if (r < 0)
@@ -110,8 +111,8 @@ static void check_trial(void)
 		_exit(r < 0 ? EXIT_CORDON_FAILED : r);
 	}
 	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (pid > 0)
+		(void)sys_waitpid(pid, &st);
 	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
 	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	int ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;

@@ -50,27 +50,35 @@ struct run_state {
 	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
 	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
 	int args_sent;        /* bwrap has its arguments: it may have a child */
-	int released;         /* bwrap has its release (--userns-block-fd) */
 };
 
-/* Before bwrap is killed unreleased: its child would wait forever. */
-static void kill_unreleased(struct run_state *s)
+/* Before bwrap is killed: its child gets no parent-death signal until just
+ * before it execs, so it would wait forever for its release, or go on
+ * setting up a sandbox nobody supervises. */
+static void kill_sandbox_child(struct run_state *s)
 {
-	if (s->bwrap_pid > 0 && s->args_sent && !s->released)
-		userns_kill_unreleased(s->info[0], s->bwrap_pid, &s->sandbox);
+	if (s->bwrap_pid > 0 && s->args_sent)
+		userns_kill_child(s->info[0], s->bwrap_pid, &s->sandbox);
+}
+
+/* End bwrap (if it runs) and its child, and reap it; its wait status. */
+static int end_bwrap(struct run_state *s)
+{
+	int st = 0;
+	if (s->bwrap_pid <= 0)
+		return 0;
+	kill_sandbox_child(s);
+	(void)kill(s->bwrap_pid, SIGKILL);
+	(void)sys_waitpid(s->bwrap_pid, &st);
+	s->bwrap_pid = 0;
+	return st;
 }
 
 static void state_free(struct run_state *s)
 {
-	if (s->bwrap_pid > 0) {
-		/* Failed before bwrap got its arguments or its release: it is
-		 * blocked reading them, and nothing of the command has run. */
-		kill_unreleased(s);
-		(void)kill(s->bwrap_pid, SIGKILL);
-		while (waitpid(s->bwrap_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		s->bwrap_pid = 0;
-	}
+	/* Still running here only when the run failed before the command
+	 * could start: cordon-inner waits for the bind checks. */
+	(void)end_bwrap(s);
 	protect_release(&s->prot);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
@@ -173,8 +181,10 @@ static int send_check(const struct run_state *s, uint32_t type, const struct rpa
 		      uint32_t *count, struct cordon_err *e)
 {
 	int r = send_blocking(s->ctrl[0], type, p->path, strlen(p->path), p->fd);
-	if (r < 0)
-		return err_sys(e, -r, "sending %s to cordon-inner", p->path);
+	if (r < 0) {
+		(void)err_sys(e, -r, "sending %s to cordon-inner", p->path);
+		return r;
+	}
 	(*count)++;
 	return 0;
 }
@@ -185,19 +195,18 @@ static int send_check(const struct run_state *s, uint32_t type, const struct rpa
 static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 {
 	uint32_t count = 0;
-	for (size_t i = 0; i < s->res.nroots; i++)
-		if (send_check(s, WIRE_BIND_CHECK, &s->res.roots[i], &count, e) < 0)
-			return -EIO;
-	for (size_t i = 0; i < s->res.ncarves; i++)
-		if (s->res.carves[i].late &&
-		    send_check(s, WIRE_RO_CHECK, &s->res.carves[i], &count, e) < 0)
-			return -EIO;
-	for (size_t i = 0; i < s->res.nprotects; i++)
-		if (s->res.protects[i].late &&
-		    send_check(s, WIRE_RO_CHECK, &s->res.protects[i], &count, e) < 0)
-			return -EIO;
-	int r = send_blocking(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1);
-	return r < 0 ? err_sys(e, -r, "sending to cordon-inner") : 0;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < s->res.nroots; i++)
+		r = send_check(s, WIRE_BIND_CHECK, &s->res.roots[i], &count, e);
+	for (size_t i = 0; r == 0 && i < s->res.ncarves; i++)
+		if (s->res.carves[i].late)
+			r = send_check(s, WIRE_RO_CHECK, &s->res.carves[i], &count, e);
+	for (size_t i = 0; r == 0 && i < s->res.nprotects; i++)
+		if (s->res.protects[i].late)
+			r = send_check(s, WIRE_RO_CHECK, &s->res.protects[i], &count, e);
+	if (r == 0 && (r = send_blocking(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1)) < 0)
+		(void)err_sys(e, -r, "sending to cordon-inner");
+	return r;
 }
 
 /* The seccomp rules the command runs under, from the table the filter is
@@ -360,15 +369,10 @@ static int send_args(struct run_state *s, struct cordon_err *e)
  * say why once, not twice. */
 static int bwrap_failed(struct run_state *s, struct cordon_err *e)
 {
-	int st = 0;
 	/* It has exited or is exiting (it said why before closing its end);
 	 * should it not be, a malformed --info-fd stream, it must not stay
 	 * blocked waiting for its release. */
-	kill_unreleased(s);
-	(void)kill(s->bwrap_pid, SIGKILL);
-	while (waitpid(s->bwrap_pid, &st, 0) < 0 && errno == EINTR)
-		;
-	s->bwrap_pid = 0;
+	int st = end_bwrap(s);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_CORDON_FAILED) {
 		e->msg[0] = '\0'; /* cordon's child could not exec it and said so */
 		return -EIO;
@@ -429,15 +433,20 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = bwrap_failed(&s, e);
 		goto done;
 	}
-	s.released = 1;
 	sys_close(&s.block[1]);
 	if ((r = protect_started(&s.prot, pid, e)) < 0)
 		goto done; /* nothing ran: cordon-inner waits for the bind checks */
-	if ((r = send_bind_checks(&s, e)) < 0)
-		goto done; /* state_free kills bwrap: cordon-inner never got BINDS_END */
+	if ((r = send_bind_checks(&s, e)) < 0) {
+		/* bwrap failing a mount closes the socket under the checks:
+		 * then its own message says why.  Otherwise state_free kills
+		 * it: cordon-inner never got BINDS_END. */
+		if (r == -EPIPE || r == -ECONNRESET)
+			r = bwrap_failed(&s, e);
+		goto done;
+	}
 	resolved_close(&s.res);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
-	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], s.info[0], c->timeout, &hooks, &out, e);
+	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)

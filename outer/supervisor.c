@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "sys.h"
-#include "userns.h"
 #include "wire.h"
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -38,14 +37,26 @@ int supervisor_block_signals(struct cordon_err *e)
 
 pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
 {
+	/* What the child keeps open: the keep list, and bwrap's binary for
+	 * execveat (O_CLOEXEC, so it goes at the exec).  Built before fork:
+	 * the child may not allocate. */
+	int *open_ok = malloc((s->nkeep + 1) * sizeof(*open_ok));
+	if (!open_ok)
+		return err_set(e, ENOMEM, "out of memory");
+	memcpy(open_ok, s->keep, s->nkeep * sizeof(*open_ok));
+	open_ok[s->nkeep] = s->bwrap_fd;
 	pid_t pid = fork();
-	if (pid < 0)
-		return err_sys(e, errno, "fork");
-	if (pid > 0)
-		return pid;
+	if (pid != 0) {
+		int err = errno;
+		free(open_ok);
+		return pid > 0 ? pid : err_sys(e, err, "fork");
+	}
 
-	/* Child: only async-signal-safe calls until exec. These descriptors
-	 * are the ones bwrap must inherit; every other one is O_CLOEXEC. */
+	/* Child: only async-signal-safe calls until exec.  The keep list is
+	 * what bwrap must inherit; a descriptor the caller left without
+	 * O_CLOEXEC has no business in bwrap or the sandbox: closed here. */
+	if (sys_close_except(open_ok, s->nkeep + 1) < 0)
+		_exit(EXIT_CORDON_FAILED);
 	for (size_t i = 0; i < s->nkeep; i++)
 		if (sys_set_inheritable(s->keep[i]) < 0)
 			_exit(EXIT_CORDON_FAILED);
@@ -97,29 +108,24 @@ static int drain_ctrl(int ctrl, struct wire_peer *peer, const struct supervisor_
 	}
 }
 
-int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned timeout,
+int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,
 		    const struct supervisor_hooks *hooks, struct run_outcome *out,
 		    struct cordon_err *e)
 {
+	memset(out, 0, sizeof(*out));
 	sigset_t s;
 	watched_set(&s);
+	/* Signals that came while the sandbox was being set up are pending
+	 * (blocked since supervisor_block_signals): the first read takes them. */
 	AUTO_FD sfd = signalfd(-1, &s, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return err_sys(e, errno, "signalfd");
 	struct wire_peer peer = { WIRE_TO_OUTER, 0 };
-	char info[512];
-	size_t info_len = 0;
-	int pending[8];
-	size_t npending = 0;
 	long long deadline = timeout ? now_ms() + (long long)timeout * 1000 : 0;
 	long long kill_at = 0;
 	int ctrl_open = 1;
 	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->sandbox_pid = sandbox > 0 ? sandbox : 0;
-	if (out->sandbox_pid)
-		info_rd = -1;
 	for (;;) {
 		int st;
 		pid_t w = waitpid(bwrap, &st, WNOHANG);
@@ -134,15 +140,12 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned 
 		long long now = now_ms();
 		if (deadline && now >= deadline && !out->timed_out) {
 			out->timed_out = 1;
-			if (out->sandbox_pid > 0)
-				(void)kill(out->sandbox_pid, SIGKILL);
-			else
-				(void)kill(bwrap, SIGKILL);
+			(void)kill(sandbox, SIGKILL);
 		}
 		if (kill_at && now >= kill_at) {
 			kill_at = 0;
 			out->escalated = 1;
-			(void)kill(out->sandbox_pid > 0 ? out->sandbox_pid : bwrap, SIGKILL);
+			(void)kill(sandbox, SIGKILL);
 		}
 		long long wake = -1;
 		if (deadline && !out->timed_out)
@@ -150,12 +153,11 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned 
 		if (kill_at && (wake < 0 || kill_at - now < wake))
 			wake = kill_at - now;
 
-		struct pollfd p[3] = {
+		struct pollfd p[2] = {
 			{ sfd, POLLIN, 0 },
 			{ ctrl_open ? ctrl : -1, POLLIN, 0 },
-			{ info_rd, POLLIN, 0 },
 		};
-		int n = poll(p, 3, wake < 0 ? -1 : (int)(wake > 0 ? wake : 0));
+		int n = poll(p, 2, wake < 0 ? -1 : (int)(wake > 0 ? wake : 0));
 		if (n < 0 && errno != EINTR)
 			return err_sys(e, errno, "poll");
 		if (n <= 0)
@@ -167,10 +169,7 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned 
 				int sig = (int)si.ssi_signo;
 				if (sig == SIGCHLD)
 					continue;
-				if (out->sandbox_pid > 0)
-					(void)kill(out->sandbox_pid, sig);
-				else if (npending < sizeof(pending) / sizeof(pending[0]))
-					pending[npending++] = sig;
+				(void)kill(sandbox, sig);
 				if (sig == SIGTERM && !kill_at) {
 					kill_at = now_ms() + 1000;
 					out->killed_by = SIGTERM;
@@ -184,25 +183,10 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned 
 			else if (r < 0 && r != -EAGAIN) {
 				/* A malformed record means cordon-inner is not
 				 * the program we started: end the sandbox. */
-				(void)kill(out->sandbox_pid > 0 ? out->sandbox_pid : bwrap, SIGKILL);
+				(void)kill(sandbox, SIGKILL);
 				rc = r;
 				ctrl_open = 0;
 			}
-		}
-		if (info_rd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t r = read(info_rd, info + info_len, sizeof(info) - 1 - info_len);
-			if (r > 0) {
-				info_len += (size_t)r;
-				info[info_len] = '\0';
-				if (!out->sandbox_pid && (out->sandbox_pid = userns_parse_child_pid(info)) > 0) {
-					for (size_t i = 0; i < npending; i++)
-						(void)kill(out->sandbox_pid, pending[i]);
-					npending = 0;
-				}
-			}
-			if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN) ||
-			    info_len >= sizeof(info) - 1)
-				info_rd = -1;
 		}
 	}
 	if (ctrl_open && rc == 0) {

@@ -30,7 +30,6 @@ struct run_outcome {
 	int timed_out;
 	int killed_by;            /* SIGTERM if cordon was asked to end the run, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
-	pid_t sandbox_pid;        /* host pid of cordon-inner, 0 if never known */
 	int reaped;               /* bwrap was waited for (wstatus is valid) */
 };
 
@@ -41,10 +40,9 @@ int supervisor_block_signals(struct cordon_err *e) __attribute__((warn_unused_re
 pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* Watch bwrap (pid), the control socket and the info pipe until bwrap has
- * exited; forward signals; enforce the timeout (seconds, 0: none).  sandbox:
- * the sandbox's PID 1 if cordon knows it already (then info_rd is not read),
- * else 0 and it is read from bwrap's --info-fd output on info_rd. */
+/* Watch bwrap (pid) and the control socket until bwrap has exited; forward
+ * signals to the sandbox's PID 1 (sandbox, bwrap's child, > 0); enforce the
+ * timeout (seconds, 0: none).  out is filled, also on error. */
 /* on_exited (may be NULL) is called once when cordon-inner reports that the
  * command and every process it left have ended, before bwrap has exited. */
 struct supervisor_hooks {
@@ -52,7 +50,7 @@ struct supervisor_hooks {
 	void *ctx;
 };
 
-int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, int info_rd, unsigned timeout,
+int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,
 		    const struct supervisor_hooks *hooks, struct run_outcome *out,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 

@@ -84,7 +84,7 @@ static int check_parent(int dirfd, pid_t bwrap)
 	return procstat_field(stat, 4, &ppid) == 0 && ppid == (unsigned long long)bwrap ? 0 : -ESRCH;
 }
 
-void userns_kill_unreleased(int info_rd, pid_t bwrap, pid_t *child)
+void userns_kill_child(int info_rd, pid_t bwrap, pid_t *child)
 {
 	struct cordon_err ignored;
 	char path[32];

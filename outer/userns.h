@@ -32,11 +32,12 @@ int userns_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_e
 int userns_map(pid_t child, pid_t bwrap, uid_t uid, gid_t gid, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* A run that ends before cordon released bwrap: its child (the sandbox's
- * PID 1-to-be) waits on bwrap's release with no parent-death signal yet and
- * would wait forever once bwrap is killed.  Kill it first: learn its pid from
- * info_rd if it is not known (bwrap reports it right after clone, or exits:
- * bounded wait), and only if it is still bwrap's child. */
-void userns_kill_unreleased(int info_rd, pid_t bwrap, pid_t *child);
+/* A run that ends while bwrap runs: bwrap's child (the sandbox's PID 1
+ * to be) gets no parent-death signal until just before it execs, so once
+ * bwrap is killed it would wait forever for its release, or set up a sandbox
+ * nobody supervises.  Kill it first: learn its pid from info_rd if it is not
+ * known (bwrap reports it right after clone, or exits: bounded wait), and
+ * only if it is still bwrap's child. */
+void userns_kill_child(int info_rd, pid_t bwrap, pid_t *child);
 
 #endif

@@ -196,12 +196,12 @@ static pid_t fake_bwrap(int info[2], pid_t *grandchild)
 	return b;
 }
 
-Test(userns_kill_unreleased, kills_the_waiting_child_of_bwrap)
+Test(userns_kill_child, kills_the_waiting_child_of_bwrap)
 {
 	int info[2];
 	pid_t c = 0, got = 0;
 	pid_t b = fake_bwrap(info, &c);
-	userns_kill_unreleased(info[0], b, &got);
+	userns_kill_child(info[0], b, &got);
 	cr_assert_eq(got, c, "the child's pid is read from the info stream");
 	for (int i = 0; i < 200 && !dead(c); i++)
 		usleep(5000);
@@ -211,13 +211,13 @@ Test(userns_kill_unreleased, kills_the_waiting_child_of_bwrap)
 	close(info[0]);
 }
 
-Test(userns_kill_unreleased, spares_a_process_that_is_not_bwraps_child)
+Test(userns_kill_child, spares_a_process_that_is_not_bwraps_child)
 {
 	int info[2];
 	pid_t c = 0, got = 0;
 	pid_t b = fake_bwrap(info, &c);
 	/* Name the wrong parent: nothing may be killed. */
-	userns_kill_unreleased(info[0], getpid(), &got);
+	userns_kill_child(info[0], getpid(), &got);
 	usleep(50000);
 	cr_assert(!dead(c), "a process that is not bwrap's child is left alone");
 	kill(c, SIGKILL);
