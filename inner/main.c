@@ -71,6 +71,19 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 	return 0;
 }
 
+/* Ending the run kills every process cordon-inner can see (pid1.c): only
+ * right as PID 1 of the sandbox's own PID namespace, where that is the
+ * command and what it left.  Anywhere else it could reach the user's other
+ * processes. */
+static int check_pid1(struct cordon_err *e)
+{
+	if (getpid() == 1)
+		return 0;
+	return err_set(e, EPERM, "cordon-inner is not PID 1 of a new PID namespace (it is %d); "
+		       "refusing to run the command: cordon starts bwrap with --unshare-pid "
+		       "--as-pid-1, so check which bwrap runs (cordon doctor)", (int)getpid());
+}
+
 static int check_caps(struct cordon_err *e)
 {
 	struct cap_sets s;
@@ -115,7 +128,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_caps(e)) < 0)
+	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
 		goto out;

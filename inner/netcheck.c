@@ -21,7 +21,7 @@
  * whatever they are, so the listing keeps only the first ones. */
 #define NETCHECK_MAX_LINKS 16
 
-#define NETCHECK_ADVICE "run `cordon doctor`; if the command needs the host network, use --net full"
+#define NETCHECK_ADVICE "the command was not run; `cordon doctor` checks bwrap and the kernel's namespaces"
 
 /* Copy an interface name for a message: bounded, and with anything that is
  * not printable ASCII replaced, so a name cannot carry terminal escapes. */

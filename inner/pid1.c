@@ -66,6 +66,11 @@ int pid1_run(pid_t cmd, int sfd)
 		if (poll(&p, 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
+			struct cordon_err e;
+			(void)err_sys(&e, errno, "cordon-inner: waiting for the command failed; it and "
+				      "everything it started were killed (status 125 is cordon's, "
+				      "not the command's)");
+			err_print(&e);
 			kill_rest();
 			return EXIT_CORDON_FAILED;
 		}
