@@ -411,9 +411,12 @@ int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct prot
 {
 	int rc = registry_open(&p->reg, e);
 	if (rc < 0) {
-		/* A registry that cannot be created holds no records either:
-		 * with nothing to materialize, there is nothing it could add. */
-		if (p->reg.refused || r->nmissing)
+		/* A registry that does not exist (and cannot be created) holds
+		 * no records and needs no carve-out: with nothing to
+		 * materialize, there is nothing it could add.  One that exists
+		 * but cannot be used fails the run: its sweep, its carve-out
+		 * and the pins of live runs would be skipped. */
+		if (!p->reg.absent || r->nmissing)
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
 		return 0;

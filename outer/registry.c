@@ -57,25 +57,18 @@ static int registry_locate(char *out, size_t outlen, size_t *must_exist, struct 
 	return 0;
 }
 
-static int refuse(struct registry *reg, struct cordon_err *e, int errnum, const char *fmt,
-		  const char *a, const char *b)
-{
-	reg->refused = 1;
-	return err_set(e, errnum, fmt, a, b);
-}
-
 /* Check one opened component.  `last`: the registry itself. */
 static int check_component(struct registry *reg, const char *shown, const struct stat *st,
 			   int last, struct cordon_err *e)
 {
 	uid_t me = geteuid();
 	if (last ? st->st_uid != me : (st->st_uid != me && st->st_uid != 0))
-		return refuse(reg, e, EPERM,
+		return err_set(e, EPERM,
 			      "registry %s: %s is owned by someone else; cordon keeps its registry "
 			      "only where no other user can change it (set XDG_STATE_HOME to a "
 			      "directory of yours)", reg->path, shown);
 	if (!last && (st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX))
-		return refuse(reg, e, EPERM,
+		return err_set(e, EPERM,
 			      "registry %s: %s is writable by everyone; set XDG_STATE_HOME to a "
 			      "directory of yours", reg->path, shown);
 	return 0;
@@ -88,8 +81,10 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 	int rc;
 
 	*reg = (struct registry)REGISTRY_INIT;
-	if ((rc = registry_locate(reg->path, sizeof(reg->path), &must_exist, e)) < 0)
+	if ((rc = registry_locate(reg->path, sizeof(reg->path), &must_exist, e)) < 0) {
+		reg->absent = rc == -ENOENT; /* no home: no registry either */
 		return rc;
+	}
 
 	AUTO_FD cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cur < 0)
@@ -119,10 +114,19 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 		idx++;
 
 		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT && idx > must_exist) {
-			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
+		if (fd < 0 && errno == ENOENT) {
+			/* Missing, so no record can exist below: a run with
+			 * nothing to materialize may go on without it. */
+			if (idx <= must_exist) {
+				reg->absent = 1;
+				return err_set(e, ENOENT, "registry %s: %s does not exist; set "
+					       "XDG_STATE_HOME to a directory of yours", reg->path, shown);
+			}
+			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST) {
+				reg->absent = 1;
 				return err_sys(e, errno, "cannot create the registry directory %s "
 					       "(set XDG_STATE_HOME to a writable directory)", shown);
+			}
 			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		}
 		if (fd < 0) {
@@ -130,7 +134,7 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 			struct stat lst;
 			if ((err == ENOTDIR || err == ELOOP) &&
 			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
-				return refuse(reg, e, ELOOP,
+				return err_set(e, ELOOP,
 					      "registry %s: %s is a symbolic link; cordon keeps its "
 					      "registry on a path without any (set XDG_STATE_HOME to one)",
 					      reg->path, shown);
@@ -147,23 +151,18 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 								(size_t)(p - reg->path) };
 	}
 
-	/* The registry itself, opened readable for readdir and fsync; "." of
-	 * the O_PATH descriptor is the directory just checked. */
+	/* The registry itself, opened readable for readdir: "." of the O_PATH
+	 * descriptor is the very directory just checked (st). */
 	reg->dirfd = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (reg->dirfd < 0)
 		return err_sys(e, errno, "registry %s: cannot open it", reg->path);
-	struct stat dst;
-	if (fstat(reg->dirfd, &dst) < 0 || dst.st_dev != st.st_dev || dst.st_ino != st.st_ino) {
-		registry_close(reg);
-		return err_set(e, EAGAIN, "registry %s changed while cordon opened it; run again", shown);
-	}
-	if ((dst.st_mode & 07777) != 0700 && fchmod(reg->dirfd, 0700) < 0) {
+	if ((st.st_mode & 07777) != 0700 && fchmod(reg->dirfd, 0700) < 0) {
 		int err = errno;
 		registry_close(reg);
-		return err_sys(e, err, "registry %s: cannot make it mode 0700", shown);
+		return err_sys(e, err, "registry %s: cannot make it mode 0700 (chmod 700 it)", shown);
 	}
-	reg->dev = dst.st_dev;
-	reg->ino = dst.st_ino;
+	reg->dev = st.st_dev;
+	reg->ino = st.st_ino;
 	if ((rc = registry_reopen_lock(reg, e)) < 0) {
 		registry_close(reg);
 		return rc;
@@ -181,7 +180,6 @@ int registry_reopen_lock(struct registry *reg, struct cordon_err *e)
 	struct stat st;
 	if (fstat(reg->lockfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		sys_close(&reg->lockfd);
-		reg->refused = 1;
 		return err_set(e, EPERM, "registry %s: %s/" LOCK_NAME " is not a file of yours",
 			       reg->path, reg->path);
 	}

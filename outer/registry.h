@@ -35,7 +35,7 @@ struct registry {
 	int dirfd;                  /* O_RDONLY|O_DIRECTORY; -1 when not open */
 	int lockfd;                 /* the lock file; -1 when not open */
 	int locked;
-	int refused;                /* registry_open failed for safety (symlink, owner, mode) */
+	int absent;                 /* registry_open failed because it does not exist */
 	char path[PATH_MAX];        /* absolute, free of symbolic links */
 	dev_t dev;
 	ino_t ino;
@@ -55,7 +55,8 @@ struct registry {
 
 /* Locate, create where missing, check and open the registry and its lock
  * file (not locked).  On failure *e says what is wrong and what to do, and
- * reg->refused tells a safety refusal from a registry that cannot be created. */
+ * reg->absent tells a registry that does not exist (and cannot be created)
+ * from one that exists but cannot be used. */
 int registry_open(struct registry *reg, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Unlock, close, free.  Safe on a registry that never opened. */

@@ -189,6 +189,15 @@ chmod 777 "$W/carve"
 expect_err 125 "writable by everyone" "a registry below a directory anyone can change is refused" -- \
 	env XDG_STATE_HOME="$W/carve/state" "$CORDON" -C / -- true
 chmod 755 "$W/carve"
+# A registry that exists but cannot be used fails every run, even one with
+# nothing to materialize: its sweep and carve-out would be skipped.
+mkdir -p "$W/badlock/cordon/registry/lock"
+expect_err 125 "lock file" "a registry whose lock cannot be opened is refused, even with nothing to materialize" -- \
+	env XDG_STATE_HOME="$W/badlock" "$CORDON" -C / -- true
+expect 0 "control: a registry that does not exist (and cannot be created) is no obstacle then" -- \
+	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" -C / -- true
+expect_err 125 "does not exist" "but it is, as soon as a name must be materialized" -- \
+	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" -w "$W/carve/ws" -C / -- true
 
 # --- kill -9 of cordon -------------------------------------------------------------
 kill9_case() { # DESC KILL-TARGET-KIND
