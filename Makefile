@@ -96,7 +96,10 @@ $(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(RUNTIME_COMMON:%.c=$(HOBJ)
 	$(Q)$(CC) $(LDFLAGS_HOST) -o $@ $^
 endif
 
-$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(filter-out $(HOBJ)/common/seccomp_bpf.o,$(COMMON_HOBJ))
+# Only what the generator uses: an edit elsewhere in common/ must not
+# regenerate the filter (and recompile what embeds it).
+SECCOMP_GEN_OBJ := $(addprefix $(HOBJ)/common/,err.o sys.o seccomp_policy.o seccomp_table.o)
+$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(SECCOMP_GEN_OBJ)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
 
@@ -108,14 +111,12 @@ $(GEN_HDR): $(BUILD)/seccomp-gen
 $(HOBJ)/common/seccomp_bpf.o $(MOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
 
 # The kernel headers musl-gcc needs (it searches only musl's own include dir)
-# and the two library header trees, through one small include dir.
+# and libnl's headers, through one small include dir.
 $(BUILD)/musl-include/.stamp:
 	@mkdir -p $(BUILD)/musl-include
 	ln -sfn /usr/include/linux $(BUILD)/musl-include/linux
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/musl-include/asm
 	ln -sfn /usr/include/asm-generic $(BUILD)/musl-include/asm-generic
-	ln -sfn /usr/include/seccomp.h $(BUILD)/musl-include/seccomp.h
-	ln -sfn /usr/include/seccomp-syscalls.h $(BUILD)/musl-include/seccomp-syscalls.h
 	ln -sfn /usr/include/libnl3 $(BUILD)/musl-include/libnl3
 	@touch $@
 

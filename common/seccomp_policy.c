@@ -42,8 +42,6 @@ int seccomp_policy_resolve(const struct seccomp_rule_desc *r)
 	return nr;
 }
 
-/* AF_NETLINK is the largest; the loader relies on that ordering. */
-
 static void ctx_release(scmp_filter_ctx *ctx)
 {
 	if (*ctx)
@@ -99,9 +97,9 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 
 	/* A name this libseccomp does not know is skipped, and only then
 	 * (__NR_SCMP_ERROR): the kernel may still have that syscall, which
-	 * then goes unfiltered.  cordon-inner links a known libseccomp.a
-	 * statically and the unit tests check that every row resolves with
-	 * the library they run with.  Names that exist on other arches only
+	 * then goes unfiltered.  The program is compiled at build time, and
+	 * the unit tests check that every row resolves with the library they
+	 * run with.  Names that exist on other arches only
 	 * resolve to negative pseudo-numbers that libseccomp itself drops for
 	 * x86_64; they are passed through, not skipped. */
 	int nr = seccomp_syscall_resolve_name(r->syscall);

@@ -109,7 +109,6 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
 }
 
 static const int base_families[] = { AF_INET, AF_INET6, AF_NETLINK };
-#define FAMILY_MAX AF_NETLINK
 
 int seccomp_policy_socket_family_allowed(uint64_t family,
 					 const struct seccomp_opts *o)
