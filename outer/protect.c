@@ -271,7 +271,6 @@ static int create_all(struct resolved *r, struct protect_run *p, struct cordon_e
 		const struct item *it = &pd->todo.v[i];
 		int rootfd = r->roots[it->root].fd;
 		struct rec_entry *en = &p->rec.v[pd->entry_of[i]];
-		struct stat st;
 		struct rpath made;
 		if (mkdirat(rootfd, it->name, 0755) < 0) {
 			/* Created meanwhile by someone else: bind what is there
@@ -288,22 +287,22 @@ static int create_all(struct resolved *r, struct protect_run *p, struct cordon_e
 			}
 			continue;
 		}
-		if (fstatat(rootfd, it->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = err_sys(e, errno, "cannot inspect %s, which cordon just created", it->path);
+		int r2 = resolve_open_created(rootfd, it->name, it->path, &made);
+		if (r2 < 0) {
+			rc = err_sys(e, -r2, "cannot open %s, which cordon just created", it->path);
 			/* rmdir removes nothing but an empty directory. */
 			(void)unlinkat(rootfd, it->name, AT_REMOVEDIR);
 			continue;
 		}
-		en->kind = REC_CREATED;
-		en->dev = st.st_dev;
-		en->ino = st.st_ino;
-		int r2 = resolve_open_at(rootfd, it->name, it->path, st.st_dev, st.st_ino, &made);
-		if (r2 == -EAGAIN || (r2 == 0 && !made.is_dir)) {
+		if (!made.is_dir) {
 			rpath_free(&made);
 			rc = err_set(e, EAGAIN, "%s changed while cordon created it; run again", it->path);
-		} else if (r2 < 0) {
-			rc = err_sys(e, -r2, "cannot open %s, which cordon just created", it->path);
-		} else if (rpath_push(&r->protects, &r->nprotects, &made) < 0) {
+			continue;
+		}
+		en->kind = REC_CREATED;
+		en->dev = made.dev;
+		en->ino = made.ino;
+		if (rpath_push(&r->protects, &r->nprotects, &made) < 0) {
 			rpath_free(&made);
 			rc = err_set(e, ENOMEM, "out of memory");
 		} else {

@@ -31,15 +31,17 @@ int rpath_push(struct rpath **v, size_t *n, struct rpath *p)
 	return 0;
 }
 
-int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
-		    struct rpath *out)
+/* resolve_open_at; with want NULL, whatever is there is taken. */
+static int open_nofollow(int dirfd, const char *name, const char *path, const struct stat *want,
+			 struct rpath *out)
 {
 	struct stat st;
 	*out = (struct rpath){ .fd = -1 };
 	out->fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (out->fd < 0)
 		return -errno;
-	if (fstat(out->fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+	if (fstat(out->fd, &st) < 0 ||
+	    (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino))) {
 		sys_close(&out->fd);
 		return -EAGAIN;
 	}
@@ -52,6 +54,18 @@ int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, in
 	out->ino = st.st_ino;
 	out->is_dir = S_ISDIR(st.st_mode);
 	return 0;
+}
+
+int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
+		    struct rpath *out)
+{
+	struct stat want = { .st_dev = dev, .st_ino = ino };
+	return open_nofollow(dirfd, name, path, &want, out);
+}
+
+int resolve_open_created(int dirfd, const char *name, const char *path, struct rpath *out)
+{
+	return open_nofollow(dirfd, name, path, NULL, out);
 }
 
 int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,

@@ -49,6 +49,12 @@ int resolve_path(const char *flag, const char *path, struct rpath *out, struct c
 int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, ino_t ino,
 		    struct rpath *out) __attribute__((warn_unused_result));
 
+/* Open name in dirfd O_PATH without following it, whatever it is: for the
+ * directory cordon has just created, whose (dev, ino) it records from *out
+ * (the caller checks out->is_dir).  0 or -errno. */
+int resolve_open_created(int dirfd, const char *name, const char *path, struct rpath *out)
+	__attribute__((warn_unused_result));
+
 /* Protect the existing name in rootfd (path is root/name) read-only: append it
  * to r->protects.  A symbolic link is refused.  seen: its lstat, if the
  * caller has one (NULL: taken here). */
