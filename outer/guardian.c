@@ -155,7 +155,6 @@ static void __attribute__((noreturn)) guardian_main(int sock, struct registry re
 						      const char *name)
 {
 	char msg[MSG_MAX];
-	uint64_t self_start = 0;
 	pid_t sandbox = 0;
 	uint64_t sandbox_start = 0;
 	int pidfd = -1;
@@ -167,11 +166,10 @@ static void __attribute__((noreturn)) guardian_main(int sock, struct registry re
 	reg.locked = 0;
 	reg.live = NULL;
 	reg.nlive = 0;
-	if (registry_reopen_lock(&reg, &e) < 0 || registry_proc_start(getpid(), &self_start) < 0)
-		_exit(1);
-	int n = snprintf(msg, sizeof(msg), "ready %d %llu", (int)getpid(),
-			 (unsigned long long)self_start);
-	if (fdpass_send(sock, msg, (size_t)n, -1) < 0)
+	/* cordon knows this process's pid and start time already (it read
+	 * them from /proc for its unreaped child): "ready" says only that it
+	 * runs on its own now. */
+	if (registry_reopen_lock(&reg, &e) < 0 || fdpass_send(sock, "ready", 5, -1) < 0)
 		_exit(1);
 
 	for (;;) {
@@ -290,14 +288,8 @@ int guardian_confirm(struct guardian *g, struct cordon_err *e)
 	int fd = -1;
 	ssize_t n = r == 1 ? fdpass_recv(g->sock, msg, sizeof(msg) - 1, &fd) : -ETIMEDOUT;
 	sys_close(&fd);
-	if (n > 0) {
-		pid_t pid;
-		uint64_t start;
-		msg[n] = '\0';
-		if (parse_pid_msg(msg, "ready", &pid, &start) == 0 && pid == g->pid &&
-		    start == g->start)
-			return 0;
-	}
+	if (n == 5 && memcmp(msg, "ready", 5) == 0)
+		return 0;
 	sys_close(&g->sock);
 	return err_set(e, n < 0 ? (int)-n : EPROTO,
 		       "the guardian did not start (it cleans up if cordon is killed); "

@@ -9,7 +9,7 @@
  * bwrap and the sandbox never hold it).  It closes every other descriptor but
  * the registry directory, and names itself "cordon-guardian".
  *
- * Messages: guardian -> cordon "ready PID START" once it runs on its own;
+ * Messages: guardian -> cordon "ready" once it runs on its own;
  * cordon -> guardian "sandbox PID START" (with a pidfd of bwrap when the
  * kernel has pidfd_open) and "done".  On "done" the guardian exits at once.
  * On end of file without "done" (cordon died, or left the cleanup to it), it
@@ -41,9 +41,8 @@ struct guardian {
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Wait until the guardian has settled and reported the pid and start time
- * it was forked with (by then, usually long ago: cordon calls this once
- * bwrap is running). */
+/* Wait until the guardian has settled and said "ready" (by then, usually
+ * long ago: cordon calls this once bwrap is running). */
 int guardian_confirm(struct guardian *g, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
