@@ -29,7 +29,8 @@ static int check_one(const struct wire_rec *r, struct binds *b, struct cordon_er
 	if (fstat(r->fd, &sent) < 0)
 		return err_sys(e, errno, "fstat of the descriptor for %s", r->data);
 	if (lstat(r->data, &mounted) < 0)
-		return err_sys(e, errno, "%s %s is not visible in the sandbox",
+		return err_sys(e, errno, "%s %s is not visible in the sandbox (bwrap did not mount "
+			       "it; cordon doctor checks this machine)",
 			       writable ? "writable root" : "read-only path", r->data);
 	int rc = binds_compare(r->data, &mounted, &sent, e);
 	if (rc < 0)

@@ -144,7 +144,8 @@ static int ll_add_path(int ruleset_fd, const char *path, unsigned long long allo
 	};
 	if (syscall(__NR_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH,
 		    &attr, 0U) < 0)
-		return err_sys(e, errno, "landlock: cannot add a rule for %s", path);
+		return err_sys(e, errno, "landlock: cannot add a rule for %s (cordon doctor shows the "
+			       "kernel's Landlock support)", path);
 	return 0;
 }
 

@@ -147,7 +147,8 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 	}
 	if (stage < SPAWN_SETUP || stage > SPAWN_SECCOMP)
 		return err_set(e, EPROTO, "the command's process failed at an unknown stage %d", stage);
-	return err_sys(e, err, "%s failed; refusing to run %s", what[stage], cmd);
+	return err_sys(e, err, "%s failed; refusing to run %s (cordon doctor checks this machine)",
+		       what[stage], cmd);
 }
 
 

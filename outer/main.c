@@ -1,5 +1,6 @@
 /* main.c: cordon, the supervisor an agent runs.  Argument handling and calls
  * only; the one place that prints an error and exits. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
@@ -49,7 +50,7 @@ int main(int argc, char **argv)
 			status = fail(&e);
 		break;
 	default:
-		(void)err_set(&e, 38, "this subcommand is not available in this version");
+		(void)err_set(&e, ENOSYS, "this subcommand is not available in this version");
 		status = fail(&e);
 		break;
 	}

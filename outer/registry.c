@@ -64,9 +64,8 @@ static int check_component(struct registry *reg, const char *shown, const struct
 	uid_t me = geteuid();
 	if (last ? st->st_uid != me : (st->st_uid != me && st->st_uid != 0))
 		return err_set(e, EPERM,
-			      "registry %s: %s is owned by someone else; cordon keeps its registry "
-			      "only where no other user can change it (set XDG_STATE_HOME to a "
-			      "directory of yours)", reg->path, shown);
+			      "registry %s: %s is owned by someone else; set XDG_STATE_HOME to a "
+			      "directory of yours", reg->path, shown);
 	if (!last && (st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX))
 		return err_set(e, EPERM,
 			      "registry %s: %s is writable by everyone; set XDG_STATE_HOME to a "
@@ -135,9 +134,8 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 			if ((err == ENOTDIR || err == ELOOP) &&
 			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
 				return err_set(e, ELOOP,
-					      "registry %s: %s is a symbolic link; cordon keeps its "
-					      "registry on a path without any (set XDG_STATE_HOME to one)",
-					      reg->path, shown);
+					      "registry %s: %s is a symbolic link; set XDG_STATE_HOME "
+					      "to a path without any", reg->path, shown);
 			return err_set(e, err, "registry %s: cannot open %s: %s; set XDG_STATE_HOME "
 				       "to a directory of yours", reg->path, shown, strerror(err));
 		}

@@ -251,18 +251,16 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 		return r;
 	if ((r = inner_find(&s->inner_fd, inner_path, e)) < 0)
 		return r;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->ctrl) < 0)
-		return err_sys(e, errno, "socketpair");
-	if (pipe2(s->info, O_CLOEXEC) < 0)
-		return err_sys(e, errno, "pipe2");
-	if (fcntl(s->ctrl[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(s->info[0], F_SETFL, O_NONBLOCK) < 0)
-		return err_sys(e, errno, "fcntl");
-	/* A stream socket rather than a pipe: cordon writes with MSG_NOSIGNAL,
-	 * so a bwrap that died early is an error here, never a SIGPIPE. */
-	if (!explain && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->args) < 0)
-		return err_sys(e, errno, "socketpair");
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->block) < 0)
-		return err_sys(e, errno, "socketpair");
+	/* A stream socket rather than a pipe for the arguments and the
+	 * release: cordon writes with MSG_NOSIGNAL, so a bwrap that died early
+	 * is an error here, never a SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->ctrl) < 0 ||
+	    pipe2(s->info, O_CLOEXEC) < 0 ||
+	    fcntl(s->ctrl[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(s->info[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    (!explain && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->args) < 0) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->block) < 0)
+		return err_sys(e, errno, "cannot create the sockets cordon talks to bwrap over "
+			       "(too many open files? check ulimit -n)");
 	if ((r = build_inner_args(c, s, e)) < 0)
 		return r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
