@@ -1,6 +1,6 @@
 # cordon: build, test, install.  `make check` is what CI runs.
 #
-#   build/cordon         outer supervisor (glibc, dynamic)
+#   build/cordon         outer supervisor (musl, static PIE; glibc under SAN)
 #   build/cordon-inner   PID 1 in the sandbox (musl, static)
 #   build/unit/*         Criterion unit tests (glibc builds of common/ outer/ inner/)
 
@@ -31,7 +31,7 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
-OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c)))
+OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c outer/*/*.c)))
 INNER_SRC  := $(sort $(filter-out inner/main.c inner/fortify_shim.c,$(wildcard inner/*.c)))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
@@ -73,10 +73,13 @@ demo: deps
 	@$(MAKE) -s all
 	@scripts/demo.sh
 
+# outer/ includes its headers with their folder ("plan/mount_plan.h").
+$(HOBJ)/outer/%.o $(MOBJ)/outer/%.o: DIR_INC := -Iouter
+
 $(HOBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_HOST) $(DIR_INC) -MMD -MP -c $< -o $@
 
 # cordon is a static PIE against musl: an agent pays its start on every
 # command, and a static binary starts in a third of the time glibc's dynamic
@@ -126,7 +129,7 @@ $(BUILD)/musl-include/.stamp:
 $(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
-	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -MMD -MP -c $< -o $@
+	$(Q)$(MUSLCC) $(CFLAGS_MUSL) $(DIR_INC) -MMD -MP -c $< -o $@
 
 $(BUILD)/cordon-inner: $(INNER_MOBJ)
 	$(call say,LD,$@)
@@ -162,9 +165,10 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
-LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
+LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
+	scripts/lint-layout.sh
 	cppcheck -q --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
 	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)

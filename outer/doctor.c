@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bwrap_find.h"
+#include "launch/bwrap_find.h"
 #include "config.h"
-#include "registry.h"
+#include "hostpaths/registry.h"
 #include "err.h"
 #include "run.h"
 #include "seccomp_bpf.h"

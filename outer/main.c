@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "cli.h"
+#include "input/cli.h"
 #include "config.h"
 #include "doctor.h"
 #include "err.h"
-#include "registry.h"
+#include "hostpaths/registry.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)

@@ -14,17 +14,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "argv.h"
-#include "bwrap_argv.h"
-#include "bwrap_find.h"
-#include "env.h"
-#include "inner_find.h"
-#include "mount_plan.h"
-#include "protect.h"
-#include "resolve.h"
+#include "plan/bwrap_argv.h"
+#include "launch/bwrap_find.h"
+#include "plan/env.h"
+#include "launch/inner_find.h"
+#include "plan/mount_plan.h"
+#include "hostpaths/protect.h"
+#include "plan/resolve.h"
 #include "seccomp_policy.h"
-#include "supervisor.h"
+#include "launch/supervisor.h"
 #include "sys.h"
-#include "userns.h"
+#include "launch/userns.h"
 #include "wire.h"
 
 extern char **environ;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "bwrap_argv.h"
+#include "plan/bwrap_argv.h"
 
 static char *const no_args[] = { NULL };
 static char *const inner_args[] = { "--ctrl-fd", "5", NULL };

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwrap_find.h"
+#include "launch/bwrap_find.h"
 
 struct cand {
 	struct bwrap_facts f;

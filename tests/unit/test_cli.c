@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "input/cli.h"
 
 #define MAXARGS 32
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "env.h"
+#include "plan/env.h"
 
 static struct config cfg(struct env_op *ops, size_t n, int clear)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mount_plan.h"
+#include "plan/mount_plan.h"
 
 static struct rpath rp(const char *path, int fd, int is_dir)
 {

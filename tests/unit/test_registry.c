@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "reclaim.h"
-#include "record.h"
-#include "registry.h"
+#include "hostpaths/reclaim.h"
+#include "hostpaths/record.h"
+#include "hostpaths/registry.h"
 
 #define BOOT "07f2a143-0e38-44de-947f-95d598ba40a9"
 #define OTHER_BOOT "11111111-2222-3333-4444-555555555555"

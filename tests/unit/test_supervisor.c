@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervisor.h"
+#include "launch/supervisor.h"
 
 /* Wait statuses as the kernel encodes them. */
 #define EXITED(n) (((n) & 0xff) << 8)

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "userns.h"
+#include "launch/userns.h"
 
 Test(userns_parse_child_pid, bwrap_output)
 {

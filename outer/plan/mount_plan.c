@@ -1,5 +1,5 @@
 /* mount_plan.c: see mount_plan.h. */
-#include "mount_plan.h"
+#include "plan/mount_plan.h"
 
 #include <errno.h>
 #include <stdlib.h>

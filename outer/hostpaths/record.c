@@ -1,7 +1,7 @@
 /* record.c: see record.h.  A record is written by cordon for itself, but it
  * is read back by later runs that may act on it (rmdir), so the parser trusts
  * nothing: every line is matched against the one form allowed at its place. */
-#include "record.h"
+#include "hostpaths/record.h"
 
 #include <errno.h>
 #include <stdio.h>

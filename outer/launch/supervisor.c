@@ -1,5 +1,5 @@
 /* supervisor.c: see supervisor.h. */
-#include "supervisor.h"
+#include "launch/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>

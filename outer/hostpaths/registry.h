@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "err.h"
-#include "reclaim.h"
-#include "record.h"
+#include "hostpaths/reclaim.h"
+#include "hostpaths/record.h"
 
 #define REGISTRY_MAX_DEPTH 128
 

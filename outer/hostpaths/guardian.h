@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "err.h"
-#include "registry.h"
+#include "hostpaths/registry.h"
 
 struct guardian {
 	pid_t pid;        /* the guardian, cordon's child; 0: none */

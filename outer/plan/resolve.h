@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include "config.h"
 #include "err.h"
-#include "mount_plan.h"
+#include "plan/mount_plan.h"
 
 /* A protected name missing directly inside a writable root. */
 struct missing_name {

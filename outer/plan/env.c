@@ -1,5 +1,5 @@
 /* env.c: see env.h. */
-#include "env.h"
+#include "plan/env.h"
 
 #include <errno.h>
 #include <stdio.h>

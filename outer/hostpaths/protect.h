@@ -26,10 +26,10 @@
 
 #include <sys/types.h>
 #include "err.h"
-#include "guardian.h"
-#include "record.h"
-#include "registry.h"
-#include "resolve.h"
+#include "hostpaths/guardian.h"
+#include "hostpaths/record.h"
+#include "hostpaths/registry.h"
+#include "plan/resolve.h"
 
 struct protect_pending;
 

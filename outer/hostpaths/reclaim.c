@@ -1,7 +1,7 @@
 /* reclaim.c: see reclaim.h.  The order of the rules is the policy: liveness
  * first (a live run's path is never judged on its contents), then sharing,
  * then identity, then contents. */
-#include "reclaim.h"
+#include "hostpaths/reclaim.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* protect.c: see protect.h.  Belongs here: turning resolve.c's findings
  * (r->missing, r->protects) and the registry's live set into the read-only
  * objects the mount plan binds, and the run's side of the registry record. */
-#include "protect.h"
+#include "hostpaths/protect.h"
 
 #include <errno.h>
 #include <fcntl.h>

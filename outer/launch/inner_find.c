@@ -1,5 +1,5 @@
 /* inner_find.c: see inner_find.h. */
-#include "inner_find.h"
+#include "launch/inner_find.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* resolve.c: see resolve.h. */
-#include "resolve.h"
+#include "plan/resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* registry.c: see registry.h.  Belongs here: everything that touches the
  * registry directory, and the rmdir that carries out a reclaim verdict. */
-#include "registry.h"
+#include "hostpaths/registry.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include "err.h"
-#include "mount_plan.h"
+#include "plan/mount_plan.h"
 
 struct bwrap_bin {
 	int fd;                /* O_PATH, O_CLOEXEC */

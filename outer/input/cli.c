@@ -1,7 +1,7 @@
 /* cli.c: see cli.h.  A hand-written parser rather than getopt_long: it keeps
  * no global state (so unit tests can call it repeatedly), never prints, and
  * stops at the first operand so the command's own flags are never ours. */
-#include "cli.h"
+#include "input/cli.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* guardian.c: see guardian.h. */
-#include "guardian.h"
+#include "hostpaths/guardian.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 
 #include "argv.h"
 #include "err.h"
-#include "mount_plan.h"
+#include "plan/mount_plan.h"
 
 struct bwrap_opts {
 	const char *bwrap_name;   /* argv[0] */

@@ -1,5 +1,5 @@
 /* userns.c: see userns.h. */
-#include "userns.h"
+#include "launch/userns.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* bwrap_find.c: see bwrap_find.h. */
-#include "bwrap_find.h"
+#include "launch/bwrap_find.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* bwrap_argv.c: see bwrap_argv.h. */
-#include "bwrap_argv.h"
+#include "plan/bwrap_argv.h"
 
 #include <errno.h>
 #include <stdio.h>

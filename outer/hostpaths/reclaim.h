@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "record.h"
+#include "hostpaths/record.h"
 
 enum reclaim_verdict {
 	RECLAIM_REMOVE,   /* rmdir it */
