@@ -10,6 +10,8 @@ enum cordon_mode { MODE_RUN, MODE_EXPLAIN, MODE_DOCTOR, MODE_RECLAIM, MODE_VERSI
 enum tmp_mode { TMP_PRIVATE, TMP_HOST };
 enum net_mode { NET_NONE, NET_PROXY, NET_FULL };
 enum pid_mode { PID_ISOLATE, PID_INHERIT };
+enum protect_missing { PROTECT_MISSING_WATCH, PROTECT_MISSING_MOUNT };
+enum cache_mode { CACHE_PRIVATE, CACHE_NONE };
 
 struct env_op {
 	const char *key;
@@ -36,7 +38,27 @@ struct config {
 	int clear_env;
 	int verbose;
 	int require_landlock;
+	int allow_no_landlock;     /* a root caller accepts running without Landlock */
 	unsigned timeout;          /* seconds, 0: none */
+	enum protect_missing protect_missing;
+	enum cache_mode cache;
+	unsigned kill_after;       /* seconds between a forwarded SIGTERM/INT/HUP and SIGKILL */
+	/* --net proxy */
+	struct strlist allow_domain, deny_domain;
+	const char *proxy_upstream;    /* "tcp:HOST:PORT" or "unix:PATH", NULL: built-in filter */
+	const char *attribution_token; /* only with proxy_upstream */
+	const char *net_log;           /* NULL: no log file */
+	/* agent surface */
+	const char *policy;        /* --policy FILE, NULL: none */
+	const char *report;        /* --report FILE, NULL: none */
+	int json;                  /* explain --json */
+	int reclaim_caches;        /* reclaim --caches */
+	int die_with_parent;
+	/* limits; 0: none */
+	unsigned long long tmp_size;     /* bytes of the private /tmp; 0: the default */
+	unsigned long long limit_memory; /* bytes */
+	unsigned long limit_pids;
+	unsigned limit_cpu;              /* seconds */
 	char *const *cmd;          /* NULL-terminated, points into argv */
 };
 

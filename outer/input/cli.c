@@ -14,6 +14,10 @@ enum opt_id {
 	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,
 	O_FULL_WRITE, O_CWD, O_NET, O_ALLOW_UNIX, O_PID_NS, O_SETENV, O_UNSETENV,
 	O_CLEAR_ENV, O_VERBOSE, O_TIMEOUT, O_REQUIRE_LANDLOCK, O_VERSION, O_HELP,
+	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_KILL_AFTER, O_ALLOW_DOMAIN,
+	O_DENY_DOMAIN, O_PROXY_UPSTREAM, O_ATTRIBUTION_TOKEN, O_NET_LOG, O_POLICY,
+	O_REPORT, O_JSON, O_CACHES, O_DIE_WITH_PARENT, O_TMP_SIZE, O_LIMIT_MEMORY,
+	O_LIMIT_PIDS, O_LIMIT_CPU,
 };
 
 struct opt {
@@ -41,6 +45,24 @@ static const struct opt opts[] = {
 	{ "verbose", 'v', 0, O_VERBOSE },
 	{ "timeout", 0, 1, O_TIMEOUT },
 	{ "require-landlock", 0, 0, O_REQUIRE_LANDLOCK },
+	{ "allow-no-landlock", 0, 0, O_ALLOW_NO_LANDLOCK },
+	{ "protect-missing", 0, 1, O_PROTECT_MISSING },
+	{ "cache", 0, 1, O_CACHE },
+	{ "kill-after", 0, 1, O_KILL_AFTER },
+	{ "allow-domain", 0, 1, O_ALLOW_DOMAIN },
+	{ "deny-domain", 0, 1, O_DENY_DOMAIN },
+	{ "proxy-upstream", 0, 1, O_PROXY_UPSTREAM },
+	{ "attribution-token", 0, 1, O_ATTRIBUTION_TOKEN },
+	{ "net-log", 0, 1, O_NET_LOG },
+	{ "policy", 0, 1, O_POLICY },
+	{ "report", 0, 1, O_REPORT },
+	{ "json", 0, 0, O_JSON },
+	{ "caches", 0, 0, O_CACHES },
+	{ "die-with-parent", 0, 0, O_DIE_WITH_PARENT },
+	{ "tmp-size", 0, 1, O_TMP_SIZE },
+	{ "limit-memory", 0, 1, O_LIMIT_MEMORY },
+	{ "limit-pids", 0, 1, O_LIMIT_PIDS },
+	{ "limit-cpu", 0, 1, O_LIMIT_CPU },
 	{ "version", 0, 0, O_VERSION },
 	{ "help", 'h', 0, O_HELP },
 };
@@ -73,8 +95,33 @@ const char cli_usage[] =
 "      --unsetenv K         remove K from the command's environment\n"
 "      --clear-env          start the command with an empty environment\n"
 "      --timeout SECONDS    kill the sandbox after SECONDS, exit 124\n"
+"      --protect-missing watch|mount  a missing protected name stays absent and\n"
+"                           creating it stops the run (watch), or is an empty\n"
+"                           read-only mount point (mount)\n"
+"      --cache private|none tool caches in a private per-workspace directory\n"
+"      --kill-after SECONDS after a forwarded SIGTERM/SIGINT/SIGHUP, SIGKILL the\n"
+"                           sandbox after SECONDS (default 10)\n"
+"      --net proxy|full     network only through cordon's allowlisting proxy,\n"
+"                           or the host's network\n"
+"      --allow-domain PAT   allow PAT through the proxy (implies --net proxy):\n"
+"                           host, *.host (subdomains), **.host (both), :PORT\n"
+"      --deny-domain PAT    refuse PAT even if allowed\n"
+"      --proxy-upstream tcp:HOST:PORT|unix:PATH  send allowed connections to\n"
+"                           this proxy\n"
+"      --attribution-token T  identify this run to the upstream proxy\n"
+"      --net-log FILE       one JSON line per proxied connection\n"
+"      --policy FILE        read settings from a JSON policy file (cordon's or\n"
+"                           srt's format); flags override it\n"
+"      --report FILE        write a JSON run report at the end\n"
+"      --die-with-parent    end the sandbox when cordon's parent dies\n"
+"      --tmp-size BYTES     size of the private /tmp (K, M, G allowed)\n"
+"      --limit-memory BYTES, --limit-pids N, --limit-cpu SECONDS\n"
+"                           resource limits; refused when they cannot be enforced\n"
 "      --require-landlock   refuse to run where Landlock is unavailable\n"
+"      --allow-no-landlock  as root, accept a sandbox without Landlock\n"
 "  -v, --verbose            say what is set up, on stderr\n"
+"\n"
+"cordon explain [--json] ...   cordon reclaim [--caches]\n"
 "\n"
 "Exit status: the command's; 128+N if it died of signal N; 124 timeout;\n"
 "125 cordon could not build the sandbox (nothing ran); 126 COMMAND is not\n"
@@ -141,6 +188,31 @@ static int check_protect_name(const char *v, struct cordon_err *e)
 	return 0;
 }
 
+/* A whole number from 1 to max, for FLAG; BYTES values may end in K, M or G
+ * (powers of 1024). */
+static int parse_count(const char *flag, const char *v, int bytes,
+		       unsigned long long max, unsigned long long *out,
+		       struct cordon_err *e)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (bytes && end && end != v && end[0] && !end[1]) {
+		shift = end[0] == 'K' || end[0] == 'k' ? 10
+		      : end[0] == 'M' || end[0] == 'm' ? 20
+		      : end[0] == 'G' || end[0] == 'g' ? 30 : 0;
+		if (shift)
+			end++;
+	}
+	if (errno || !end || *end || v[0] < '0' || v[0] > '9' || n == 0 ||
+	    n > (max >> shift))
+		return err_set(e, EINVAL, "%s %s: expected a whole number%s from 1 to %llu",
+			       flag, v, bytes ? " of bytes (K, M, G allowed)" : "", max);
+	*out = n << shift;
+	return 0;
+}
+
 static int apply(struct config *c, const struct opt *o, const char *value, struct cordon_err *e)
 {
 	/* cli_parse gives a value to every option that takes one. */
@@ -185,9 +257,10 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 	case O_NET:
 		if (strcmp(v, "none") == 0)
 			c->net = NET_NONE;
-		else if (strcmp(v, "proxy") == 0 || strcmp(v, "full") == 0)
-			return err_set(e, ENOTSUP,
-				       "--net %s is not available in this version; use --net none", v);
+		else if (strcmp(v, "proxy") == 0)
+			c->net = NET_PROXY;
+		else if (strcmp(v, "full") == 0)
+			c->net = NET_FULL;
 		else
 			return err_set(e, EINVAL, "--net %s: expected none, proxy or full", v);
 		return 0;
@@ -234,6 +307,88 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 	case O_REQUIRE_LANDLOCK:
 		c->require_landlock = 1;
 		return 0;
+	case O_ALLOW_NO_LANDLOCK:
+		c->allow_no_landlock = 1;
+		return 0;
+	case O_PROTECT_MISSING:
+		if (strcmp(v, "watch") == 0)
+			c->protect_missing = PROTECT_MISSING_WATCH;
+		else if (strcmp(v, "mount") == 0)
+			c->protect_missing = PROTECT_MISSING_MOUNT;
+		else
+			return err_set(e, EINVAL, "--protect-missing %s: expected watch or mount", v);
+		return 0;
+	case O_CACHE:
+		if (strcmp(v, "private") == 0)
+			c->cache = CACHE_PRIVATE;
+		else if (strcmp(v, "none") == 0)
+			c->cache = CACHE_NONE;
+		else
+			return err_set(e, EINVAL, "--cache %s: expected private or none", v);
+		return 0;
+	case O_KILL_AFTER: {
+		unsigned long long n = 0;
+		int r = parse_count(flag, v, 0, 3600, &n, e);
+		if (r < 0)
+			return r;
+		c->kill_after = (unsigned)n;
+		return 0;
+	}
+	case O_ALLOW_DOMAIN:
+	case O_DENY_DOMAIN:
+		if (!v[0])
+			return err_set(e, EINVAL, "%s needs a domain pattern", flag);
+		if (o->id == O_ALLOW_DOMAIN && c->net == NET_NONE)
+			c->net = NET_PROXY; /* an allowlist implies the proxy */
+		return list_add(o->id == O_ALLOW_DOMAIN ? &c->allow_domain : &c->deny_domain, v, e);
+	case O_PROXY_UPSTREAM:
+		if (strncmp(v, "tcp:", 4) != 0 && strncmp(v, "unix:", 5) != 0)
+			return err_set(e, EINVAL, "--proxy-upstream %s: expected tcp:HOST:PORT or unix:PATH", v);
+		c->proxy_upstream = v;
+		return 0;
+	case O_ATTRIBUTION_TOKEN:
+		if (!v[0])
+			return err_set(e, EINVAL, "--attribution-token needs a value");
+		c->attribution_token = v;
+		return 0;
+	case O_NET_LOG:
+	case O_POLICY:
+	case O_REPORT: {
+		int r = check_path_value(flag, v, e);
+		if (r < 0)
+			return r;
+		*(o->id == O_NET_LOG ? &c->net_log : o->id == O_POLICY ? &c->policy : &c->report) = v;
+		return 0;
+	}
+	case O_JSON:
+		c->json = 1;
+		return 0;
+	case O_CACHES:
+		c->reclaim_caches = 1;
+		return 0;
+	case O_DIE_WITH_PARENT:
+		c->die_with_parent = 1;
+		return 0;
+	case O_TMP_SIZE:
+		return parse_count(flag, v, 1, 1ULL << 40, &c->tmp_size, e);
+	case O_LIMIT_MEMORY:
+		return parse_count(flag, v, 1, 1ULL << 44, &c->limit_memory, e);
+	case O_LIMIT_PIDS: {
+		unsigned long long n = 0;
+		int r = parse_count(flag, v, 0, 4194304, &n, e);
+		if (r < 0)
+			return r;
+		c->limit_pids = (unsigned long)n;
+		return 0;
+	}
+	case O_LIMIT_CPU: {
+		unsigned long long n = 0;
+		int r = parse_count(flag, v, 0, 86400ULL * 365, &n, e);
+		if (r < 0)
+			return r;
+		c->limit_cpu = (unsigned)n;
+		return 0;
+	}
 	case O_VERSION:
 		c->mode = MODE_VERSION;
 		return 0;
@@ -244,11 +399,47 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 	return err_set(e, EINVAL, "internal: unhandled option %s", flag);
 }
 
+/* Settings the parser knows but this build cannot yet carry out.  A setting
+ * named here is refused (125), never silently dropped: the command must not
+ * run with less than it asked for.  Each entry goes when its feature lands. */
+static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
+{
+	static const char later[] = " is not available in this version";
+	if (c->net == NET_PROXY)
+		return err_set(e, ENOTSUP, "--net proxy%s; use --net none", later);
+	if (c->net == NET_FULL)
+		return err_set(e, ENOTSUP, "--net full%s; use --net none", later);
+	if (c->deny_domain.n || c->proxy_upstream || c->attribution_token || c->net_log)
+		return err_set(e, ENOTSUP, "--deny-domain, --proxy-upstream, --attribution-token "
+			       "and --net-log%s", later);
+	if (c->protect_missing == PROTECT_MISSING_WATCH)
+		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
+	if (c->policy)
+		return err_set(e, ENOTSUP, "--policy%s", later);
+	if (c->report)
+		return err_set(e, ENOTSUP, "--report%s", later);
+	if (c->json)
+		return err_set(e, ENOTSUP, "explain --json%s", later);
+	if (c->reclaim_caches)
+		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
+	if (c->die_with_parent)
+		return err_set(e, ENOTSUP, "--die-with-parent%s", later);
+	if (c->tmp_size || c->limit_memory || c->limit_pids || c->limit_cpu)
+		return err_set(e, ENOTSUP, "--tmp-size and --limit-*%s", later);
+	if (c->allow_no_landlock)
+		return err_set(e, ENOTSUP, "--allow-no-landlock%s", later);
+	return 0;
+}
+
 int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
 {
 	int i = 1;
 	c->default_protect = 1;
 	c->mode = MODE_RUN;
+	/* The default until watch mode is built: mount points for missing names. */
+	c->protect_missing = PROTECT_MISSING_MOUNT;
+	c->cache = CACHE_NONE;
+	c->kill_after = 10;
 
 	if (argc > 1) {
 		const char *sub = argv[1];
@@ -311,7 +502,15 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 	if ((sub_mode == MODE_DOCTOR || sub_mode == MODE_RECLAIM) && c->cmd)
 		return err_set(e, EINVAL, "cordon %s takes no command",
 			       sub_mode == MODE_DOCTOR ? "doctor" : "reclaim");
-	return 0;
+	if (c->json && sub_mode != MODE_EXPLAIN)
+		return err_set(e, EINVAL, "--json goes with cordon explain");
+	if (c->reclaim_caches && sub_mode != MODE_RECLAIM)
+		return err_set(e, EINVAL, "--caches goes with cordon reclaim");
+	if (c->attribution_token && !c->proxy_upstream)
+		return err_set(e, EINVAL, "--attribution-token needs --proxy-upstream");
+	if (c->require_landlock && c->allow_no_landlock)
+		return err_set(e, EINVAL, "--require-landlock and --allow-no-landlock contradict each other");
+	return refuse_unbuilt(c, e);
 }
 
 void config_free(struct config *c)
@@ -320,6 +519,8 @@ void config_free(struct config *c)
 	free(c->read_only.v);
 	free(c->deny_read.v);
 	free(c->protect.v);
+	free(c->allow_domain.v);
+	free(c->deny_domain.v);
 	for (size_t i = 0; i < c->nenv; i++)
 		free((char *)c->env[i].key);
 	free(c->env);
