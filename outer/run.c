@@ -98,8 +98,9 @@ static void state_free(struct run_state *s)
 	free(s->keep);
 }
 
-static int keep_fd(struct run_state *s, int fd)
+static int keep_fd(void *ctx, int fd)
 {
+	struct run_state *s = ctx;
 	if (fd < 0)
 		return 0; /* not created (cordon explain creates no args socket) */
 	int *v = realloc(s->keep, (s->nkeep + 1) * sizeof(*v));
@@ -113,9 +114,9 @@ static int keep_fd(struct run_state *s, int fd)
 /* The descriptors bwrap inherits: everything resolved so far. */
 static int collect_keep(struct run_state *s, struct cordon_err *e)
 {
-	const struct { struct rpath *v; size_t n; } lists[] = {
+	const struct { const struct rpath *v; size_t n; } lists[] = {
 		{ s->res.roots, s->res.nroots }, { s->res.carves, s->res.ncarves },
-		{ s->res.protects, s->res.nprotects }, { s->res.masks, s->res.nmasks },
+		{ s->res.masks, s->res.nmasks },
 	};
 	int r = 0;
 	r |= keep_fd(s, s->ctrl[1]);
@@ -125,23 +126,9 @@ static int collect_keep(struct run_state *s, struct cordon_err *e)
 	r |= keep_fd(s, s->block[0]);
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
-			if (lists[l].v[i].fd >= 0) {
-				r |= keep_fd(s, lists[l].v[i].fd);
-				lists[l].v[i].inherited = 1;
-			}
+			r |= keep_fd(s, lists[l].v[i].fd);
+	r |= protect_fds(&s->prot, keep_fd, s);
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
-}
-
-/* Read-only paths opened after bwrap was forked (materialized and pinned
- * protected names, the registry carve-out) are not in its descriptor table,
- * even where their number is (cordon reuses freed numbers): they are bound by
- * path and checked by cordon-inner instead. */
-static void mark_late(struct run_state *s)
-{
-	for (size_t i = 0; i < s->res.ncarves; i++)
-		s->res.carves[i].late = !s->res.carves[i].inherited;
-	for (size_t i = 0; i < s->res.nprotects; i++)
-		s->res.protects[i].late = !s->res.protects[i].inherited;
 }
 
 static int build_inner_args(const struct config *c, struct run_state *s, struct cordon_err *e)
@@ -190,20 +177,19 @@ static int send_check(const struct run_state *s, uint32_t type, const struct rpa
 }
 
 /* Hand cordon-inner the descriptor of every writable root and of every
- * read-only path bound by path, so it can check that what is mounted at each
- * path is the object cordon resolved. */
+ * read-only path bound by path (opened or created after bwrap was forked,
+ * so not in its descriptor table even where their number is), so it can
+ * check that what is mounted at each path is the object cordon resolved. */
 static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 {
 	uint32_t count = 0;
+	size_t nchecks;
+	const struct rpath *checks = protect_checks(&s->prot, &nchecks);
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < s->res.nroots; i++)
 		r = send_check(s, WIRE_BIND_CHECK, &s->res.roots[i], &count, e);
-	for (size_t i = 0; r == 0 && i < s->res.ncarves; i++)
-		if (s->res.carves[i].late)
-			r = send_check(s, WIRE_RO_CHECK, &s->res.carves[i], &count, e);
-	for (size_t i = 0; r == 0 && i < s->res.nprotects; i++)
-		if (s->res.protects[i].late)
-			r = send_check(s, WIRE_RO_CHECK, &s->res.protects[i], &count, e);
+	for (size_t i = 0; r == 0 && i < nchecks; i++)
+		r = send_check(s, WIRE_RO_CHECK, &checks[i], &count, e);
 	if (r == 0 && (r = send_blocking(s->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1)) < 0)
 		(void)err_sys(e, -r, "sending to cordon-inner");
 	return r;
@@ -246,6 +232,8 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	char inner_path[PATH_MAX];
 
 	if ((r = resolve_config(c, &s->res, e)) < 0)
+		return r;
+	if ((r = protect_gather(&s->res, c, &s->prot, e)) < 0)
 		return r;
 	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
 		return r;
@@ -293,17 +281,15 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 	int r;
 
 	if (explain)
-		r = protect_explain(&s->res, e);
+		r = protect_explain(&s->prot, c->full_write, e);
 	else
-		r = protect_prepare(&s->res, c->full_write, s->bwrap_pid, &s->prot, e);
+		r = protect_prepare(c->full_write, s->bwrap_pid, &s->prot, e);
 	if (r < 0)
 		return r;
-	if (!explain)
-		mark_late(s);
 
 	struct plan_input in = {
 		s->res.roots, s->res.nroots, s->res.carves, s->res.ncarves,
-		s->res.protects, s->res.nprotects, s->res.masks, s->res.nmasks,
+		protect_decision(&s->prot), s->res.masks, s->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, s->res.cwd.path,
 	};
 	if ((r = mount_plan_build(&in, &s->plan, e)) < 0)
@@ -443,6 +429,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done;
 	}
 	resolved_close(&s.res);
+	protect_close_fds(&s.prot);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
 	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)

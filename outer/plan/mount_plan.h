@@ -22,15 +22,15 @@ struct rpath {
 	dev_t dev;
 	ino_t ino;
 	int is_dir;
-	int late;     /* opened after bwrap was started: bound by path, and
-			 cordon-inner checks (dev, ino) at that path instead */
-	int inherited;/* fd was in bwrap's descriptor table when it was forked */
 };
+
+struct protect_decision;
 
 struct plan_input {
 	const struct rpath *roots;     size_t nroots;     /* writable */
 	const struct rpath *carves;    size_t ncarves;    /* --read-only */
-	const struct rpath *protects;  size_t nprotects;  /* protected names, read-only */
+	const struct protect_decision *protect;           /* protected names and the
+							   * registry carve-out; may be NULL */
 	const struct rpath *masks;     size_t nmasks;     /* --deny-read */
 	int tmp_private;
 	int full_write;
@@ -45,7 +45,8 @@ enum mount_kind {
 	MOUNT_TMPFS,       /* dest, perms */
 	MOUNT_BIND_FD,     /* fd dest: writable root */
 	MOUNT_RO_BIND_FD,  /* fd dest: carve-out or protected name */
-	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened too late for bwrap to inherit */
+	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened or created after bwrap was
+			    * forked; cordon-inner checks (dev, ino) at dest */
 	MOUNT_MASK_FILE,   /* fd dest: empty read-only file from fd's data */
 	MOUNT_MASK_DIR,    /* dest: empty read-only tmpfs */
 	MOUNT_CHDIR,       /* dest */

@@ -68,34 +68,6 @@ int resolve_open_created(int dirfd, const char *name, const char *path, struct r
 	return open_nofollow(dirfd, name, path, NULL, out);
 }
 
-int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,
-			     const char *path, const struct stat *seen, struct cordon_err *e)
-{
-	struct stat st;
-	struct rpath p;
-	if (seen)
-		st = *seen;
-	else if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(e, errno, "cannot inspect protected %s", path);
-	/* A mount lands on a symlink's target, not on the link, so the command
-	 * could rename the link away and create the name afresh. */
-	if (S_ISLNK(st.st_mode))
-		return err_set(e, EPERM,
-			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect", path);
-	int rc = resolve_open_at(rootfd, name, path, st.st_dev, st.st_ino, &p);
-	if (rc == -EAGAIN)
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
-			       path);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot open protected %s", path);
-	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
-		rpath_free(&p);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
 int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
 {
 	char link[64], canon[PATH_MAX];
@@ -154,29 +126,6 @@ static int add_root(struct resolved *r, const char *flag, const char *path, stru
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	return 0;
-}
-
-static int add_protected(struct resolved *r, size_t root, const char *name, struct cordon_err *e)
-{
-	const struct rpath *rt = &r->roots[root];
-	char full[PATH_MAX];
-	struct stat st;
-	if (path_join(rt->path, name, full, sizeof(full)) < 0)
-		return err_set(e, ENAMETOOLONG, "%s/%s: path too long", rt->path, name);
-	if (fstatat(rt->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return err_sys(e, errno, "cannot inspect protected %s", full);
-		struct missing_name *v = realloc(r->missing, (r->nmissing + 1) * sizeof(*v));
-		if (!v)
-			return err_set(e, ENOMEM, "out of memory");
-		r->missing = v;
-		v[r->nmissing] = (struct missing_name){ root, name, strdup(full) };
-		if (!v[r->nmissing].path)
-			return err_set(e, ENOMEM, "out of memory");
-		r->nmissing++;
-		return 0;
-	}
-	return resolve_protect_existing(r, rt->fd, name, full, &st, e);
 }
 
 static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
@@ -290,18 +239,6 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 		}
 	}
 
-	for (size_t i = 0; i < r->nroots; i++) {
-		if (!r->roots[i].is_dir)
-			continue;
-		if (c->default_protect)
-			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = add_protected(r, i, *n, e)) < 0)
-					return rc;
-		for (size_t j = 0; j < c->protect.n; j++)
-			if ((rc = add_protected(r, i, c->protect.v[j], e)) < 0)
-				return rc;
-	}
-
 	for (size_t i = 0; i < c->deny_read.n; i++)
 		if ((rc = add_deny(r, c->deny_read.v[i], e)) < 0)
 			return rc;
@@ -312,8 +249,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 void resolved_close(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
-		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+		{ r->roots, r->nroots }, { r->carves, r->ncarves }, { r->masks, r->nmasks },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
@@ -324,17 +260,13 @@ void resolved_close(struct resolved *r)
 void resolved_free(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
-		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+		{ r->roots, r->nroots }, { r->carves, r->ncarves }, { r->masks, r->nmasks },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		for (size_t i = 0; i < lists[l].n; i++)
 			rpath_free(&lists[l].v[i]);
 		free(lists[l].v);
 	}
-	for (size_t i = 0; i < r->nmissing; i++)
-		free(r->missing[i].path);
-	free(r->missing);
 	rpath_free(&r->cwd);
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/mount_plan.h"
+#include "plan/protect_decide.h"
 
 static struct rpath rp(const char *path, int fd, int is_dir)
 {
@@ -91,10 +92,14 @@ Test(mount_plan, full_order)
 {
 	const struct rpath roots[] = { rp("/w/a", 10, 1), rp("/w/b", 11, 1) };
 	const struct rpath carves[] = { rp("/w/a/vendor", 20, 1) };
-	const struct rpath prot[] = { rp("/w/a/.git", 30, 1), rp("/w/b/.git", 31, 1) };
+	struct protect_action prot[] = {
+		{ PROTECT_BIND, (char *)"/w/a/.git", 0, 30, 0 },
+		{ PROTECT_BIND, (char *)"/w/b/.git", 1, 31, 0 },
+	};
+	const struct protect_decision d = { prot, 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a",
+		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a",
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -197,11 +202,11 @@ Test(mount_plan, protected_names_after_every_root)
 	/* A deep root must not re-expose a shallower root's protected name, so
 	 * every protected name comes after every root, however deep. */
 	const struct rpath roots[] = { rp("/p", 1, 1), rp("/p/.git/deep/er/root", 2, 1) };
-	const struct rpath prot[] = { rp("/p/.git", 3, 1) };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/p/.git", 0, 3, 0 } };
+	const struct protect_decision d = { prot, 1 };
 	const struct rpath carves[] = { rp("/p/a/b/c/d/e", 4, 1) };
 	struct plan_input in = {
-		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1,
-		.protects = prot, .nprotects = 1,
+		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1, .protect = &d,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -215,10 +220,11 @@ Test(mount_plan, protected_names_after_every_root)
 Test(mount_plan, masks_after_protected_names)
 {
 	const struct rpath roots[] = { rp("/m", 1, 1) };
-	const struct rpath prot[] = { rp("/m/a/b/c/.git", 2, 1) };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/m/a/b/c/.git", 0, 2, 0 } };
+	const struct protect_decision d = { prot, 1 };
 	const struct rpath masks[] = { rp("/m/.env", 3, 0) };
 	struct plan_input in = {
-		.roots = roots, .nroots = 1, .protects = prot, .nprotects = 1,
+		.roots = roots, .nroots = 1, .protect = &d,
 		.masks = masks, .nmasks = 1, .cwd = "/m",
 	};
 	struct mount_plan p;
@@ -287,7 +293,8 @@ Test(mount_plan, dest_borrowed_from_input)
 Test(mount_plan, many_entries_fit)
 {
 	enum { N = 200 };
-	static struct rpath roots[N], carves[N], prot[N], masks[N];
+	static struct rpath roots[N], carves[N], masks[N];
+	static struct protect_action prot[N];
 	static char names[4][N][32];
 	for (int i = 0; i < N; i++) {
 		snprintf(names[0][i], 32, "/r%d", i);
@@ -296,10 +303,11 @@ Test(mount_plan, many_entries_fit)
 		snprintf(names[3][i], 32, "/r%d/.env", i);
 		roots[i] = rp(names[0][i], 1000 + i, 1);
 		carves[i] = rp(names[1][i], 2000 + i, 1);
-		prot[i] = rp(names[2][i], 3000 + i, 1);
+		prot[i] = (struct protect_action){ PROTECT_BIND, names[2][i], (size_t)i, 3000 + i, 0 };
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
-	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0" };
+	const struct protect_decision d = { prot, N };
+	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0" };
 	struct mount_plan p;
 	build(&in, &p);
 	cr_assert_eq(p.n, 5 + 4 * N);
