@@ -197,10 +197,17 @@ static void __attribute__((noreturn)) guardian_main(int sock, struct registry re
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	if (registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
-		/* Nobody to tell: the record stays for the next sweep. */
+	for (;;) {
+		int rc = registry_lock(&reg, &e);
+		if (rc == 0)
+			rc = registry_sweep(&reg, name, NULL, NULL, &e);
+		registry_unlock(&reg);
+		/* A directory of the run that another registry's sandbox still
+		 * binds: wait (unlocked) until that sandbox ends, then again.
+		 * Any other failure leaves the record to the next sweep. */
+		if (rc != -EBUSY || registry_wait_unbound(&reg, name) < 0)
+			break;
 	}
-	registry_unlock(&reg);
 	_exit(0);
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -23,6 +24,37 @@ static int root_read_only(int rootfd)
 {
 	struct statvfs sv;
 	return fstatvfs(rootfd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+/* Open the existing name (st: its lstat) for bwrap to bind from.  A
+ * directory is opened readable where it can be, so that protect_hold can
+ * flock it; otherwise O_PATH.  0, -EAGAIN if it is not the object st
+ * describes, or -errno. */
+static int open_name(int rootfd, const char *name, const char *path, const struct stat *st,
+		     int *fd)
+{
+	if (S_ISDIR(st->st_mode)) {
+		struct stat now;
+		int d = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d >= 0) {
+			if (fstat(d, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+				sys_close(&d);
+				return -EAGAIN;
+			}
+			*fd = d;
+			return 0;
+		}
+		if (errno != EACCES)
+			return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -EAGAIN : -errno;
+	}
+	struct rpath o;
+	int rc = resolve_open_at(rootfd, name, path, st->st_dev, st->st_ino, &o);
+	if (rc < 0)
+		return rc;
+	*fd = o.fd;
+	o.fd = -1;
+	rpath_free(&o);
+	return 0;
 }
 
 static int gather_name(const struct resolved *r, size_t root, const char *name,
@@ -55,16 +87,12 @@ static int gather_name(const struct resolved *r, size_t root, const char *name,
 	n->ino = st.st_ino;
 	if (n->is_symlink)
 		return 0; /* refused by protect_decide */
-	struct rpath o;
-	int rc = resolve_open_at(rt->fd, name, full, st.st_dev, st.st_ino, &o);
+	int rc = open_name(rt->fd, name, full, &st, &n->fd);
 	if (rc == -EAGAIN)
 		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
 			       full);
 	if (rc < 0)
 		return err_sys(e, -rc, "cannot open protected %s", full);
-	n->fd = o.fd;
-	o.fd = -1;
-	rpath_free(&o);
 	return 0;
 }
 
@@ -254,6 +282,53 @@ static int apply_decided(struct protect_run *p, struct cordon_err *e)
 	return 0;
 }
 
+/* Every directory this run binds as it found it (not made by this run) may
+ * be another registry's mount point: a shared flock on it, through the
+ * descriptor bwrap inherited and so held until bwrap exits, tells that
+ * registry's release to leave it (registry.c, held_elsewhere).  Taken after
+ * the sweep, which must not find this run's own lock on a dead run's
+ * leftover; a directory removed since it was opened is refused. */
+static int hold_bound(struct protect_run *p, struct cordon_err *e)
+{
+	for (size_t i = 0; i < p->plan.n; i++) {
+		const struct protect_action *a = &p->plan.v[i];
+		if (a->act != PROTECT_BIND && a->act != PROTECT_SHARE)
+			continue;
+		struct protect_name *n = &p->names[a->src];
+		struct stat st;
+		if (!n->is_dir || n->fd < 0)
+			continue;
+		int rc;
+		while ((rc = flock(n->fd, LOCK_SH)) < 0 && errno == EINTR) {
+		}
+		if (rc < 0 && errno == EBADF)
+			continue; /* O_PATH: unreadable to this user */
+		if (rc < 0)
+			return err_sys(e, errno, "cannot lock protected %s", n->path);
+		if (fstat(n->fd, &st) < 0 || st.st_nlink == 0)
+			return err_set(e, EAGAIN, "protected %s was removed while cordon looked at "
+				       "it; run again", n->path);
+		int *v = realloc(p->held, (p->nheld + 1) * sizeof(*v));
+		if (!v)
+			return err_set(e, ENOMEM, "out of memory");
+		p->held = v;
+		v[p->nheld++] = n->fd;
+		n->fd = -1;
+	}
+	return 0;
+}
+
+static void drop_held(struct protect_run *p)
+{
+	for (size_t i = 0; i < p->nheld; i++) {
+		(void)flock(p->held[i], LOCK_UN); /* bwrap's copy too: one open file */
+		sys_close(&p->held[i]);
+	}
+	free(p->held);
+	p->held = NULL;
+	p->nheld = 0;
+}
+
 int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e)
 {
@@ -271,7 +346,9 @@ int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
 		facts_of(p, full_write, 0, &f, anc);
-		return protect_decide(&f, &p->plan, e);
+		if ((rc = protect_decide(&f, &p->plan, e)) < 0)
+			return rc;
+		return hold_bound(p, e);
 	}
 	/* Held until protect_materialize: what is decided here stays true. */
 	if ((rc = registry_lock(&p->reg, e)) < 0)
@@ -283,7 +360,7 @@ int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
 		return rc;
 	f.live = p->live;
 	f.nlive = p->nlive;
-	if ((rc = protect_decide(&f, &p->plan, e)) < 0)
+	if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0)
 		return rc;
 	return apply_decided(p, e);
 }
@@ -506,6 +583,7 @@ static int sandbox_running(pid_t pid)
 void protect_release(struct protect_run *p)
 {
 	struct cordon_err e;
+	drop_held(p);
 	facts_free(p);
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the

@@ -53,6 +53,9 @@ struct protect_run {
 	/* The objects bound by path (created, adopted, pinned, carved), each
 	 * with the descriptor cordon-inner checks the mount against. */
 	struct rpath *checks;        size_t nchecks;
+	/* Directories bound as found, flocked shared (hold_bound in protect.c)
+	 * until protect_release. */
+	int *held;                   size_t nheld;
 };
 
 #define PROTECT_RUN_INIT { .reg = REGISTRY_INIT, .guard = GUARDIAN_INIT }

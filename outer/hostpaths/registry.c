@@ -431,25 +431,57 @@ static void report_errno(registry_report_fn fn, void *ctx, const char *path,
 		fn(ctx, path, RECLAIM_KEEP, why);
 }
 
-/* Judge and carry out one entry of a record whose run is over. */
-static void settle_entry(const struct registry *reg, const struct loaded *l,
-			 const struct rec_entry *en, registry_report_fn fn, void *ctx)
+/* Another sandbox (of any registry: root's, another XDG_STATE_HOME's)
+ * still binds the directory `name` in parent, which is (dev, ino): it holds
+ * a shared flock on it for as long as its bwrap runs (protect.c).  rmdir on
+ * the host would detach that mount in the other sandbox, whose command could
+ * then create the name.  1 if so; otherwise 0 with *held, when it could be
+ * opened, an exclusive lock kept over the rmdir (a run that starts binding
+ * it meanwhile waits, then sees it unlinked and refuses). */
+static int held_elsewhere(int parent, const char *name, uint64_t dev, uint64_t ino, int *held)
+{
+	struct stat st;
+	*held = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*held < 0)
+		return 0; /* unreadable: nobody could have locked it through cordon */
+	if (fstat(*held, &st) < 0 || st.st_dev != dev || st.st_ino != ino) {
+		sys_close(held);
+		return 0;
+	}
+	if (flock(*held, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	int busy = errno == EWOULDBLOCK;
+	sys_close(held);
+	return busy;
+}
+
+#define WHY_HELD "in use by another sandbox (another registry's run binds it); " \
+		 "removed once that sandbox ends"
+
+/* Judge and carry out one entry of a record whose run is over.  1 if it was
+ * kept because another sandbox still binds it: the record must stay. */
+static int settle_entry(const struct registry *reg, const struct loaded *l,
+			const struct rec_entry *en, registry_report_fn fn, void *ctx)
 {
 	struct reclaim_input in = {
 		.rec = &l->rec, .entry = en, .released = l->released, .facts = &l->facts,
 		.live = reg->live, .nlive = reg->nlive,
 	};
-	int parent = -1;
+	int parent = -1, held = -1, busy = 0;
 	const char *name = NULL;
 
 	int r = path_look(en->path, &parent, &name, &in.now);
 	if (r < 0) {
 		sys_close(&parent);
 		report_errno(fn, ctx, en->path, "cannot inspect it", -r);
-		return;
+		return 0;
 	}
 	struct reclaim_decision d = reclaim_decide(&in);
-	if (d.verdict == RECLAIM_REMOVE) {
+	if (d.verdict == RECLAIM_REMOVE &&
+	    (busy = held_elsewhere(parent, name, in.now.dev, in.now.ino, &held))) {
+		if (fn)
+			fn(ctx, en->path, RECLAIM_KEEP, WHY_HELD);
+	} else if (d.verdict == RECLAIM_REMOVE) {
 		/* rmdir only: whatever happened since the look, it removes
 		 * nothing but an empty directory. */
 		if (unlinkat(parent, name, AT_REMOVEDIR) < 0) {
@@ -461,7 +493,9 @@ static void settle_entry(const struct registry *reg, const struct loaded *l,
 	} else if (d.verdict == RECLAIM_KEEP && fn) {
 		fn(ctx, en->path, RECLAIM_KEEP, d.why);
 	}
+	sys_close(&held);
 	sys_close(&parent);
+	return busy;
 }
 
 static int load_all(struct registry *reg, const char *released, int skip_released,
@@ -586,21 +620,33 @@ static int sweep(struct registry *reg, const char *released, const struct record
 				fn(ctx, en->path, RECLAIM_KEEP, v[i].why);
 		}
 	}
+	/* A record with a path another sandbox still binds stays: the next
+	 * sweep (its guardian's, waiting in registry_wait_unbound) ends it. */
+	int released_busy = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (v[i].alive)
 			continue;
+		int busy = 0;
 		for (size_t j = 0; j < v[i].rec.n; j++)
-			settle_entry(reg, &v[i], &v[i].rec.v[j], fn, ctx);
-		if (unlinkat(reg->dirfd, v[i].name, 0) < 0 && errno != ENOENT)
+			busy |= settle_entry(reg, &v[i], &v[i].rec.v[j], fn, ctx);
+		released_busy |= busy && v[i].released;
+		if (!busy && unlinkat(reg->dirfd, v[i].name, 0) < 0 && errno != ENOENT)
 			rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, v[i].name);
 	}
 	if (rc == 0 && mine) {
 		struct loaded l = { .rec = *mine, .released = 1 };
+		int busy = 0;
 		for (size_t j = 0; j < mine->n; j++)
-			settle_entry(reg, &l, &mine->v[j], fn, ctx);
-		if (unlinkat(reg->dirfd, released, 0) < 0 && errno != ENOENT)
+			busy |= settle_entry(reg, &l, &mine->v[j], fn, ctx);
+		if (busy) {
+			if ((rc = registry_write(reg, released, mine, e)) == 0)
+				rc = err_set(e, EBUSY, "%s", WHY_HELD);
+		} else if (unlinkat(reg->dirfd, released, 0) < 0 && errno != ENOENT) {
 			rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, released);
+		}
 	}
+	if (rc == 0 && released_busy)
+		rc = err_set(e, EBUSY, "%s", WHY_HELD);
 	for (size_t i = 0; i < n; i++)
 		record_free(&v[i].rec);
 	free(v);
@@ -617,6 +663,31 @@ int registry_release(struct registry *reg, const char *name, const struct record
 		     struct cordon_err *e)
 {
 	return sweep(reg, name, mine, NULL, NULL, e);
+}
+
+int registry_wait_unbound(struct registry *reg, const char *name)
+{
+	struct record rec = { 0 };
+	char why[128];
+	int rc = read_record(reg->dirfd, name, &rec, why, sizeof(why));
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < rec.n; i++) {
+		const struct rec_entry *en = &rec.v[i];
+		struct stat st;
+		if (en->kind != REC_CREATED)
+			continue;
+		/* Only a lock is taken and dropped here: nothing is changed
+		 * through a path read from the record. */
+		AUTO_FD fd = open(en->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != en->dev || st.st_ino != en->ino)
+			continue;
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR) {
+		}
+		(void)flock(fd, LOCK_UN);
+	}
+	record_free(&rec);
+	return 0;
 }
 
 static void print_report(void *ctx, const char *path, enum reclaim_verdict v, const char *why)

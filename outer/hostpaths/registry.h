@@ -90,16 +90,25 @@ typedef void (*registry_report_fn)(void *ctx, const char *path, enum reclaim_ver
 /* Locked.  Read every record.  Records of live runs stay, and their entries
  * become reg->live.  The record named `released` (NULL: none) is treated as
  * over, as is every record whose run is dead: each of its paths is judged by
- * reclaim_decide and removed (rmdir) when allowed, then the record is deleted.
+ * reclaim_decide and removed (rmdir) when allowed, then the record is deleted
+ * (unless another sandbox still binds one of its directories: then it stays,
+ * and -EBUSY says so when it is the released one).
  * Stale temporary files of dead runs are deleted.  report may be NULL. */
 int registry_sweep(struct registry *reg, const char *released, registry_report_fn report,
 		   void *ctx, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Locked.  registry_sweep with the record `name` released, where `mine`
  * is that record as its run holds it in memory: it is used instead of the
- * file, which may lag behind it (or be missing) if writing it failed. */
+ * file, which may lag behind it (or be missing) if writing it failed.
+ * -EBUSY when another sandbox (of any registry) still binds a directory of
+ * it: the record is kept (written from mine) for registry_wait_unbound. */
 int registry_release(struct registry *reg, const char *name, const struct record *mine,
 		     struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Not locked.  Block until no other sandbox binds any directory the
+ * record `name` created (each holds a shared flock on it while its bwrap
+ * runs); then a sweep can remove them.  0 or -errno (no such record). */
+int registry_wait_unbound(struct registry *reg, const char *name);
 
 /* cordon reclaim: sweep and print "removed PATH" or "kept PATH: reason" per
  * path to out.  0 or -errno with *e filled. */
