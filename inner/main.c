@@ -132,7 +132,8 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0)
+	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0 ||
+	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
 		goto out;
@@ -142,7 +143,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
-	if ((r = netcheck_loopback_only(e)) < 0) {
+	/* PID 1's own filter comes after the fork (the command must not
+	 * inherit it) and after the network check (netlink), before the
+	 * command execs. */
+	if ((r = netcheck_loopback_only(e)) < 0 || (r = pid1_confine(e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

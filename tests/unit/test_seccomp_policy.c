@@ -179,7 +179,7 @@ Test(seccomp_policy, table_rows_are_well_formed_and_resolve)
 	cr_expect_eq(foreign, 1);
 
 	struct seccomp_rule_desc bogus = { "no_such_syscall_cordon", "never", EPERM,
-					   SECCOMP_POLICY_ALWAYS, 0 };
+					   SECCOMP_POLICY_ALWAYS, 0, 0 };
 	cr_expect_eq(seccomp_policy_resolve(&bogus), -ENOENT);
 	cr_expect_eq(seccomp_policy_resolve(NULL), -EINVAL);
 }
