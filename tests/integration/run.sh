@@ -47,7 +47,8 @@ fi
 # starts, as an outer container's seccomp profile does.  A root caller is
 # refused there unless it accepts the weaker sandbox, so the wrapper passes
 # --allow-no-landlock for root (unless the test asks for --require-landlock,
-# whose refusal it then checks).  Tests see CORDON_NO_LANDLOCK=1.
+# whose refusal it then checks).  Tests see CORDON_NO_LANDLOCK=1; in both
+# passes CORDON_BIN names the real binary, for tests of the refusal itself.
 NOLL="$PREFIX/nolandlock"
 mkdir -p "$NOLL" && chmod 755 "$NOLL"
 cat > "$NOLL/cordon" <<WRAP
@@ -73,7 +74,7 @@ pass_fail=0
 mode_env=(CORDON="$PREFIX/bin/cordon")
 run_as() { # USER FILE
 	local user=$1 file=$2 out
-	local envs=("${mode_env[@]}" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
+	local envs=("${mode_env[@]}" CORDON_BIN="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
 		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}")
 	echo "== $(basename "$file") as $user${mode_tag-}"
 	if [ "$user" = "$(id -un)" ]; then
