@@ -20,7 +20,7 @@
 
 static const struct seccomp_rule_desc policy[] = {
 	{ "(i386 or x32 ABI)", "any syscall not made through the x86_64 ABI "
-	  "(int 0x80, or nr with bit 0x40000000): kills the process", 0,
+	  "(int 0x80, or nr with bit 0x40000000)", 0,
 	  SECCOMP_POLICY_FOREIGN_ABI, 0, 0 },
 
 	/* Raw packet, bluetooth, vsock, ... sockets reach kernel code (and
