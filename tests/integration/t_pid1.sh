@@ -28,6 +28,12 @@ for f in environ fd/0 fd/1 maps; do
 	expect_out 1 '^(EACCES|EPERM)$' "/proc/1/$f is unreadable from the command" -- \
 		"${C[@]}" -- "$P" open "/proc/1/$f"
 done
+# PID 1's descriptors (the control socket to cordon among them) stay its own:
+# not one of its /proc/1/fd links resolves for the command.
+expect_out 0 '^0$' "no descriptor of PID 1 resolves through /proc/1/fd" -- \
+	"${C[@]}" -- sh -c 'n=0; for f in /proc/1/fd/*; do readlink "$f" >/dev/null 2>&1 && n=$((n+1)); done; echo $n'
+expect_out 0 '^[1-9]' "control: the command's own /proc/self/fd links resolve" -- \
+	"${C[@]}" -- sh -c 'n=0; for f in /proc/self/fd/*; do readlink "$f" >/dev/null 2>&1 && n=$((n+1)); done; echo $n'
 expect_out 0 '^ok$' "control: the command reads its own /proc/self/environ" -- \
 	"${C[@]}" -- "$P" open /proc/self/environ
 expect_out 0 '^ok$' "PID 1 runs under a seccomp filter with no_new_privs" -- \
