@@ -13,7 +13,10 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpaths/registry_io.h"
+#include "hostpaths/registry_sweep.h"
 #include "path.h"
+#include "procstat.h"
 #include "sys.h"
 
 /* A protected name whose host path has to be materialized or referenced. */
@@ -382,7 +385,7 @@ static int start_recording(struct protect_run *p, pid_t bwrap, struct cordon_err
 {
 	uint64_t self_start, bwrap_start;
 	int rc;
-	if ((rc = registry_proc_start(getpid(), &self_start)) < 0)
+	if ((rc = procstat_start(getpid(), &self_start)) < 0)
 		return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
 	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
 		p->name[0] = '\0';
@@ -393,14 +396,14 @@ static int start_recording(struct protect_run *p, pid_t bwrap, struct cordon_err
 	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
 	/* Its "ready" is collected only once bwrap runs (protect_started), off
 	 * the path every start waits on. */
-	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
+	if ((rc = guardian_start(&p->guard, &p->reg, p->name, p->sandbox_sock, e)) < 0) {
 		p->name[0] = '\0';
 		return rc;
 	}
 	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
 	/* Best effort: without it a sweep still sees cordon or the guardian
 	 * alive, and bwrap dies with cordon. */
-	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
+	if (bwrap > 0 && procstat_start(bwrap, &bwrap_start) == 0)
 		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
 	return 0;
 }
