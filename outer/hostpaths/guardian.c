@@ -207,15 +207,19 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	struct gwire_sandbox sb = { 0 };
 	int pidfd = -1;
 	struct cordon_err e;
-	struct registry reg;
+	struct registry reg = REGISTRY_INIT;
 
 	/* cordon knows this process's pid and start time already (it read
 	 * them from /proc for its unreaped child): "ready" says only that it
 	 * runs on its own now. */
-	int rc = registry_dup(from, &reg, &e);
-	int inherited = from->dirfd;
-	sys_close(&inherited);
-	if (rc < 0 || wire_send(sock, GWIRE_READY, NULL, 0, -1) < 0)
+	if (from) {
+		int rc = registry_dup(from, &reg, &e);
+		int inherited = from->dirfd;
+		sys_close(&inherited);
+		if (rc < 0)
+			_exit(1);
+	}
+	if (wire_send(sock, GWIRE_READY, NULL, 0, -1) < 0)
 		_exit(1);
 	if (listen_to_cordon(sock, &sb, &pidfd))
 		_exit(0);
@@ -231,7 +235,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	if (registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
+	if (from && registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
 		/* Nobody to tell: the record stays for the next sweep. */
 	}
 	registry_close(&reg);
@@ -253,8 +257,8 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 	 * opens nothing but /dev/null, /proc and the registry's regular files. */
 	if (setsid() < 0)
 		_exit(1);
-	int keep[2] = { sock, reg->dirfd };
-	if (sys_close_except(keep, 2) < 0)
+	int keep[2] = { sock, reg ? reg->dirfd : -1 };
+	if (sys_close_except(keep, reg ? 2 : 1) < 0)
 		_exit(1);
 	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)

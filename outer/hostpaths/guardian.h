@@ -37,7 +37,8 @@ struct guardian {
 #define GUARDIAN_INIT { 0, 0, -1 }
 
 /* Start the guardian of the record `name` in reg (open; the lock may be
- * held: the guardian takes a lock descriptor of its own).  sandbox_sock: the
+ * held: the guardian takes a lock descriptor of its own), or of a run with
+ * no record (reg NULL): then it only ends what is left of the run.  sandbox_sock: the
  * inode of the socket end bwrap's child holds (0: none).  Returns once it
  * is forked, with g->pid and g->start set, without waiting for it: from the
  * fork on, it holds the other end of the socket, so cordon's death reaches
