@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpaths/registry_carve.h"
 #include "hostpaths/registry_io.h"
 #include "hostpaths/registry_sweep.h"
 #include "path.h"
@@ -155,54 +156,6 @@ static int pin_live(struct resolved *r, int full_write, struct protect_run *p,
 		}
 		if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, l->path)) < 0)
 			return err_set(e, -rc, "recording %s in the registry", l->path);
-	}
-	return 0;
-}
-
-/* The registry read-only wherever a writable root reaches it: a root that
- * is the registry or one of its ancestors (same dev and inode, so a bind
- * mount of an ancestor counts too). */
-static int carve_registry(struct resolved *r, int full_write, const struct registry *reg,
-			  struct cordon_err *e)
-{
-	size_t nroots = r->nroots + (full_write ? 1 : 0);
-	for (size_t i = 0; i < nroots; i++) {
-		const char *rp = i < r->nroots ? r->roots[i].path : "/";
-		char dest[PATH_MAX];
-		size_t k;
-		if (i < r->nroots) {
-			for (k = 0; k < reg->nanc; k++)
-				if (reg->anc[k].dev == r->roots[i].dev && reg->anc[k].ino == r->roots[i].ino)
-					break;
-			if (k == reg->nanc)
-				continue;
-		} else {
-			k = 0;
-		}
-		const char *suffix = reg->path + reg->anc[k].off;
-		int n = snprintf(dest, sizeof(dest), "%s%s", strcmp(rp, "/") == 0 ? "" : rp, suffix);
-		if (n < 0 || (size_t)n >= sizeof(dest))
-			return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long", reg->path, rp);
-		if (dest[0] == '\0')
-			(void)snprintf(dest, sizeof(dest), "/");
-		int dup = 0;
-		for (size_t c = 0; c < r->ncarves; c++)
-			if (strcmp(r->carves[c].path, dest) == 0)
-				dup = 1;
-		if (dup)
-			continue;
-		struct rpath c = { .fd = -1 };
-		c.fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
-		if (c.fd < 0)
-			return err_sys(e, errno, "registry %s: cannot open it", reg->path);
-		c.path = strdup(dest);
-		c.dev = reg->dev;
-		c.ino = reg->ino;
-		c.is_dir = 1;
-		if (!c.path || rpath_push(&r->carves, &r->ncarves, &c) < 0) {
-			rpath_free(&c);
-			return err_set(e, ENOMEM, "out of memory");
-		}
 	}
 	return 0;
 }
@@ -442,7 +395,7 @@ int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct prot
 	if ((rc = registry_lock(&p->reg, e)) < 0)
 		return rc;
 	if ((rc = registry_sweep(&p->reg, NULL, NULL, NULL, e)) == 0 &&
-	    (rc = carve_registry(r, full_write, &p->reg, e)) == 0 &&
+	    (rc = registry_carve(r, full_write, &p->reg, e)) == 0 &&
 	    (rc = classify(r, full_write, p, e)) == 0)
 		rc = start_guard(p, p->rec.n > 0, e);
 	return rc;
