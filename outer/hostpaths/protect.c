@@ -15,7 +15,11 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpaths/registry_carve.h"
+#include "hostpaths/registry_io.h"
+#include "hostpaths/registry_sweep.h"
 #include "path.h"
+#include "procstat.h"
 #include "sys.h"
 
 /* A writable root on a read-only mount: mkdir would fail with EROFS, and the
@@ -106,11 +110,6 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 	for (size_t i = 0; i < r->nroots; i++)
 		p->roots[i] = (struct protect_root){ r->roots[i].path, r->roots[i].dev,
 						     r->roots[i].ino, 0 };
-	if (!(p->carved = calloc(r->ncarves ? r->ncarves : 1, sizeof(*p->carved))))
-		return err_set(e, ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->ncarves; i++)
-		p->carved[i] = r->carves[i].path;
-	p->ncarved = r->ncarves;
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (!r->roots[i].is_dir)
 			continue;
@@ -158,21 +157,14 @@ static void note_swept(void *ctx, const char *path, enum reclaim_verdict v, cons
 		p->nswept++;
 }
 
-static void facts_of(const struct protect_run *p, int full_write,
-		     int registry, struct protect_facts *f, struct protect_anc *anc)
+static void facts_of(const struct protect_run *p, int full_write, struct protect_facts *f)
 {
-	for (size_t i = 0; registry && i < p->reg.nanc; i++)
-		anc[i] = (struct protect_anc){ p->reg.anc[i].dev, p->reg.anc[i].ino,
-					       p->reg.anc[i].off };
 	*f = (struct protect_facts){
 		.names = p->names, .nnames = p->nnames,
 		.roots = p->roots, .nroots = p->nroots,
 		.full_write = full_write,
-		.registry = registry ? p->reg.path : NULL,
-		.anc = anc, .nanc = registry ? p->reg.nanc : 0,
 		.live = p->live, .nlive = p->nlive,
 		.swept = (const char *const *)p->swept, .nswept = p->nswept,
-		.carved = p->carved, .ncarved = p->ncarved,
 	};
 }
 
@@ -233,17 +225,32 @@ static int check_live(struct protect_run *p, size_t i)
 	return check_push(p, &o);
 }
 
-static int check_registry(struct protect_run *p, const char *dest)
+/* The registry's carve-out and the pins of its ancestors (registry_carve
+ * decides and opens them): into the plan, bound by path, each checked. */
+static int add_carves(const struct resolved *r, int full_write, struct protect_run *p,
+		      struct cordon_err *e)
 {
-	struct rpath c = { .fd = -1, .dev = p->reg.dev, .ino = p->reg.ino, .is_dir = 1 };
-	c.fd = openat(p->reg.dirfd, ".", O_PATH | O_CLOEXEC);
-	if (c.fd < 0)
-		return -errno;
-	if (!(c.path = strdup(dest))) {
-		sys_close(&c.fd);
-		return -ENOMEM;
+	struct rpath *v = NULL;
+	size_t n = 0;
+	int rc = registry_carve(r, full_write, &p->reg, &v, &n, e);
+	for (size_t i = 0; i < n; i++) {
+		struct protect_action *a = realloc(p->plan.v, (p->plan.n + 1) * sizeof(*a));
+		char *path = a ? strdup(v[i].path) : NULL;
+		if (a)
+			p->plan.v = a;
+		if (!path) {
+			free(path);
+			rc = rc < 0 ? rc : err_set(e, ENOMEM, "out of memory");
+			rpath_free(&v[i]);
+			continue;
+		}
+		p->plan.v[p->plan.n++] = (struct protect_action){
+			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1 };
+		if (check_push(p, &v[i]) < 0 && rc == 0)
+			rc = err_set(e, ENOMEM, "out of memory");
 	}
-	return check_push(p, &c);
+	free(v);
+	return rc;
 }
 
 /* The decision's record entries (references now, intents for the
@@ -272,14 +279,55 @@ static int apply_decided(struct protect_run *p, struct cordon_err *e)
 				rc = check_live(p, a->src);
 			break;
 		case PROTECT_CARVE:
-			if ((rc = check_registry(p, a->path)) < 0 && rc != -ENOMEM)
-				return err_sys(e, -rc, "registry %s: cannot open it", p->reg.path);
+		case PROTECT_KEEP:
 			break;
 		}
 	}
 	if (rc < 0)
 		return err_set(e, -rc, "recording protected paths in the registry");
 	return 0;
+}
+
+/* Start the guardian before bwrap has its arguments, so before bwrap's
+ * child exists: if cordon is killed from then on, the guardian ends
+ * whatever of the run is left (guardian.h).  Every run has one, even a run
+ * with nothing to record.  When the run will own or share paths
+ * (with_record), its record is named first, so that no path ever depends
+ * on cordon alone. */
+static int start_guard(struct protect_run *p, int with_record, struct cordon_err *e)
+{
+	uint64_t self_start;
+	int rc;
+	if (with_record) {
+		if ((rc = procstat_start(getpid(), &self_start)) < 0)
+			return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
+		if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
+			p->name[0] = '\0';
+			return err_set(e, EINVAL, "internal: cannot name this run's record");
+		}
+		memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
+		p->rec.pidns = p->reg.pidns;
+		p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
+	}
+	/* Its "ready" is collected only once bwrap runs (protect_started), off
+	 * the path every start waits on. */
+	if ((rc = guardian_start(&p->guard, with_record ? &p->reg : NULL, p->name,
+				 p->sandbox_sock, e)) < 0) {
+		p->name[0] = '\0';
+		return rc;
+	}
+	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
+	return 0;
+}
+
+/* The record names cordon, the guardian and bwrap from its first write. */
+static void record_sandbox(struct protect_run *p, pid_t bwrap)
+{
+	uint64_t bwrap_start;
+	/* Best effort: without it a sweep still sees cordon or the guardian
+	 * alive, and bwrap dies with cordon. */
+	if (bwrap > 0 && procstat_start(bwrap, &bwrap_start) == 0)
+		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
 }
 
 /* Every directory this run binds as it found it (not made by this run) may
@@ -329,11 +377,10 @@ static void drop_held(struct protect_run *p)
 	p->nheld = 0;
 }
 
-int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
+int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e)
 {
 	struct protect_facts f;
-	struct protect_anc anc[REGISTRY_MAX_DEPTH + 1];
 	p->bwrap = bwrap;
 	int rc = registry_open(&p->reg, e);
 	if (rc < 0) {
@@ -345,30 +392,31 @@ int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
 		if (!p->reg.absent || count_missing(p))
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
-		facts_of(p, full_write, 0, &f, anc);
-		if ((rc = protect_decide(&f, &p->plan, e)) < 0)
+		facts_of(p, full_write, &f);
+		if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0)
 			return rc;
-		return hold_bound(p, e);
+		return start_guard(p, 0, e);
 	}
 	/* Held until protect_materialize: what is decided here stays true. */
 	if ((rc = registry_lock(&p->reg, e)) < 0)
 		return rc;
 	if ((rc = registry_sweep(&p->reg, NULL, note_swept, p, e)) < 0)
 		return rc;
-	facts_of(p, full_write, 1, &f, anc);
+	facts_of(p, full_write, &f);
 	if ((rc = gather_live(&f, p, e)) < 0)
 		return rc;
 	f.live = p->live;
 	f.nlive = p->nlive;
-	if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0)
+	if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0 ||
+	    (rc = apply_decided(p, e)) < 0 || (rc = add_carves(r, full_write, p, e)) < 0)
 		return rc;
-	return apply_decided(p, e);
+	return start_guard(p, p->rec.n > 0, e);
 }
 
 int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 {
 	struct protect_facts f;
-	facts_of(p, full_write, 0, &f, NULL);
+	facts_of(p, full_write, &f);
 	return protect_decide(&f, &p->plan, e);
 }
 
@@ -460,45 +508,15 @@ static int create_all(const struct resolved *r, struct protect_run *p, struct co
 	return rc;
 }
 
-/* Name this run's record and start the guardian, both before anything is
- * created, so that no path ever depends on cordon alone.  The record names
- * cordon, the guardian and bwrap from its first write. */
-static int start_recording(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
-{
-	uint64_t self_start, bwrap_start;
-	int rc;
-	if ((rc = registry_proc_start(getpid(), &self_start)) < 0)
-		return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
-	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
-		p->name[0] = '\0';
-		return err_set(e, EINVAL, "internal: cannot name this run's record");
-	}
-	memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
-	p->rec.pidns = p->reg.pidns;
-	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
-	/* Its "ready" is collected only once bwrap runs (protect_started), off
-	 * the path every start waits on. */
-	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
-		p->name[0] = '\0';
-		return rc;
-	}
-	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
-	/* Best effort: without it a sweep still sees cordon or the guardian
-	 * alive, and bwrap dies with cordon. */
-	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
-		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
-	return 0;
-}
-
 int protect_materialize(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
 {
 	int rc = 0;
-	/* Nothing to own or share: no guardian, no record. */
-	if (p->reg.locked && p->rec.n > 0) {
+	/* Nothing to own or share: no record. */
+	if (p->reg.locked && p->name[0]) {
 		/* Intent first, on disk, then the directories: a crash in
 		 * between leaves a record that names every path that may exist. */
-		if ((rc = start_recording(p, p->bwrap, e)) == 0 &&
-		    (rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
+		record_sandbox(p, p->bwrap);
+		if ((rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
 			rc = create_all(r, p, e);
 			int w = registry_write(&p->reg, p->name, &p->rec, rc < 0 ? NULL : e);
 			if (rc == 0)
@@ -526,7 +544,6 @@ static void facts_free(struct protect_run *p)
 		free((char *)p->names[i].path);
 	free(p->names);
 	free(p->roots);
-	free(p->carved);
 	free(p->live);
 	for (size_t i = 0; i < p->nswept; i++)
 		free(p->swept[i]);
@@ -537,17 +554,16 @@ static void facts_free(struct protect_run *p)
 	protect_decision_free(&p->plan);
 	p->names = NULL;
 	p->roots = NULL;
-	p->carved = NULL;
 	p->live = NULL;
 	p->swept = NULL;
 	p->checks = NULL;
-	p->nnames = p->nroots = p->ncarved = p->nlive = p->nswept = p->nchecks = 0;
+	p->nnames = p->nroots = p->nlive = p->nswept = p->nchecks = 0;
 }
 
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 {
 	struct cordon_err e;
-	if (!p->name[0])
+	if (p->guard.pid <= 0)
 		return 0;
 	p->sandbox = bwrap;
 	/* Without a guardian a kill of cordon would leave the paths to the next
@@ -557,8 +573,8 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 		return -ECHILD;
 	/* Best effort: without it the guardian still cleans up (just without
 	 * waiting for bwrap, which dies with cordon). */
-	const struct rec_proc *sb = &p->rec.proc[REC_SANDBOX];
-	if (sb->pid == bwrap && guardian_watch(&p->guard, bwrap, sb->start, &e) < 0) {
+	uint64_t start;
+	if (procstat_start(bwrap, &start) == 0 && guardian_watch(&p->guard, bwrap, start, &e) < 0) {
 		/* The guardian is gone: the next sweep is the fallback. */
 	}
 	return 0;
@@ -588,8 +604,9 @@ void protect_release(struct protect_run *p)
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the
 	 * sandbox to go and cleans up itself. */
-	if (p->name[0] && !(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
-	    registry_lock(&p->reg, &e) == 0 && registry_release(&p->reg, p->name, &p->rec, &e) == 0)
+	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
+	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);

@@ -48,7 +48,6 @@ struct protect_run {
 	struct protect_root *roots;  size_t nroots;
 	struct protect_live *live;   size_t nlive;
 	char **swept;                size_t nswept;
-	const char **carved;         size_t ncarved; /* borrowed from resolved */
 	struct protect_decision plan;
 	/* The objects bound by path (created, adopted, pinned, carved), each
 	 * with the descriptor cordon-inner checks the mount against. */
@@ -56,6 +55,8 @@ struct protect_run {
 	/* Directories bound as found, flocked shared (hold_bound in protect.c)
 	 * until protect_release. */
 	int *held;                   size_t nheld;
+	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
+					child holds (guardian_start) */
 };
 
 #define PROTECT_RUN_INIT { .reg = REGISTRY_INIT, .guard = GUARDIAN_INIT }
@@ -74,7 +75,7 @@ int protect_fds(const struct protect_run *p, int (*fn)(void *ctx, int fd), void 
  * decide (protect_decision).  The lock stays held until protect_materialize.
  * full_write: "/" counts as a writable root.  bwrap: cordon's child,
  * already forked (its record entry), or 0. */
-int protect_prepare(int full_write, pid_t bwrap, struct protect_run *p,
+int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* cordon explain: decide without a registry (nothing is opened or created). */

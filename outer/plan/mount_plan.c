@@ -12,6 +12,7 @@ struct ranked {
 	int fd;            /* -1: bound by path */
 	int writable;
 	size_t seq;
+	int keep;          /* a writable bind of the path onto itself (PROTECT_KEEP) */
 };
 
 /* Shallower first; at equal depth a writable root before a carve-out, so
@@ -29,6 +30,8 @@ static int ranked_cmp(const void *a, const void *b)
 
 static enum mount_kind kind_of(const struct ranked *r)
 {
+	if (r->keep)
+		return MOUNT_BIND;
 	if (r->writable)
 		return MOUNT_BIND_FD;
 	return r->fd < 0 ? MOUNT_RO_BIND_PATH : MOUNT_RO_BIND_FD;
@@ -83,25 +86,27 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 
 	size_t nl = 0, np = 0;
 	for (size_t i = 0; i < in->nroots; i++, nl++)
-		layer[nl] = (struct ranked){ in->roots[i].path, in->roots[i].fd, 1, nl };
+		layer[nl] = (struct ranked){ in->roots[i].path, in->roots[i].fd, 1, nl, 0 };
 	for (size_t i = 0; i < in->ncarves; i++, nl++)
-		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl };
+		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl, 0 };
 	for (size_t i = 0; d && i < d->n; i++) {
 		const struct protect_action *a = &d->v[i];
 		if (a->carve) {
-			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl };
+			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl,
+						     a->act == PROTECT_KEEP };
 			nl++;
 		} else {
-			prot[np] = (struct ranked){ a->path, a->bind_fd, 0, np };
+			prot[np] = (struct ranked){ a->path, a->bind_fd, 0, np, 0 };
 			np++;
 		}
 	}
 	for (size_t i = 0; i < in->nmasks; i++)
-		masks[i] = (struct ranked){ in->masks[i].path, in->masks[i].fd, 0, i };
+		masks[i] = (struct ranked){ in->masks[i].path, in->masks[i].fd, 0, i, 0 };
 	sort_by_depth(layer, nlayer);
 	sort_by_depth(prot, nprot);
 	for (size_t i = 0; i < nlayer; i++)
-		push(out, kind_of(&layer[i]), NULL, layer[i].path, layer[i].fd, 0);
+		push(out, kind_of(&layer[i]), layer[i].keep ? layer[i].path : NULL, layer[i].path,
+		     layer[i].keep ? -1 : layer[i].fd, 0);
 	for (size_t i = 0; i < nprot; i++)
 		push(out, kind_of(&prot[i]), NULL, prot[i].path, prot[i].fd, 0);
 

@@ -3,7 +3,8 @@
  * already resolved and opened by resolve.c) and allocates the plan.  Later
  * mounts win, so the order is the policy:
  *   / read-only (or writable with --full-write); /dev; /proc; /tmp;
- *   writable roots and read-only carve-outs, shallower first (a root nested in
+ *   writable roots and read-only carve-outs (and the registry's pins:
+ *   writable binds of a path onto itself), shallower first (a root nested in
  *   a carve-out is mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
  *   deny-read masks; then the working directory. */
@@ -22,6 +23,11 @@ struct rpath {
 	dev_t dev;
 	ino_t ino;
 	int is_dir;
+	int pin;      /* registry_carve's output only: not read-only but a
+			 writable bind of the path onto itself, bound by path:
+			 a mount point cannot be renamed or removed (EBUSY), so
+			 the sandbox cannot move it, and what lies below it,
+			 out of the way */
 };
 
 struct protect_decision;

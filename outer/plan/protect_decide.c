@@ -3,8 +3,6 @@
 #include "plan/protect_decide.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "path.h"
@@ -101,47 +99,6 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 	return push(d, PROTECT_CREATE, n->path, i, -1, 0);
 }
 
-static int carved(const struct protect_facts *f, const struct protect_decision *d,
-		  const char *path)
-{
-	if (listed(f->carved, f->ncarved, path))
-		return 1;
-	for (size_t i = 0; i < d->n; i++)
-		if (d->v[i].carve && strcmp(d->v[i].path, path) == 0)
-			return 1;
-	return 0;
-}
-
-/* The registry as seen through each writable root that is it or one of its
- * ancestors (same dev and inode, so a bind mount of an ancestor counts). */
-static int decide_carves(const struct protect_facts *f, struct protect_decision *d,
-			 struct cordon_err *e)
-{
-	size_t nroots = f->nroots + (f->full_write ? 1 : 0);
-	for (size_t i = 0; i < nroots; i++) {
-		const char *rp = i < f->nroots ? f->roots[i].path : "/";
-		size_t k = 0;
-		if (i < f->nroots) {
-			for (k = 0; k < f->nanc; k++)
-				if (f->anc[k].dev == f->roots[i].dev && f->anc[k].ino == f->roots[i].ino)
-					break;
-			if (k == f->nanc)
-				continue;
-		}
-		char dest[PATH_MAX];
-		const char *suffix = f->registry + f->anc[k].off;
-		int n = snprintf(dest, sizeof(dest), "%s%s", strcmp(rp, "/") == 0 ? "" : rp, suffix);
-		if (n < 0 || (size_t)n >= sizeof(dest))
-			return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long",
-				       f->registry, rp);
-		if (dest[0] == '\0')
-			(void)snprintf(dest, sizeof(dest), "/");
-		if (!carved(f, d, dest) && push(d, PROTECT_CARVE, dest, 0, -1, 1) < 0)
-			return err_set(e, ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
 int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e)
 {
@@ -155,8 +112,6 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		    protect_live_wanted(f, i) && live_at(f, f->live[i].path) == i &&
 		    push(out, PROTECT_PIN, f->live[i].path, i, -1, 0) < 0)
 			return err_set(e, ENOMEM, "out of memory");
-	if (f->registry && f->nanc > 0)
-		return decide_carves(f, out, e);
 	return 0;
 }
 

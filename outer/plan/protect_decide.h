@@ -18,9 +18,11 @@
  *   adopted (shared, bound by path);
  * - another live run's mount point beneath a writable root (and not above
  *   one) is pinned: bound read-only here too, so this command cannot rmdir
- *   it from under the other sandbox;
- * - the registry becomes a read-only carve-out wherever a writable root (or
- *   "/" under --full-write) reaches it. */
+ *   it from under the other sandbox.
+ * The registry's own carve-out and the pins of its ancestors are
+ * registry_carve's (hostpaths/registry_carve.h), which opens each one as it
+ * decides; protect.c appends them to the decision as PROTECT_CARVE and
+ * PROTECT_KEEP actions, so that the plan has one input for both. */
 #ifndef CORDON_PROTECT_DECIDE_H
 #define CORDON_PROTECT_DECIDE_H
 
@@ -53,23 +55,12 @@ struct protect_live {
 			       * protect_live_wanted; -1: not there, or not wanted */
 };
 
-/* "/" and each directory down to the registry (registry.h's anc[]). */
-struct protect_anc {
-	uint64_t dev, ino;
-	size_t off;           /* its path is registry[0..off) */
-};
-
 struct protect_facts {
 	const struct protect_name *names;  size_t nnames;
 	const struct protect_root *roots;  size_t nroots;
 	int full_write;                    /* "/" counts as a writable root */
-	/* The registry, NULL when the run uses none (cordon explain, or no
-	 * registry exists and nothing is missing). */
-	const char *registry;
-	const struct protect_anc *anc;     size_t nanc;
 	const struct protect_live *live;   size_t nlive;
 	const char *const *swept;          size_t nswept;  /* paths the sweep removed */
-	const char *const *carved;         size_t ncarved; /* --read-only paths already carved */
 };
 
 enum protect_act {
@@ -79,7 +70,9 @@ enum protect_act {
 	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
 			  * gathered; referenced, bound by path */
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
-	PROTECT_CARVE,   /* the registry, read-only at path */
+	PROTECT_CARVE,   /* the registry, read-only at path (registry_carve) */
+	PROTECT_KEEP,    /* an ancestor of the registry bound writable onto itself,
+			  * so that it cannot be renamed (registry_carve) */
 };
 
 struct protect_action {
@@ -88,7 +81,7 @@ struct protect_action {
 	size_t src;      /* index into names or live (see enum); unused for CARVE */
 	int bind_fd;     /* descriptor bwrap inherits and binds from; -1: bound by
 			  * path, and cordon-inner checks (dev, ino) there */
-	int carve;       /* 1: a carve-out, ranked with the writable roots;
+	int carve;       /* 1: CARVE or KEEP, ranked with the writable roots;
 			  * 0: a protected name, mounted after every root */
 };
 

@@ -1,6 +1,6 @@
 /* test_protect_decide.c: what a run does about each protected name, from
- * fake facts (no filesystem): bind, share, create, adopt, pin, carve, and
- * the refusal of a symbolic link. */
+ * fake facts (no filesystem): bind, share, create, adopt, pin, and the
+ * refusal of a symbolic link. */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -9,9 +9,7 @@
 
 #include "plan/protect_decide.h"
 
-/* Writable roots /ws (dev 7, ino 2) and /ro (read-only); the registry
- * /home/u/.local/state/cordon/registry with ancestors / (1,2), /home (1,3),
- * /home/u (1,4) ... */
+/* Writable roots /ws (dev 7, ino 2) and /ro (read-only). */
 static struct protect_root roots[] = {
 	{ "/ws", 7, 2, 0 },
 	{ "/ro", 7, 3, 1 },
@@ -25,11 +23,6 @@ static size_t nswept;
 static struct protect_facts f;
 static struct protect_decision d;
 static struct cordon_err err;
-
-#define REG "/home/u/.local/state/cordon/registry"
-static const struct protect_anc anc[] = {
-	{ 1, 2, 0 }, { 1, 3, 5 }, { 1, 4, 7 }, { 1, 5, 14 }, { 1, 6, 20 }, { 1, 7, 27 },
-};
 
 static void init(void)
 {
@@ -60,13 +53,6 @@ static void name_dir(size_t root, const char *path, uint64_t ino, int fd)
 static void live_entry(const char *path, uint64_t ino, int fd)
 {
 	live[nlive++] = (struct protect_live){ path, 7, ino, fd };
-}
-
-static void with_registry(void)
-{
-	f.registry = REG;
-	f.anc = anc;
-	f.nanc = sizeof(anc) / sizeof(anc[0]);
 }
 
 static void decide(void)
@@ -123,7 +109,6 @@ Test(protect_decide, symlink_is_refused_naming_it)
 Test(protect_decide, missing_name_is_created_and_bound_by_path)
 {
 	name_missing(0, "/ws/.aws");
-	with_registry();
 	decide();
 	cr_assert_eq(d.n, 1);
 	expect(0, PROTECT_CREATE, "/ws/.aws", -1);
@@ -141,7 +126,6 @@ Test(protect_decide, name_the_sweep_removed_is_created_again)
 {
 	name_dir(0, "/ws/.git", 40, 9);
 	swept[nswept++] = "/ws/.git";
-	with_registry();
 	decide();
 	cr_assert_eq(d.n, 1);
 	expect(0, PROTECT_CREATE, "/ws/.git", -1);
@@ -159,7 +143,6 @@ Test(protect_decide, live_runs_directory_is_shared)
 {
 	name_dir(0, "/ws/.git", 40, 9);
 	live_entry("/ws/.git", 40, -1);
-	with_registry();
 	decide();
 	cr_assert_eq(d.n, 1);
 	expect(0, PROTECT_SHARE, "/ws/.git", 9);
@@ -252,71 +235,6 @@ Test(protect_decide, two_records_of_one_path_pin_it_once)
 	live_entry("/ws/sub/.git", 50, 14);
 	decide();
 	cr_assert_eq(d.n, 1);
-}
-
-Test(protect_decide, registry_under_a_root_is_carved)
-{
-	/* -w /home/u: the registry is reached at /home/u + its suffix. */
-	static struct protect_root home[] = { { "/home/u", 1, 4, 0 } };
-	f.roots = home;
-	f.nroots = 1;
-	with_registry();
-	decide();
-	cr_assert_eq(d.n, 1);
-	expect(0, PROTECT_CARVE, "/home/u/.local/state/cordon/registry", -1);
-	cr_assert_eq(d.v[0].carve, 1);
-}
-
-Test(protect_decide, registry_through_a_bind_of_an_ancestor_is_carved_there)
-{
-	/* /mnt/h is the same directory as /home/u. */
-	static struct protect_root home[] = { { "/mnt/h", 1, 4, 0 } };
-	f.roots = home;
-	f.nroots = 1;
-	with_registry();
-	decide();
-	expect(0, PROTECT_CARVE, "/mnt/h/.local/state/cordon/registry", -1);
-}
-
-Test(protect_decide, registry_out_of_reach_is_not_carved)
-{
-	with_registry();
-	decide();
-	cr_assert_eq(d.n, 0);
-}
-
-Test(protect_decide, full_write_carves_the_registry_once)
-{
-	static struct protect_root home[] = { { "/home/u", 1, 4, 0 } };
-	f.roots = home;
-	f.nroots = 1;
-	f.full_write = 1;
-	with_registry();
-	decide();
-	cr_assert_eq(d.n, 1, "one carve for / and /home/u: %zu", d.n);
-	expect(0, PROTECT_CARVE, REG, -1);
-}
-
-Test(protect_decide, carve_already_read_only_is_not_repeated)
-{
-	static struct protect_root home[] = { { "/home/u", 1, 4, 0 } };
-	static const char *carved[] = { REG };
-	f.roots = home;
-	f.nroots = 1;
-	f.carved = carved;
-	f.ncarved = 1;
-	with_registry();
-	decide();
-	cr_assert_eq(d.n, 0);
-}
-
-Test(protect_decide, without_registry_no_carve)
-{
-	static struct protect_root home[] = { { "/home/u", 1, 4, 0 } };
-	f.roots = home;
-	f.nroots = 1;
-	decide();
-	cr_assert_eq(d.n, 0);
 }
 
 Test(protect_decide, names_in_order_then_pins)
