@@ -21,6 +21,7 @@
 #include "launch/inner_find.h"
 #include "plan/mount_plan.h"
 #include "hostpaths/protect.h"
+#include "watch.h"
 #include "plan/resolve.h"
 #include "seccomp_policy.h"
 #include "launch/supervisor.h"
@@ -48,9 +49,12 @@ struct run_state {
 	int *keep;
 	size_t nkeep;
 	struct protect_run prot;
+	struct watch watch;   /* the missing protected names, in watch mode */
 	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
 	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
 	int args_sent;        /* bwrap has its arguments: it may have a child */
+	const struct config *config;
+	char tag[24];         /* names this run in quarantined names */
 };
 
 /* Before bwrap is killed: its child gets no parent-death signal until just
@@ -80,6 +84,9 @@ static void state_free(struct run_state *s)
 	/* Still running here only when the run failed before the command
 	 * could start: cordon-inner waits for the bind checks. */
 	(void)end_bwrap(s);
+	if (s->watch.fd >= 0 && !s->watch.settled)
+		(void)watch_settle(&s->watch, s->config, s->tag);
+	watch_free(&s->watch);
 	protect_release(&s->prot);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
@@ -378,13 +385,22 @@ static int bwrap_failed(struct run_state *s, struct cordon_err *e)
  * finished tearing the namespace down. */
 static void command_gone(void *ctx)
 {
-	protect_command_gone(ctx);
+	struct run_state *s = ctx;
+	protect_command_gone(&s->prot);
+}
+
+static int name_appeared(void *ctx)
+{
+	struct run_state *s = ctx;
+	return watch_on_event(&s->watch);
 }
 
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
-			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
+			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT,
+			       .watch = WATCH_INIT, .config = c };
+	(void)snprintf(s.tag, sizeof(s.tag), "%d", (int)getpid());
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
@@ -414,7 +430,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	/* bwrap creates its namespaces meanwhile, then waits: the mount points
 	 * first, then the user namespace's map, then it may mount.  On failure
 	 * state_free kills it, still blocked, before it mounted anything. */
-	if ((r = protect_materialize(&s.res, &s.prot, e)) < 0)
+	if ((r = protect_materialize(&s.res, &s.prot, e)) < 0 ||
+	    (r = watch_start(&s.watch, &s.res, &s.prot, e)) < 0)
 		goto done;
 	if (userns_read_child(s.info[0], -1, &s.sandbox, e) < 0) {
 		r = bwrap_failed(&s, e);
@@ -439,13 +456,21 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	}
 	resolved_close(&s.res);
 	protect_close_fds(&s.prot);
-	struct supervisor_hooks hooks = { command_gone, &s.prot };
+	struct supervisor_hooks hooks = { command_gone, &s, s.watch.fd, name_appeared };
 	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)
 		goto done;
 	r = supervisor_exit_code(&out);
+	/* bwrap is gone, so is everything in the sandbox: look at every
+	 * watched name again (an event can race the end). */
+	if (watch_settle(&s.watch, c, s.tag) > 0 || out.stopped) {
+		/* Killed by cordon: the command's own status means nothing. */
+		if (out.stopped || r == 0)
+			r = 1;
+		goto done;
+	}
 	if (out.timed_out) {
 		struct cordon_err te;
 		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",

@@ -104,6 +104,7 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 		   struct cordon_err *e)
 {
 	int rc;
+	p->watch = c->protect_missing == PROTECT_MISSING_WATCH;
 	if (!(p->roots = calloc(r->nroots ? r->nroots : 1, sizeof(*p->roots))))
 		return err_set(e, ENOMEM, "out of memory");
 	p->nroots = r->nroots;
@@ -163,6 +164,7 @@ static void facts_of(const struct protect_run *p, int full_write, struct protect
 		.names = p->names, .nnames = p->nnames,
 		.roots = p->roots, .nroots = p->nroots,
 		.full_write = full_write,
+		.watch = p->watch,
 		.live = p->live, .nlive = p->nlive,
 		.swept = (const char *const *)p->swept, .nswept = p->nswept,
 	};
@@ -278,6 +280,7 @@ static int apply_decided(struct protect_run *p, struct cordon_err *e)
 			if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, a->path)) == 0)
 				rc = check_live(p, a->src);
 			break;
+		case PROTECT_WATCH:
 		case PROTECT_CARVE:
 		case PROTECT_KEEP:
 			break;
@@ -389,7 +392,7 @@ int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struc
 		 * materialize, there is nothing it could add.  One that exists
 		 * but cannot be used fails the run: its sweep, its carve-out
 		 * and the pins of live runs would be skipped. */
-		if (!p->reg.absent || count_missing(p))
+		if (!p->reg.absent || (!p->watch && count_missing(p)))
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
 		facts_of(p, full_write, &f);

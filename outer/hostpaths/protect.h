@@ -42,6 +42,7 @@ struct protect_run {
 	struct record rec;           /* this run's record */
 	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
 	pid_t bwrap;                 /* bwrap forked before the registry work, or 0 */
+	int watch;                   /* --protect-missing watch */
 	pid_t sandbox;               /* bwrap, once started */
 	/* Facts (protect_gather, protect_prepare); paths owned. */
 	struct protect_name *names;  size_t nnames;

@@ -153,11 +153,12 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,
 		if (kill_at && (wake < 0 || kill_at - now < wake))
 			wake = kill_at - now;
 
-		struct pollfd p[2] = {
+		struct pollfd p[3] = {
 			{ sfd, POLLIN, 0 },
 			{ ctrl_open ? ctrl : -1, POLLIN, 0 },
+			{ hooks && !out->stopped ? hooks->watch_fd : -1, POLLIN, 0 },
 		};
-		int n = poll(p, 2, wake < 0 ? -1 : (int)(wake > 0 ? wake : 0));
+		int n = poll(p, 3, wake < 0 ? -1 : (int)(wake > 0 ? wake : 0));
 		if (n < 0 && errno != EINTR)
 			return err_sys(e, errno, "poll");
 		if (n <= 0)
@@ -175,6 +176,12 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,
 					out->killed_by = SIGTERM;
 				}
 			}
+		}
+		if (hooks && (p[2].revents & POLLIN) && hooks->on_watch(hooks->ctx) == 1) {
+			/* Nothing inside may go on writing: the whole PID
+			 * namespace dies with its PID 1. */
+			out->stopped = 1;
+			(void)kill(sandbox, SIGKILL);
 		}
 		if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 			int r = drain_ctrl(ctrl, &peer, hooks, out, e);

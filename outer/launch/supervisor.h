@@ -31,6 +31,7 @@ struct run_outcome {
 	int killed_by;            /* SIGTERM if cordon was asked to end the run, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
 	int reaped;               /* bwrap was waited for (wstatus is valid) */
+	int stopped;              /* killed because on_watch asked for it */
 };
 
 /* Block the forwarded signals (call before anything forks). */
@@ -45,9 +46,14 @@ pid_t supervisor_spawn(const struct spawn_spec *s, struct cordon_err *e)
  * timeout (seconds, 0: none).  out is filled, also on error. */
 /* on_exited (may be NULL) is called once when cordon-inner reports that the
  * command and every process it left have ended, before bwrap has exited. */
+/* watch_fd (>= 0, or -1 for none) is polled with the rest; when it is
+ * readable, on_watch(ctx) is called, and when it answers 1 the sandbox is
+ * killed at once (SIGKILL to its PID 1) and out->stopped is set. */
 struct supervisor_hooks {
 	void (*on_exited)(void *ctx);
 	void *ctx;
+	int watch_fd;
+	int (*on_watch)(void *ctx);
 };
 
 int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,

@@ -52,7 +52,7 @@ static size_t count_actions(const struct protect_decision *d, int carve)
 {
 	size_t n = 0;
 	for (size_t i = 0; d && i < d->n; i++)
-		n += d->v[i].carve == carve;
+		n += d->v[i].carve == carve && d->v[i].act != PROTECT_WATCH;
 	return n;
 }
 
@@ -91,6 +91,8 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl, 0 };
 	for (size_t i = 0; d && i < d->n; i++) {
 		const struct protect_action *a = &d->v[i];
+		if (a->act == PROTECT_WATCH)
+			continue; /* absent inside, as on the host */
 		if (a->carve) {
 			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl,
 						     a->act == PROTECT_KEEP };

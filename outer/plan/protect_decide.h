@@ -4,7 +4,7 @@
  * runs and what its sweep removed, which roots are read-only) and carries
  * out the actions; the mount plan binds what the decision says.
  *
- * Rules, in the words of DESIGN.md section 5 (mount mode):
+ * Rules, in the words of DESIGN.md section 5:
  * - an existing name is bound read-only from the descriptor gathered before
  *   bwrap was forked; a symbolic link is refused (a mount lands on its
  *   target, and the command could rename the link and create the name);
@@ -12,10 +12,12 @@
  *   binding, plus a reference in this run's record, so the last run out
  *   removes it;
  * - a missing name (or one the sweep just removed as a dead run's leftover)
- *   is created by cordon as an empty directory and bound read-only by path;
- *   in a read-only root nothing is done (neither cordon nor the command can
+ *   is watched (--protect-missing watch, the default: absent inside as on
+ *   the host, and creating it stops the run), or in mount mode created by
+ *   cordon as an empty directory and bound read-only by path; in a
+ *   read-only root nothing is done (neither cordon nor the command can
  *   create it there); if a live run materialized it meanwhile, it is
- *   adopted (shared, bound by path);
+ *   adopted (shared, bound by path) in either mode;
  * - another live run's mount point beneath a writable root (and not above
  *   one) is pinned: bound read-only here too, so this command cannot rmdir
  *   it from under the other sandbox.
@@ -59,6 +61,7 @@ struct protect_facts {
 	const struct protect_name *names;  size_t nnames;
 	const struct protect_root *roots;  size_t nroots;
 	int full_write;                    /* "/" counts as a writable root */
+	int watch;                         /* --protect-missing watch */
 	const struct protect_live *live;   size_t nlive;
 	const char *const *swept;          size_t nswept;  /* paths the sweep removed */
 };
@@ -67,6 +70,7 @@ enum protect_act {
 	PROTECT_BIND,    /* names[src]: existing, read-only from its descriptor */
 	PROTECT_SHARE,   /* names[src]: another live run's directory; referenced */
 	PROTECT_CREATE,  /* names[src]: intent recorded, mkdir, bound by path */
+	PROTECT_WATCH,   /* names[src]: missing, left absent and watched; not bound */
 	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
 			  * gathered; referenced, bound by path */
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */

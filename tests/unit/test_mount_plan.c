@@ -323,3 +323,30 @@ Test(mount_plan, many_entries_fit)
 	cr_assert_eq(p.ops[p.n - 1].kind, MOUNT_CHDIR);
 	mount_plan_free(&p);
 }
+
+Test(mount_plan, watched_names_are_not_mounted)
+{
+	const struct rpath roots[] = { rp("/w", 1, 1) };
+	struct protect_action prot[] = {
+		{ PROTECT_WATCH, (char *)"/w/.git", 0, -1, 0 },
+		{ PROTECT_CREATE, (char *)"/w/.aws", 1, -1, 0 },
+		{ PROTECT_CARVE, (char *)"/w/reg", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/w/st", 0, -1, 1 },
+	};
+	const struct protect_decision d = { prot, 4 };
+	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
+	struct mount_plan p;
+	build(&in, &p);
+	const struct want w[] = {
+		{ MOUNT_RO_BIND, "/", -1 },
+		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_PROC, "/proc", -1 },
+		{ MOUNT_BIND_FD, "/w", 1 },
+		{ MOUNT_RO_BIND_PATH, "/w/reg", -1 },
+		{ MOUNT_BIND, "/w/st", -1 },
+		{ MOUNT_RO_BIND_PATH, "/w/.aws", -1 },
+	};
+	expect_plan(&p, w, 7);
+	cr_assert_str_eq(p.ops[5].src, "/w/st", "a keep binds the path onto itself");
+	mount_plan_free(&p);
+}

@@ -249,3 +249,41 @@ Test(protect_decide, names_in_order_then_pins)
 	expect(1, PROTECT_CREATE, "/ws/.codex", -1);
 	expect(2, PROTECT_PIN, "/ws/deep/.aws", -1);
 }
+
+Test(protect_decide, watch_mode_leaves_a_missing_name_absent_and_watched)
+{
+	name_missing(0, "/ws/.git");
+	name_dir(0, "/ws/.codex", 41, 9);
+	f.watch = 1;
+	decide();
+	cr_assert_eq(d.n, 2);
+	expect(0, PROTECT_WATCH, "/ws/.git", -1);
+	expect(1, PROTECT_BIND, "/ws/.codex", 9);
+}
+
+Test(protect_decide, watch_mode_watches_a_name_the_sweep_removed)
+{
+	name_dir(0, "/ws/.git", 40, 9);
+	swept[nswept++] = "/ws/.git";
+	f.watch = 1;
+	decide();
+	expect(0, PROTECT_WATCH, "/ws/.git", -1);
+}
+
+Test(protect_decide, watch_mode_still_adopts_a_live_mount_point)
+{
+	/* A mount-mode run made it meanwhile: it exists, so it is bound. */
+	name_missing(0, "/ws/.git");
+	live_entry("/ws/.git", 40, 11);
+	f.watch = 1;
+	decide();
+	expect(0, PROTECT_ADOPT, "/ws/.git", -1);
+}
+
+Test(protect_decide, watch_mode_ignores_a_read_only_root)
+{
+	name_missing(1, "/ro/.git");
+	f.watch = 1;
+	decide();
+	cr_assert_eq(d.n, 0);
+}
