@@ -8,6 +8,7 @@
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -116,6 +117,27 @@ static int prepare_landlock(const struct inner_opts *o, const struct binds *b, i
 	return r < 0 ? r : 0;
 }
 
+/* bwrap arms this process's parent-death signal only after its setup: if
+ * bwrap died before that (killed with cordon, --die-with-parent), nothing
+ * would end the command, and the bind checks cordon queued before it died
+ * are still there to read.  cordon holds the other end of the control
+ * socket until it exits: once it is gone (hang-up), the command must not
+ * start.  If cordon is still alive here, bwrap was alive when it armed the
+ * signal, and it ends this process with bwrap. */
+static int check_cordon_alive(int ctrl, struct cordon_err *e)
+{
+	struct pollfd p = { ctrl, POLLRDHUP, 0 };
+	int r;
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return err_sys(e, errno, "cordon-inner: poll on the control socket");
+	if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
+		return err_set(e, EPIPE, "cordon-inner: cordon is gone; the command does not start");
+	return 0;
+}
+
 /* The checks, in order; the command's process is forked (confined, waiting)
  * before the network check so that both proceed at once on two CPUs, and it
  * execs only once every check has passed. */
@@ -147,6 +169,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	 * inherit it) and after the network check (netlink), before the
 	 * command execs. */
 	if ((r = netcheck_loopback_only(e)) < 0 || (r = pid1_confine(e)) < 0) {
+		spawn_abort(&h);
+		goto out;
+	}
+	if ((r = check_cordon_alive(o->ctrl, e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

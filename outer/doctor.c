@@ -1,7 +1,6 @@
 /* doctor.c: see doctor.h. */
 #include "doctor.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -185,15 +184,11 @@ static void check_registry(void)
 		return;
 	}
 	size_t records = 0;
-	int fd = openat(reg.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		(void)close(fd);
-	for (struct dirent *de; d && (de = readdir(d));)
-		if (strncmp(de->d_name, "run-", 4) == 0)
-			records++;
-	if (d)
-		(void)closedir(d);
+	if (registry_count(&reg, &records, &e) < 0) {
+		line(0, "registry", "%s", e.msg);
+		registry_close(&reg);
+		return;
+	}
 	line(1, "registry", "%s, %zu run record%s (cordon reclaim removes what dead runs left)",
 	     reg.path, records, records == 1 ? "" : "s");
 	registry_close(&reg);
