@@ -2,7 +2,8 @@
  *
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
- *                [--require-landlock] [--full-write] -- COMMAND...
+ *                [--require-landlock | --root-needs-landlock] [--full-write]
+ *                -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -29,7 +30,7 @@ struct inner_opts {
 	int ctrl;
 	int tmp_private;
 	int allow_unix_sockets;
-	int require_landlock;
+	int landlock_need; /* enum landlock_need */
 	int full_write;
 	char **cmd;
 };
@@ -54,7 +55,10 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 		} else if (strcmp(a, "--allow-unix-sockets") == 0) {
 			o->allow_unix_sockets = 1;
 		} else if (strcmp(a, "--require-landlock") == 0) {
-			o->require_landlock = 1;
+			o->landlock_need = LANDLOCK_REQUIRED;
+		} else if (strcmp(a, "--root-needs-landlock") == 0) {
+			if (o->landlock_need == LANDLOCK_OPTIONAL)
+				o->landlock_need = LANDLOCK_ROOT;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
 		} else {
@@ -109,7 +113,7 @@ static int prepare_landlock(const struct inner_opts *o, const struct binds *b, i
 		paths[n++] = "/dev";
 	}
 	struct landlock_plan plan = { paths, n, 1 };
-	int r = landlock_prepare(&plan, o->require_landlock, fd, e);
+	int r = landlock_prepare(&plan, o->landlock_need, fd, e);
 	return r < 0 ? r : 0;
 }
 
@@ -150,7 +154,8 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0)
+	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0 ||
+	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
 		goto out;
@@ -160,7 +165,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
-	if ((r = netcheck_loopback_only(e)) < 0) {
+	/* PID 1's own filter comes after the fork (the command must not
+	 * inherit it) and after the network check (netlink), before the
+	 * command execs. */
+	if ((r = netcheck_loopback_only(e)) < 0 || (r = pid1_confine(e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

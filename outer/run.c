@@ -156,6 +156,8 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 		r |= argv_push(&s->inner_args, "--allow-unix-sockets");
 	if (c->require_landlock)
 		r |= argv_push(&s->inner_args, "--require-landlock");
+	else if (geteuid() == 0 && !c->allow_no_landlock)
+		r |= argv_push(&s->inner_args, "--root-needs-landlock"); /* DESIGN section 4 */
 	if (c->full_write)
 		r |= argv_push(&s->inner_args, "--full-write");
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
