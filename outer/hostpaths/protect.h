@@ -49,13 +49,16 @@ struct protect_run {
 /* Open, lock and sweep the registry, carve it out of the writable roots,
  * and decide what the plan binds: into r->protects go live runs' paths to
  * share or pin and, for each name to be created, a placeholder bound by path
- * (late).  The lock stays held.  full_write: "/" counts as a writable root.
- * bwrap: cordon's child, already forked (its record entry), or 0. */
+ * (late).  Then start the guardian (every run has one, forked before bwrap
+ * has its arguments, so before bwrap's child exists: guardian.h), naming the
+ * run's record first if the run will own or share anything.  The lock stays
+ * held.  full_write: "/" counts as a writable root.  bwrap: cordon's child,
+ * already forked (its record entry), or 0.  p->sandbox_sock must be set. */
 int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* If the run will own or share anything: start the guardian, record the
- * run (intent first), create the placeholders' directories and fill each
+/* If the run will own or share anything: record the run (intent first,
+ * naming cordon, its guardian and bwrap), create the placeholders' directories and fill each
  * placeholder with its (dev, ino) and descriptor.  Then unlock.  On failure
  * the caller must end bwrap before it mounts: a placeholder may not exist. */
 int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon_err *e)
