@@ -35,13 +35,14 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c
-OUTER_SRC  := outer/doctor.c outer/procstat.c outer/run.c \
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/outcome.c outer/prepare.c outer/procstat.c \
+              outer/run.c outer/supervise.c \
               outer/input/cli.c \
               outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c outer/plan/resolve.c \
               outer/hostpaths/guardian.c outer/hostpaths/protect.c outer/hostpaths/reclaim.c \
               outer/hostpaths/record.c outer/hostpaths/registry.c \
-              outer/launch/bwrap_find.c outer/launch/inner_find.c outer/launch/supervisor.c \
-              outer/launch/userns.c
+              outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
+              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/netcheck.c inner/pid1.c \
               inner/spawn.c
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))

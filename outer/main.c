@@ -8,6 +8,7 @@
 #include "doctor.h"
 #include "err.h"
 #include "hostpaths/registry.h"
+#include "explain.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)
@@ -36,8 +37,12 @@ int main(int argc, char **argv)
 		status = 0;
 		break;
 	case MODE_RUN:
+		status = run_sandbox(&c, &e);
+		if (status < 0)
+			status = fail(&e);
+		break;
 	case MODE_EXPLAIN:
-		status = run_sandbox(&c, c.mode == MODE_EXPLAIN, &e);
+		status = explain_run(&c, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;
