@@ -34,13 +34,15 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 # Each binary's sources, named: a new file is added here on purpose.
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
-              common/sys.c common/wire.c
+              common/sys.c common/wire.c common/wire_guardian.c
 OUTER_SRC  := outer/doctor.c outer/explain.c outer/outcome.c outer/prepare.c outer/procstat.c \
               outer/run.c outer/supervise.c \
               outer/input/cli.c \
               outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c outer/plan/resolve.c \
-              outer/hostpaths/guardian.c outer/hostpaths/protect.c outer/hostpaths/reclaim.c \
-              outer/hostpaths/record.c outer/hostpaths/registry.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
+              outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
+              outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
+              outer/hostpaths/registry_sweep.c \
               outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/netcheck.c inner/pid1.c \

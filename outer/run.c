@@ -6,6 +6,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
@@ -30,6 +31,19 @@ static void mark_late(struct resolved *r)
 static void command_gone(void *ctx)
 {
 	protect_command_gone(ctx);
+}
+
+/* The guardian ends whoever still holds cordon-inner's end of the control
+ * socket if cordon dies (bwrap's child may be blocked for good, see
+ * guardian.h): it knows that end by its inode. */
+static int name_sandbox_socket(const struct inner_link *l, struct protect_run *prot,
+			       struct cordon_err *e)
+{
+	struct stat st;
+	if (fstat(l->ctrl[1], &st) < 0)
+		return err_sys(e, errno, "cannot inspect the socket cordon talks to bwrap over");
+	prot->sandbox_sock = st.st_ino;
+	return 0;
 }
 
 static int start_bwrap(struct prepared *p, const struct supervise_signals *sig,
@@ -84,6 +98,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	if ((r = supervise_block_signals(&sig, e)) < 0)
 		return r;
 	if ((r = prepare_open(c, &t, &p, e)) < 0 ||
+	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = start_bwrap(&p, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;

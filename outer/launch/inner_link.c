@@ -26,6 +26,8 @@ static int build_args(const struct config *c, const struct inner_term *t, struct
 		r |= argv_push(a, "--allow-unix-sockets");
 	if (c->require_landlock)
 		r |= argv_push(a, "--require-landlock");
+	else if (geteuid() == 0 && !c->allow_no_landlock)
+		r |= argv_push(a, "--root-needs-landlock"); /* DESIGN section 4 */
 	if (c->full_write)
 		r |= argv_push(a, "--full-write");
 	if (t && t->tty)
