@@ -158,6 +158,9 @@ static int is_default(const char *name)
 	for (const char *const *d = config_default_protect; *d; d++)
 		if (strcmp(*d, name) == 0)
 			return 1;
+	for (const char *const *d = config_default_dotfiles; *d; d++)
+		if (strcmp(*d, name) == 0)
+			return 1;
 	return 0;
 }
 
@@ -199,8 +202,10 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag)
 		else
 			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
 				"tool acts on it", strerror(-r));
-		fprintf(stderr, ".  To allow it, run with %s; a repository can be created in a "
-			"subdirectory, or with --no-default-protect.\n", hint);
+		fprintf(stderr, ".  To allow it, run with %s%s.\n", hint,
+			strcmp(n->name, ".git") == 0
+				? "; a repository can be created in a subdirectory (git init sub), "
+				  "or with --no-default-protect" : "");
 	}
 	return found;
 }

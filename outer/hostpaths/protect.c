@@ -61,7 +61,7 @@ static int open_name(int rootfd, const char *name, const char *path, const struc
 	return 0;
 }
 
-static int gather_name(const struct resolved *r, size_t root, const char *name,
+static int gather_name(const struct resolved *r, size_t root, const char *name, int watch_only,
 		       struct protect_run *p, struct cordon_err *e)
 {
 	const struct rpath *rt = &r->roots[root];
@@ -74,7 +74,7 @@ static int gather_name(const struct resolved *r, size_t root, const char *name,
 		return err_set(e, ENOMEM, "out of memory");
 	p->names = v;
 	struct protect_name *n = &v[p->nnames];
-	*n = (struct protect_name){ .root = root, .fd = -1 };
+	*n = (struct protect_name){ .root = root, .fd = -1, .watch_only = watch_only };
 	if (!(n->path = strdup(full)))
 		return err_set(e, ENOMEM, "out of memory");
 	p->nnames++;
@@ -114,12 +114,16 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (!r->roots[i].is_dir)
 			continue;
-		if (c->default_protect)
+		if (c->default_protect) {
 			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = gather_name(r, i, *n, p, e)) < 0)
+				if ((rc = gather_name(r, i, *n, 0, p, e)) < 0)
 					return rc;
+			for (const char *const *n = config_default_dotfiles; *n; n++)
+				if ((rc = gather_name(r, i, *n, 1, p, e)) < 0)
+					return rc;
+		}
 		for (size_t j = 0; j < c->protect.n; j++)
-			if ((rc = gather_name(r, i, c->protect.v[j], p, e)) < 0)
+			if ((rc = gather_name(r, i, c->protect.v[j], 0, p, e)) < 0)
 				return rc;
 	}
 	return 0;
@@ -583,11 +587,6 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 	return 0;
 }
 
-void protect_command_gone(struct protect_run *p)
-{
-	p->sandbox = 0;
-	protect_release(p);
-}
 
 /* 1 if bwrap (cordon's child) has not exited yet. */
 static int sandbox_running(pid_t pid)
@@ -599,7 +598,14 @@ static int sandbox_running(pid_t pid)
 	return si.si_pid == 0;
 }
 
-void protect_release(struct protect_run *p)
+/* Release the run's record, and dismiss the guardian only when
+ * cordon-inner said that no process of the command is left (command_gone):
+ * after a failure, bwrap may have been killed while it cloned its child,
+ * which then waits for good for a release nobody will send and which cordon
+ * could not name.  Left without "done", the guardian ends whoever still
+ * holds the sandbox's control socket, then sweeps (the record is released
+ * already: nothing of it is left to do). */
+static void release(struct protect_run *p, int command_gone)
 {
 	struct cordon_err e;
 	drop_held(p);
@@ -609,11 +615,23 @@ void protect_release(struct protect_run *p)
 	 * sandbox to go and cleans up itself. */
 	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
 	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
-			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)) &&
+	    command_gone)
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);
 	record_free(&p->rec);
 	p->name[0] = '\0';
 	p->sandbox = 0;
+}
+
+void protect_release(struct protect_run *p)
+{
+	release(p, 0);
+}
+
+void protect_command_gone(struct protect_run *p)
+{
+	p->sandbox = 0;
+	release(p, 1);
 }

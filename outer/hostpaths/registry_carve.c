@@ -34,7 +34,7 @@ static int has_carve(const struct carves *c, const char *path)
 static int under_read_only(const struct carves *c, const char *path)
 {
 	for (size_t i = 0; i < c->r->ncarves; i++)
-		if (path_is_under(path, c->r->carves[i].path))
+		if (!c->r->carves[i].pin && path_is_under(path, c->r->carves[i].path))
 			return 1;
 	for (size_t i = 0; i < *c->n; i++)
 		if (!(*c->v)[i].pin && path_is_under(path, (*c->v)[i].path))

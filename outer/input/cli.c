@@ -9,6 +9,10 @@
 #include <string.h>
 
 const char *const config_default_protect[] = { ".git", ".codex", ".agents", ".aws", NULL };
+const char *const config_default_dotfiles[] = {
+	".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".gitconfig", ".gitmodules",
+	".ripgreprc", ".mcp.json", ".vscode", ".idea", ".claude", ".cursor", NULL,
+};
 
 enum opt_id {
 	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,

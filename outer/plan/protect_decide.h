@@ -13,7 +13,8 @@
  *   removes it;
  * - a missing name (or one the sweep just removed as a dead run's leftover)
  *   is watched (--protect-missing watch, the default: absent inside as on
- *   the host, and creating it stops the run), or in mount mode created by
+ *   the host, and creating it stops the run; a protected dotfile always
+ *   is), or in mount mode created by
  *   cordon as an empty directory and bound read-only by path; in a
  *   read-only root nothing is done (neither cordon nor the command can
  *   create it there); if a live run materialized it meanwhile, it is
@@ -41,6 +42,8 @@ struct protect_name {
 	uint64_t dev, ino;
 	int fd;               /* O_PATH descriptor gathered before bwrap was forked
 			       * (bwrap inherits it), -1 when missing */
+	int watch_only;       /* a protected dotfile: watched when missing, in
+			       * mount mode too */
 };
 
 struct protect_root {

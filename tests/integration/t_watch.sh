@@ -46,7 +46,7 @@ try() {
 	assert "$desc: stderr says what was created and where it went" -- \
 		grep -q "$ws/$name was created during the run.*moved aside, not deleted, to $ws/$name.cordon-quarantine-" "$ERR"
 	assert "$desc: stderr names the flag that would allow it" -- grep -q -- "--no-default-protect" "$ERR"
-	assert "$desc: stderr says a repository can go in a subdirectory" -- grep -q "subdirectory" "$ERR"
+	[ "$name" != .git ] || assert "$desc: stderr says a repository can go in a subdirectory" -- grep -q "subdirectory" "$ERR"
 }
 try "mkdir .git" .git 'mkdir .git'
 try "open(O_CREAT) of .git" .git 'echo x > .git'
@@ -120,6 +120,44 @@ assert "a .git made on the host during the run stops it (status 1)" -- test "$st
 assert "its content is kept, moved aside" -- \
 	grep -qx precious "$ws"/.git.cordon-quarantine-*/data
 assert "stderr says so" -- grep -q "$ws/.git was created during the run" "$ERR"
+
+# --- protected dotfiles (issue 13): watched when missing, read-only when present ------
+DOTS=(.bashrc .bash_profile .profile .zshrc .zprofile .gitconfig .gitmodules .ripgreprc
+      .mcp.json .vscode .idea .claude .cursor)
+for d in "${DOTS[@]}"; do
+	fresh
+	expect_err 1 "$d .* protected name" "creating $d stops the run" -- C -- sh -c "echo x > $d"
+	assert "$d was moved aside, and nothing else is left" -- \
+		test "$(quarantined "$d")" -eq 1 -a "$(ls -A "$ws" | wc -l)" -eq 1
+done
+try "mkdir .vscode" .vscode 'mkdir .vscode'
+try "rename a file onto .bashrc" .bashrc 'touch f && mv -T f .bashrc'
+try "hard link onto .gitconfig" .gitconfig 'touch h && ln -T h .gitconfig'
+try "symlink at .mcp.json" .mcp.json 'ln -sT /etc/passwd .mcp.json'
+try "git submodule's .gitmodules" .gitmodules 'printf "[submodule \"x\"]\n" > .gitmodules'
+fresh
+echo 'echo hi' > "$ws/.bashrc"
+mkdir "$ws/.vscode"
+refuse "an existing .bashrc is read-only" -- C -- sh -c 'echo evil >> .bashrc'
+refuse "an existing .vscode is read-only" -- C -- sh -c 'echo {} > .vscode/tasks.json'
+assert "both are left as they were" -- \
+	test "$(cat "$ws/.bashrc")" = "echo hi" -a -z "$(ls -A "$ws/.vscode")"
+expect 0 "control: a dotfile in a subdirectory is created normally" -- \
+	C -- sh -c 'mkdir sub && echo x > sub/.bashrc && mkdir sub/.vscode'
+fresh
+expect 0 "control: --no-default-protect lets the command create .bashrc" -- \
+	C --no-default-protect -- sh -c 'echo x > .bashrc'
+assert "control: .bashrc stays" -- test -f "$ws/.bashrc"
+fresh
+refuse "--protect-missing mount: a missing dotfile is watched, not mounted" -- \
+	C --protect-missing mount -- sh -c 'test ! -e .bashrc && echo x > .bashrc'
+assert "--protect-missing mount: .bashrc moved aside, no placeholder left" -- \
+	test "$(quarantined .bashrc)" -eq 1 -a "$(ls -A "$ws" | wc -l)" -eq 1
+fresh
+expect_out 0 "$ws/\.claude +missing: watched" "cordon explain lists the dotfiles" -- \
+	"$CORDON" explain -w "$ws" -C "$ws" -- true
+assert "cordon explain lists every default name" -- \
+	test "$(grep -c "^  $ws/\." "$OUT")" -eq $((4 + ${#DOTS[@]}))
 
 # --- mount mode still exists ----------------------------------------------------------
 fresh

@@ -350,3 +350,33 @@ Test(mount_plan, watched_names_are_not_mounted)
 	cr_assert_str_eq(p.ops[5].src, "/w/st", "a keep binds the path onto itself");
 	mount_plan_free(&p);
 }
+
+Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
+{
+	/* The registry's ancestors under a writable root: each bound onto
+	 * itself (a mount point cannot be renamed), writable, after the root
+	 * and before the registry's read-only carve-out below them.  They come
+	 * from registry_carve through protect's decision. */
+	const struct rpath roots[] = { rp("/h", 10, 1) };
+	struct protect_action carves[] = {
+		{ PROTECT_CARVE, (char *)"/h/s/c/reg", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/h/s/c", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/h/s", 0, -1, 1 },
+	};
+	const struct protect_decision d = { carves, 3 };
+	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
+	struct mount_plan p;
+	build(&in, &p);
+	const struct want w[] = {
+		{ MOUNT_RO_BIND, "/", -1 },
+		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_PROC, "/proc", -1 },
+		{ MOUNT_BIND_FD, "/h", 10 },
+		{ MOUNT_BIND, "/h/s", -1 },
+		{ MOUNT_BIND, "/h/s/c", -1 },
+		{ MOUNT_RO_BIND_PATH, "/h/s/c/reg", -1 },
+	};
+	expect_plan(&p, w, 7);
+	cr_assert_str_eq(p.ops[4].src, "/h/s");
+	mount_plan_free(&p);
+}

@@ -287,3 +287,22 @@ Test(protect_decide, watch_mode_ignores_a_read_only_root)
 	decide();
 	cr_assert_eq(d.n, 0);
 }
+
+Test(protect_decide, a_missing_dotfile_is_watched_in_mount_mode_too)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.bashrc", .fd = -1,
+						 .watch_only = 1 };
+	name_missing(0, "/ws/.git");
+	decide();
+	cr_assert_eq(d.n, 2);
+	expect(0, PROTECT_WATCH, "/ws/.bashrc", -1);
+	expect(1, PROTECT_CREATE, "/ws/.git", -1);
+}
+
+Test(protect_decide, an_existing_dotfile_is_bound_read_only)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.bashrc", .exists = 1,
+						 .dev = 7, .ino = 50, .fd = 12, .watch_only = 1 };
+	decide();
+	expect(0, PROTECT_BIND, "/ws/.bashrc", 12);
+}

@@ -1,0 +1,76 @@
+/* explain.c: see explain.h. */
+#include "explain.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "hostpaths/protect.h"
+#include "prepare.h"
+#include "seccomp_policy.h"
+
+/* The seccomp rules the command runs under, from the table the filter is
+ * compiled from. */
+static void print_seccomp(void)
+{
+	size_t n;
+	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
+	printf("\nseccomp rules (everything else allowed):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-18s %s: %s\n", t[i].syscall, t[i].when,
+		       t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
+}
+
+/* One argument per line on stdout, after a header, so scripts
+ * (scripts/bench-startup.sh) can replay it exactly. */
+static void print_argv(const struct argv *a)
+{
+	fputs("bwrap argv (one argument per line):\n", stdout);
+	for (size_t i = 0; i < a->n; i++)
+		printf("%s\n", a->v[i]);
+	print_seccomp();
+}
+
+void explain_verbose(const struct argv *a)
+{
+	fputs("cordon: bwrap", stderr);
+	for (size_t i = 1; i < a->n; i++)
+		fprintf(stderr, " %s", a->v[i]);
+	fputc('\n', stderr);
+}
+
+/* What each protected name gets (after the argv and the seccomp rules:
+ * scripts read the argv from the top). */
+static void print_protected(const struct protect_decision *d)
+{
+	static const char *const what[] = {
+		[PROTECT_BIND] = "read-only",
+		[PROTECT_SHARE] = "read-only (another run's mount point)",
+		[PROTECT_CREATE] = "missing: an empty read-only mount point (--protect-missing mount)",
+		[PROTECT_WATCH] = "missing: watched, creating it stops the run",
+		[PROTECT_ADOPT] = "read-only (another run's mount point)",
+		[PROTECT_PIN] = "read-only (another run's mount point)",
+		[PROTECT_CARVE] = "read-only (the registry)",
+		[PROTECT_KEEP] = "kept in place (above the registry)",
+	};
+	printf("\nprotected names (directly inside each writable root):\n");
+	for (size_t i = 0; i < d->n; i++)
+		if (!d->v[i].carve)
+			printf("  %-40s %s\n", d->v[i].path, what[d->v[i].act]);
+}
+
+int explain_run(const struct config *c, struct cordon_err *e)
+{
+	struct prepared p;
+	struct protect_run prot = PROTECT_RUN_INIT;
+	struct inner_term t = { 0, 0 };
+	int r;
+	prepare_init(&p);
+	if ((r = prepare_open(c, &t, &p, &prot, e)) == 0 &&
+	    (r = protect_explain(&prot, c->full_write, e)) == 0 &&
+	    (r = prepare_argv(c, protect_decision(&prot), &p, e)) == 0) {
+		print_argv(&p.argv);
+		print_protected(protect_decision(&prot));
+	}
+	protect_release(&prot);
+	prepare_free(&p);
+	return r;
+}
