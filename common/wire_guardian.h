@@ -5,9 +5,7 @@
  * descriptor, once-only.  A record that breaks the table is a protocol
  * error: the guardian stops listening and cleans up as if cordon were gone.
  *
- * Room is left for the types still to come (the table has 32 slots):
- * protect's watch mode will name, per protected name it watches, a path and
- * a descriptor for the guardian to recheck if cordon dies. */
+ * Room is left for the types still to come (the table has 32 slots). */
 #ifndef CORDON_WIRE_GUARDIAN_H
 #define CORDON_WIRE_GUARDIAN_H
 
@@ -23,6 +21,8 @@ enum gwire_type {
 	GWIRE_SANDBOX,    /* cordon->guardian, once: struct gwire_sandbox, + pidfd of
 			     bwrap when the kernel has pidfd_open */
 	GWIRE_DONE,       /* cordon->guardian, once: cordon cleaned up; exit now */
+	GWIRE_WATCH,      /* cordon->guardian, per watched writable root: struct
+			     gwire_watch, + an O_PATH descriptor of the root */
 	GWIRE_TYPE_END,
 };
 
@@ -33,10 +33,26 @@ struct gwire_sandbox {
 	uint64_t start;   /* field 22 of /proc/PID/stat */
 };
 
+/* The protected names watched in one writable root (--protect-missing
+ * watch): if cordon dies, the guardian looks at each once the sandbox is
+ * gone and moves aside what was born since `since` (CLOCK_REALTIME). */
+#define GWIRE_NAMES_MAX 1024
+struct gwire_watch {
+	int64_t since_sec;
+	uint32_t since_nsec;
+	int32_t owner;    /* cordon's pid: names the quarantined entries */
+	char names[GWIRE_NAMES_MAX]; /* "/"-separated file names, NUL-terminated */
+};
+
 extern const struct wire_proto gwire_proto;
 
 /* Pure: a GWIRE_SANDBOX payload as received (len bytes, checked by the
  * table) into *out.  0, or -EPROTO for a pid out of range or a non-zero pad. */
 int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out) WUR;
+
+/* Pure: a GWIRE_WATCH payload into *out (names NUL-terminated here).  0, or
+ * -EPROTO for an owner out of range, nanoseconds out of range, an empty
+ * name, "." or "..". */
+int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out) WUR;
 
 #endif

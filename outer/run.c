@@ -18,6 +18,16 @@
 #include "supervise.h"
 #include "watch.h"
 
+/* The guardian moves aside what the command created if cordon dies.  Best
+ * effort (a guardian that is gone already: the run goes on, as without its
+ * other records); the command has not started yet. */
+static int tell_guardian(const struct watch *w, struct protect_run *prot)
+{
+	struct cordon_err ignored;
+	(void)watch_tell(w, &prot->guard, &ignored);
+	return 0;
+}
+
 /* Names this run in quarantined names (NAME.cordon-quarantine-TAG). */
 static const char *run_tag(void)
 {
@@ -152,6 +162,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
+	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hostpaths/quarantine.h"
+#include "wire_guardian.h"
 #include "path.h"
 #include "sys.h"
 
@@ -78,9 +79,13 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 		if (d->v[i].act != PROTECT_WATCH)
 			continue;
 		const struct rpath *root = &r->roots[p->names[d->v[i].src].root];
-		if (w->fd < 0 && (w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
-			return err_sys(e, errno, "cannot watch the writable roots for protected "
-				       "names (inotify); or pass --protect-missing mount");
+		if (w->fd < 0) {
+			(void)clock_gettime(CLOCK_REALTIME, &w->since);
+			if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+				return err_sys(e, errno, "cannot watch the writable roots for "
+					       "protected names (inotify); or pass "
+					       "--protect-missing mount");
+		}
 		size_t dir = 0;
 		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
 		    (rc = add_name(w, dir, d->v[i].path, e)) < 0)
@@ -92,6 +97,28 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 		if (exists(w, &w->names[i]))
 			return err_set(e, EAGAIN, "protected %s appeared while cordon was starting; "
 				       "run again", w->names[i].path);
+	return 0;
+}
+
+int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
+{
+	for (size_t d = 0; d < w->ndirs; d++) {
+		char names[GWIRE_NAMES_MAX];
+		size_t len = 0;
+		names[0] = '\0';
+		for (size_t i = 0; i < w->nnames; i++) {
+			size_t l = strlen(w->names[i].name);
+			if (w->names[i].dir != d || len + l + 2 > sizeof(names))
+				continue;
+			if (len)
+				names[len++] = '/';
+			memcpy(names + len, w->names[i].name, l + 1);
+			len += l;
+		}
+		int r = guardian_watch_names(g, w->dirs[d].fd, names, &w->since, e);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include "config.h"
 #include "err.h"
+#include <time.h>
+#include "hostpaths/guardian.h"
 #include "hostpaths/protect.h"
 #include "plan/resolve.h"
 
@@ -41,6 +43,7 @@ struct watch {
 	struct watch_name *names; size_t nnames;
 	int hit;             /* a watched name appeared */
 	int settled;
+	struct timespec since; /* CLOCK_REALTIME before the first watch was added */
 };
 
 #define WATCH_INIT { .fd = -1 }
@@ -51,6 +54,11 @@ struct watch {
  * (-EAGAIN, "run again").  Nothing to watch: 0 with w->fd -1. */
 int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Hand the guardian (hostpaths/guardian.h) every watched root and its
+ * names, so that it moves aside what the command created if cordon dies.
+ * Best effort, like the guardian's other records: 0, or -errno. */
+int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
 
 /* The inotify descriptor is readable: read every event.  1 if a watched
  * name appeared (the sandbox must be stopped), else 0. */

@@ -2,6 +2,8 @@
 #include "hostpaths/guardian.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <dirent.h>
 #include "wire_guardian.h"
 #include "procstat.h"
+#include "hostpaths/quarantine.h"
 #include "hostpaths/registry_sweep.h"
 #include "sys.h"
 
@@ -201,7 +204,36 @@ static void kill_holders(ino_t ino)
 
 /* Listen to cordon until "done" (exit), or its end of file or a record that
  * breaks the protocol (clean up).  *sb and *pidfd: the bwrap to wait for. */
-static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
+/* The watched roots cordon named (GWIRE_WATCH), each with its descriptor. */
+#define MAX_WATCHED 64
+struct watched {
+	struct gwire_watch w[MAX_WATCHED];
+	int fd[MAX_WATCHED];
+	size_t n;
+};
+
+/* cordon is gone and so is the sandbox: every watched name that is there
+ * now and was born during the run is moved aside, as cordon would have
+ * (outer/watch.c); nothing is deleted.  Nobody is left to tell. */
+static void recheck_watched(struct watched *wd)
+{
+	for (size_t i = 0; i < wd->n; i++) {
+		char tag[16], moved[NAME_MAX + 1], names[GWIRE_NAMES_MAX];
+		(void)snprintf(tag, sizeof(tag), "%d", (int)wd->w[i].owner);
+		memcpy(names, wd->w[i].names, sizeof(names));
+		char *save = NULL;
+		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
+			if (quarantine_born_since(wd->fd[i], n, wd->w[i].since_sec,
+						  wd->w[i].since_nsec) == 1 &&
+			    quarantine_move(wd->fd[i], n, tag, moved, sizeof(moved)) < 0) {
+				/* Left in place: nothing else may be done with it. */
+			}
+		sys_close(&wd->fd[i]);
+	}
+	wd->n = 0;
+}
+
+static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, struct watched *wd)
 {
 	struct wire_peer peer = { GWIRE_TO_GUARDIAN, 0 };
 	for (;;) {
@@ -213,6 +245,11 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
 			return 1;
 		if (rec.type == GWIRE_SANDBOX && gwire_sandbox_parse(rec.data, rec.len, sb) == 0) {
 			*pidfd = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_WATCH && wd->n < MAX_WATCHED &&
+		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n]) == 0) {
+			wd->fd[wd->n++] = rec.fd;
 			continue;
 		}
 		sys_close(&rec.fd);
@@ -251,7 +288,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	 * more to clean up. */
 	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
 	(void)sent;
-	if (listen_to_cordon(sock, &sb, &pidfd))
+	static struct watched wd;
+	if (listen_to_cordon(sock, &sb, &pidfd, &wd))
 		_exit(0);
 
 	if (sandbox_sock)
@@ -262,6 +300,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	if (sandbox > 0 && (pidfd >= 0 ? alive(pidfd) : same_process(sandbox, sb.start)))
 		nkids = sandbox_children(sandbox, kids, MAX_CHILDREN);
 	wait_gone(sandbox, sb.start, pidfd, kids, nkids);
+	recheck_watched(&wd);
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
@@ -383,6 +422,25 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 	AUTO_FD pfd = pidfd_open_compat(bwrap);
 	struct gwire_sandbox sb = { (int32_t)bwrap, 0, start };
 	int r = wire_send(g->sock, GWIRE_SANDBOX, &sb, sizeof(sb), pfd);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+int guardian_watch_names(struct guardian *g, int rootfd, const char *names,
+			 const struct timespec *since, struct cordon_err *e)
+{
+	struct gwire_watch w;
+	if (g->sock < 0)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	size_t len = strlen(names);
+	if (len >= sizeof(w.names))
+		return err_set(e, ENAMETOOLONG, "too many protected names to watch in one root");
+	w.since_sec = since->tv_sec;
+	w.since_nsec = (uint32_t)since->tv_nsec;
+	w.owner = (int32_t)getpid();
+	memcpy(w.names, names, len + 1);
+	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, names) + len + 1,
+			  rootfd);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 

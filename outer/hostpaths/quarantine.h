@@ -11,10 +11,16 @@
 #define CORDON_QUARANTINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Rename name in dirfd aside.  moved (len bytes) gets the new name.  0, or
  * -ENOENT when name is gone, or -errno. */
 int quarantine_move(int dirfd, const char *name, const char *tag, char *moved, size_t len)
 	__attribute__((warn_unused_result));
+
+/* 1 if name in dirfd exists and was born at or after (sec, nsec) (statx
+ * birth time; where the filesystem keeps none, its ctime, which a rename
+ * into place also sets), 0 if not or if it is not there, -errno. */
+int quarantine_born_since(int dirfd, const char *name, int64_t sec, uint32_t nsec);
 
 #endif

@@ -108,6 +108,27 @@ for _ in $(seq 150); do gone && break; sleep 0.02; done
 assert "kill -9 of cordon ends the sandbox" -- gone
 assert "kill -9 of cordon leaves nothing but what the command made" -- test "$(snap "$ws")" = "ready "
 
+# cordon killed after the command created a name (cordon stopped first, so
+# that it cannot react): its guardian moves the name aside once the sandbox
+# is gone.
+fresh
+mark="cordon-watch-$$-$RANDOM"
+"$CORDON" -w "$ws" -w "$src" -C "$ws" -- bash -c \
+	"touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git; exec -a $mark sleep 30" \
+	</dev/null >/dev/null 2>&1 &
+cpid=$!
+for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
+kill -STOP "$cpid"
+touch "$ws/go"
+for _ in $(seq 250); do [ -e "$ws/.git" ] && break; sleep 0.02; done
+assert "the command created .git while cordon was stopped" -- test -d "$ws/.git"
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+for _ in $(seq 250); do [ ! -e "$ws/.git" ] && break; sleep 0.02; done
+assert "kill -9 of cordon: the guardian moved .git aside" -- \
+	test ! -e "$ws/.git" -a "$(quarantined .git)" -eq 1
+assert "kill -9 of cordon: and the sandbox is gone" -- gone
+
 # --- a host process creating the name concurrently loses nothing -------------------
 fresh
 C -- sh -c 'touch ready; exec sleep 30' </dev/null >/dev/null 2>"$ERR" &

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -82,4 +84,36 @@ Test(gwire, sandbox_payload)
 	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
 	in.zero = 0;
 	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in) - 1, &out), -EPROTO);
+}
+
+static int parse_watch(int64_t sec, uint32_t nsec, int32_t owner, const char *names,
+		       struct gwire_watch *out)
+{
+	struct gwire_watch w;
+	memset(&w, 0, sizeof(w));
+	w.since_sec = sec;
+	w.since_nsec = nsec;
+	w.owner = owner;
+	snprintf(w.names, sizeof(w.names), "%s", names);
+	return gwire_watch_parse(&w, offsetof(struct gwire_watch, names) + strlen(names) + 1, out);
+}
+
+Test(gwire, watch_names_parse)
+{
+	struct gwire_watch out;
+	cr_assert_eq(parse_watch(1700000000, 5, 1234, ".git/.bashrc/.vscode", &out), 0);
+	cr_assert_str_eq(out.names, ".git/.bashrc/.vscode");
+	cr_assert_eq(out.owner, 1234);
+}
+
+Test(gwire, watch_names_refused)
+{
+	struct gwire_watch out;
+	cr_assert_eq(parse_watch(1, 0, 1234, "..", &out), -EPROTO, "no parent directory");
+	cr_assert_eq(parse_watch(1, 0, 1234, ".git/../x", &out), -EPROTO);
+	cr_assert_eq(parse_watch(1, 0, 1234, ".git//x", &out), -EPROTO, "no empty name");
+	cr_assert_eq(parse_watch(1, 0, 1234, ".", &out), -EPROTO);
+	cr_assert_eq(parse_watch(1, 1000000000, 1234, ".git", &out), -EPROTO, "nanoseconds");
+	cr_assert_eq(parse_watch(1, 0, 0, ".git", &out), -EPROTO, "no owner");
+	cr_assert_eq(parse_watch(1, 0, 1234, "", &out), -EPROTO, "no names");
 }
