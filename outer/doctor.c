@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "launch/bwrap_find.h"
 #include "config.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/registry.h"
 #include "err.h"
 #include "run.h"
@@ -103,7 +104,7 @@ static void check_trial(void)
 		static char *cmd[] = { "true", NULL };
 		/* A hung trial must not hang doctor: 30 s is ample for `true`. */
 		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
-				    .timeout = 30 };
+				    .timeout = 30, .cache = CACHE_NONE };
 		struct cordon_err e;
 		int r = run_sandbox(&c, 0, &e);
 		if (r < 0)
@@ -185,6 +186,7 @@ int doctor_run(void)
 	check_seccomp();
 	check_landlock();
 	check_registry();
+	caches_report(stdout);
 	(void)fflush(stdout);
 	check_trial();
 	return failures ? 1 : 0;

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "doctor.h"
 #include "err.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/registry.h"
 #include "run.h"
 
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RECLAIM:
 		status = registry_reclaim(stdout, &e);
+		if (status >= 0 && c.reclaim_caches)
+			status = caches_reclaim(stdout, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;

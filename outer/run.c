@@ -16,7 +16,9 @@
 #include "argv.h"
 #include "plan/bwrap_argv.h"
 #include "launch/bwrap_find.h"
+#include "plan/caches.h"
 #include "plan/env.h"
+#include "hostpaths/caches.h"
 #include "launch/inner_find.h"
 #include "plan/mount_plan.h"
 #include "hostpaths/protect.h"
@@ -50,6 +52,7 @@ struct run_state {
 	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
 	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
 	int args_sent;        /* bwrap has its arguments: it may have a child */
+	char cache_dir[PATH_MAX]; /* --cache private: the workspace's, "" otherwise */
 };
 
 /* Before bwrap is killed: its child gets no parent-death signal until just
@@ -238,6 +241,36 @@ static void print_argv(const struct argv *a, int explain)
 	fputc('\n', stderr);
 }
 
+/* --cache private: the workspace's cache directory joins the writable roots
+ * (bound from its descriptor and checked by cordon-inner like any other).
+ * After the protected names were looked up: it is no workspace. */
+static int add_cache_root(const struct config *c, struct run_state *s, struct cordon_err *e)
+{
+	struct rpath p;
+	const char *ws = c->write.n ? s->res.roots[0].path : s->res.cwd.path;
+	int r = caches_open(ws, &p, e);
+	if (r < 0)
+		return r;
+	(void)snprintf(s->cache_dir, sizeof(s->cache_dir), "%s", p.path);
+	if (rpath_push(&s->res.roots, &s->res.nroots, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* The command's environment: the caller's with the flags applied, then the
+ * variables naming the caches. */
+static int build_env(const struct config *c, struct run_state *s, struct cordon_err *e)
+{
+	int r;
+	if ((r = env_build(environ, c, &s->env, e)) < 0)
+		return r;
+	if (s->cache_dir[0] && (r = caches_env(&s->env, s->cache_dir, environ, e)) < 0)
+		return r;
+	return 0;
+}
+
 /* Everything bwrap must inherit or know when it is forked. */
 static int prepare_early(const struct config *c, int explain, struct run_state *s,
 			 struct cordon_err *e)
@@ -246,6 +279,8 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	char inner_path[PATH_MAX];
 
 	if ((r = resolve_config(c, &s->res, e)) < 0)
+		return r;
+	if (c->cache == CACHE_PRIVATE && !explain && (r = add_cache_root(c, s, e)) < 0)
 		return r;
 	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
 		return r;
@@ -263,7 +298,7 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 			       "(too many open files? check ulimit -n)");
 	if ((r = build_inner_args(c, s, e)) < 0)
 		return r;
-	if ((r = env_build(environ, c, &s->env, e)) < 0)
+	if ((r = build_env(c, s, e)) < 0)
 		return r;
 	/* bwrap execs cordon-inner through this descriptor: the binary cordon
 	 * chose is the one that runs, even where the sandbox hides its path. */

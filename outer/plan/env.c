@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int key_matches(const char *entry, const char *key)
 {
@@ -26,7 +27,28 @@ static void env_remove(struct argv *a, const char *key)
 		a->v[j] = NULL;
 }
 
-static int env_put(struct argv *a, const char *key, const char *value)
+const char *env_get(const struct argv *a, const char *key)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (key_matches(a->v[i], key))
+			return a->v[i] + strlen(key) + 1;
+	return NULL;
+}
+
+int env_has(const struct argv *a, const char *key)
+{
+	if (env_get(a, key))
+		return 1;
+	if (strncmp(key, "npm_config_", 11) != 0 && strncmp(key, "pnpm_config_", 12) != 0)
+		return 0;
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < a->n; i++)
+		if (strncasecmp(a->v[i], key, kl) == 0 && a->v[i][kl] == '=')
+			return 1;
+	return 0;
+}
+
+int env_set(struct argv *a, const char *key, const char *value)
 {
 	size_t kl = strlen(key), vl = strlen(value);
 	char *s = malloc(kl + vl + 2);
@@ -54,10 +76,10 @@ int env_build(char *const *base, const struct config *c, struct argv *out,
 			tmpdir_set = 1;
 		if (!op->value)
 			env_remove(out, op->key);
-		else if (env_put(out, op->key, op->value) < 0)
+		else if (env_set(out, op->key, op->value) < 0)
 			goto oom;
 	}
-	if (!tmpdir_set && env_put(out, "TMPDIR", "/tmp") < 0)
+	if (!tmpdir_set && env_set(out, "TMPDIR", "/tmp") < 0)
 		goto oom;
 	return 0;
 oom:

@@ -14,4 +14,16 @@
 int env_build(char *const *base, const struct config *c, struct argv *out,
 	      struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* The value of key in a (built by env_build), NULL if absent. */
+const char *env_get(const struct argv *a, const char *key);
+
+/* 1 if key is set in a: exactly, or in any case for npm_config_* and
+ * pnpm_config_* (npm and pnpm read NPM_CONFIG_CACHE as npm_config_cache).
+ * A variable cordon would add for a tool is left alone when the caller set
+ * it. */
+int env_has(const struct argv *a, const char *key);
+
+/* Set key=value in a, replacing any earlier value.  0 or -ENOMEM. */
+int env_set(struct argv *a, const char *key, const char *value) __attribute__((warn_unused_result));
+
 #endif

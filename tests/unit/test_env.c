@@ -238,3 +238,19 @@ Test(env, order_of_base_kept)
 	cr_assert_str_eq(a.v[2], "M=3");
 	argv_free(&a);
 }
+
+Test(env, get_set_has)
+{
+	struct argv a = { 0 };
+	cr_assert_eq(env_set(&a, "A", "1"), 0);
+	cr_assert_eq(env_set(&a, "A", "2"), 0);
+	cr_assert_eq(a.n, 1);
+	cr_assert_str_eq(env_get(&a, "A"), "2");
+	cr_assert_null(env_get(&a, "AB"));
+	cr_assert_eq(env_set(&a, "NPM_CONFIG_CACHE", "/c"), 0);
+	cr_assert(env_has(&a, "npm_config_cache"));
+	cr_assert(!env_has(&a, "Npm_config_cach"));
+	cr_assert_eq(env_set(&a, "xdg_cache_home", "/x"), 0);
+	cr_assert(!env_has(&a, "XDG_CACHE_HOME"), "only npm's and pnpm's prefixes ignore case");
+	argv_free(&a);
+}
