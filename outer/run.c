@@ -18,6 +18,7 @@
 #include "launch/bwrap_find.h"
 #include "plan/caches.h"
 #include "plan/env.h"
+#include "plan/offline.h"
 #include "hostpaths/caches.h"
 #include "launch/inner_find.h"
 #include "plan/mount_plan.h"
@@ -260,13 +261,15 @@ static int add_cache_root(const struct config *c, struct run_state *s, struct co
 }
 
 /* The command's environment: the caller's with the flags applied, then the
- * variables naming the caches. */
+ * variables naming the caches, then (no network) fewer retries. */
 static int build_env(const struct config *c, struct run_state *s, struct cordon_err *e)
 {
 	int r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
 		return r;
 	if (s->cache_dir[0] && (r = caches_env(&s->env, s->cache_dir, environ, e)) < 0)
+		return r;
+	if (c->net == NET_NONE && (r = offline_env(&s->env, e)) < 0)
 		return r;
 	return 0;
 }
