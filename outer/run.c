@@ -21,6 +21,7 @@
 #include "plan/offline.h"
 #include "hostpaths/caches.h"
 #include "launch/inner_find.h"
+#include "nesting.h"
 #include "plan/mount_plan.h"
 #include "hostpaths/protect.h"
 #include "plan/resolve.h"
@@ -432,6 +433,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	struct run_outcome out;
 	int r;
 
+	if ((r = nesting_check(e)) < 0)
+		return r;
 	if ((r = supervisor_block_signals(e)) < 0)
 		return r;
 	if ((r = prepare_early(c, explain, &s, e)) < 0)
