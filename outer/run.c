@@ -22,6 +22,7 @@
 #include "hostpaths/caches.h"
 #include "launch/inner_find.h"
 #include "nesting.h"
+#include "netnote.h"
 #include "plan/mount_plan.h"
 #include "hostpaths/protect.h"
 #include "plan/resolve.h"
@@ -55,6 +56,7 @@ struct run_state {
 	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
 	int args_sent;        /* bwrap has its arguments: it may have a child */
 	char cache_dir[PATH_MAX]; /* --cache private: the workspace's, "" otherwise */
+	struct netnote net;   /* --net none: the sandbox's no-route counters */
 };
 
 /* Before bwrap is killed: its child gets no parent-death signal until just
@@ -85,6 +87,7 @@ static void state_free(struct run_state *s)
 	 * could start: cordon-inner waits for the bind checks. */
 	(void)end_bwrap(s);
 	protect_release(&s->prot);
+	netnote_finish(&s->net, 0);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
 	sys_close(&s->inner_fd);
@@ -428,7 +431,8 @@ static void command_gone(void *ctx)
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
-			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
+			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT,
+			       .net = NETNOTE_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
@@ -466,6 +470,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = bwrap_failed(&s, e);
 		goto done;
 	}
+	if (c->net == NET_NONE)
+		netnote_open(&s.net, s.sandbox);
 	if ((r = userns_map(s.sandbox, pid, geteuid(), getegid(), e)) < 0)
 		goto done;
 	if (send(s.block[1], "m", 1, MSG_NOSIGNAL) != 1) {
@@ -491,6 +497,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	if (r < 0)
 		goto done;
 	r = supervisor_exit_code(&out);
+	netnote_finish(&s.net, r > 0 && r < EXIT_TIMEOUT);
 	if (out.timed_out) {
 		struct cordon_err te;
 		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",
