@@ -271,7 +271,8 @@ static int build_env(const struct config *c, struct run_state *s, struct cordon_
 	int r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
 		return r;
-	if (s->cache_dir[0] && (r = caches_env(&s->env, s->cache_dir, environ, e)) < 0)
+	struct caches_in in = { s->cache_dir, environ, c->env, c->nenv };
+	if (s->cache_dir[0] && (r = caches_env(&s->env, &in, e)) < 0)
 		return r;
 	if (c->net == NET_NONE && (r = offline_env(&s->env, e)) < 0)
 		return r;

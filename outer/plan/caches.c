@@ -138,12 +138,24 @@ static int go_proxy(struct argv *env, char *const *host_env)
 	return env_set(env, "GOPROXY", val);
 }
 
-int caches_env(struct argv *env, const char *dir, char *const *host_env, struct cordon_err *e)
+/* var was set with --setenv. */
+static int explicit_op(const struct caches_in *in, const char *var)
+{
+	for (size_t i = 0; i < in->nops; i++)
+		if (in->ops[i].value && env_key_same(in->ops[i].key, strlen(in->ops[i].key), var))
+			return 1;
+	return 0;
+}
+
+
+int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 {
 	char path[4096];
+	const char *dir = in->dir;
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (env_has(env, table[i].var))
+		if (explicit_op(in, table[i].var))
 			continue;
+		env_remove_all(env, table[i].var);
 		int n = table[i].sub[0] ? snprintf(path, sizeof(path), "%s/%s", dir, table[i].sub)
 					: snprintf(path, sizeof(path), "%s", dir);
 		if (n < 0 || (size_t)n >= sizeof(path))
@@ -151,7 +163,7 @@ int caches_env(struct argv *env, const char *dir, char *const *host_env, struct 
 		if (env_set(env, table[i].var, path) < 0)
 			return err_set(e, ENOMEM, "out of memory building the environment");
 	}
-	if (go_proxy(env, host_env) < 0)
+	if (go_proxy(env, in->host_env) < 0)
 		return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }

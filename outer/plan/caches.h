@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include "argv.h"
+#include "config.h"
 #include "err.h"
 
 #define CACHES_NAME_MAX 64
@@ -32,14 +33,23 @@ int caches_base(char *const *env, const char *home, char *out, size_t outlen,
 /* NAME for the workspace at the canonical absolute path ws. */
 int caches_dir_name(const char *ws, char *out, size_t outlen) __attribute__((warn_unused_result));
 
-/* Name the cache directory dir to the command in env (built by env_build):
- * each tool's own variable (the table in caches.c) unless env has it already,
- * since a variable the caller set wins; and Go's GOPROXY gets the host's
- * module cache (found through host_env: GOMODCACHE, GOPATH or HOME) as a
- * file:// entry before the caller's GOPROXY or Go's default, so modules
- * already downloaded on the host build offline without writing the host's
- * cache. */
-int caches_env(struct argv *env, const char *dir, char *const *host_env, struct cordon_err *e)
+struct caches_in {
+	const char *dir;            /* the workspace's cache directory */
+	char *const *host_env;      /* cordon's own environment */
+	const struct env_op *ops;   /* --setenv/--unsetenv, in order */
+	size_t nops;
+};
+
+/* Name the cache directory to the command in env (built by env_build from
+ * in->host_env and in->ops): each tool's own variable (the table in
+ * caches.c).  A value set with --setenv wins; an inherited one is replaced
+ * (in whatever case npm reads it), since it names the host's cache, which
+ * the sandbox must not write and where the tool would fail.  Go's
+ * GOPROXY gets the host's module cache (GOMODCACHE, GOPATH or HOME in
+ * host_env) as a file:// entry before the command's GOPROXY or Go's
+ * default, so modules already downloaded on the host build offline without
+ * the host's cache being written. */
+int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -35,17 +35,48 @@ const char *env_get(const struct argv *a, const char *key)
 	return NULL;
 }
 
-int env_has(const struct argv *a, const char *key)
+int env_key_same(const char *key, size_t klen, const char *var)
 {
-	if (env_get(a, key))
-		return 1;
-	if (strncmp(key, "npm_config_", 11) != 0 && strncmp(key, "pnpm_config_", 12) != 0)
+	if (klen != strlen(var))
 		return 0;
-	size_t kl = strlen(key);
-	for (size_t i = 0; i < a->n; i++)
-		if (strncasecmp(a->v[i], key, kl) == 0 && a->v[i][kl] == '=')
-			return 1;
-	return 0;
+	if (strncmp(var, "npm_config_", 11) == 0 || strncmp(var, "pnpm_config_", 12) == 0)
+		return strncasecmp(key, var, klen) == 0;
+	return strncmp(key, var, klen) == 0;
+}
+
+static size_t key_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+const char *env_find(const struct argv *a, const char *var)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		size_t kl = key_len(a->v[i]);
+		if (a->v[i][kl] == '=' && env_key_same(a->v[i], kl, var))
+			return a->v[i] + kl + 1;
+	}
+	return NULL;
+}
+
+int env_has(const struct argv *a, const char *var)
+{
+	return env_find(a, var) != NULL;
+}
+
+void env_remove_all(struct argv *a, const char *var)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (env_key_same(a->v[i], key_len(a->v[i]), var))
+			free(a->v[i]);
+		else
+			a->v[j++] = a->v[i];
+	}
+	a->n = j;
+	if (a->v)
+		a->v[j] = NULL;
 }
 
 int env_set(struct argv *a, const char *key, const char *value)

@@ -15,10 +15,16 @@ static void env_of(struct argv *a, char *const *base)
 		cr_assert_eq(argv_push(a, *p), 0);
 }
 
-static void apply(struct argv *a, char *const *host)
+static void apply_ops(struct argv *a, char *const *host, const struct env_op *ops, size_t nops)
 {
 	struct cordon_err e = { 0 };
-	cr_assert_eq(caches_env(a, "/h/.cache/cordon/app-1", host, &e), 0, "%s", e.msg);
+	struct caches_in in = { "/h/.cache/cordon/app-1", host, ops, nops };
+	cr_assert_eq(caches_env(a, &in, &e), 0, "%s", e.msg);
+}
+
+static void apply(struct argv *a, char *const *host)
+{
+	apply_ops(a, host, NULL, 0);
 }
 
 Test(caches, base_from_xdg_or_home)
@@ -91,18 +97,29 @@ Test(caches, every_tool_named)
 	argv_free(&a);
 }
 
-Test(caches, the_callers_variable_wins)
+Test(caches, an_explicit_setting_wins_an_inherited_one_does_not)
 {
 	struct argv a;
-	char *const base[] = { "HOME=/h", "GOCACHE=/w/gocache", "NPM_CONFIG_CACHE=/w/npm",
-			       "XDG_CACHE_HOME=/x", NULL };
+	char *const base[] = { "HOME=/h", "GOCACHE=/w/gocache", "NPM_CONFIG_CACHE=/h/.npm",
+			       "PIP_CACHE_DIR=/h/.cache/pip", "XDG_CACHE_HOME=/x", NULL };
+	const struct env_op ops[] = { { "GOCACHE", "/w/gocache" }, { "PIP_CACHE_DIR", NULL } };
 	env_of(&a, base);
-	apply(&a, base);
-	cr_assert_str_eq(env_get(&a, "GOCACHE"), "/w/gocache");
-	cr_assert_null(env_get(&a, "npm_config_cache"), "npm reads NPM_CONFIG_CACHE as the same");
+	apply_ops(&a, base, ops, 2);
+	cr_assert_str_eq(env_get(&a, "GOCACHE"), "/w/gocache", "--setenv wins");
+	cr_assert_null(env_get(&a, "NPM_CONFIG_CACHE"),
+		       "an inherited host cache is replaced, in whatever case npm reads it");
+	cr_assert_str_eq(env_get(&a, "npm_config_cache"), "/h/.cache/cordon/app-1/npm");
+	cr_assert_str_eq(env_get(&a, "PIP_CACHE_DIR"), "/h/.cache/cordon/app-1/pip",
+			 "--unsetenv is no setting");
+	cr_assert_str_eq(env_get(&a, "XDG_CACHE_HOME"), "/h/.cache/cordon/app-1",
+			 "the caller's XDG_CACHE_HOME is the host's cache");
+	argv_free(&a);
+	const struct env_op npm[] = { { "NPM_CONFIG_CACHE", "/w/npm" } };
+	char *const base2[] = { "NPM_CONFIG_CACHE=/w/npm", NULL };
+	env_of(&a, base2);
+	apply_ops(&a, base2, npm, 1);
 	cr_assert_str_eq(env_get(&a, "NPM_CONFIG_CACHE"), "/w/npm");
-	cr_assert_str_eq(env_get(&a, "XDG_CACHE_HOME"), "/x");
-	cr_assert_str_eq(env_get(&a, "GOMODCACHE"), "/h/.cache/cordon/app-1/go-mod");
+	cr_assert_null(env_get(&a, "npm_config_cache"), "npm reads both cases: one is set");
 	argv_free(&a);
 }
 
