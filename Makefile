@@ -62,7 +62,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration install clean lint check-asan bench
+.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
 
 deps:
@@ -155,6 +155,11 @@ unit: $(UNIT_BIN)
 integration: all
 	@BUILD=$(BUILD) tests/integration/run.sh
 
+# Real toolchains (Go, Python, npm, cargo, git, make, rg), each scenario run
+# directly and inside cordon, offline, as an unprivileged user.
+toolchains: all
+	@BUILD=$(BUILD) tests/toolchains/run.sh
+
 # The same unit and integration tests once more, with cordon and the unit
 # tests built under AddressSanitizer (with LeakSanitizer, so a leak in cordon
 # fails the run that leaks) and UndefinedBehaviorSanitizer.  cordon-inner is
@@ -179,6 +184,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) integration
+	$(MAKE) toolchains
 	$(MAKE) check-asan
 
 install: $(BUILD)/cordon $(BUILD)/cordon-inner
