@@ -8,7 +8,7 @@
 #include "doctor.h"
 #include "err.h"
 #include "hostpaths/caches.h"
-#include "hostpaths/registry.h"
+#include "hostpaths/registry_sweep.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)
