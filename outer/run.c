@@ -251,12 +251,21 @@ static void print_argv(const struct argv *a, int explain)
 
 /* --cache private: the workspace's cache directory joins the writable roots
  * (bound from its descriptor and checked by cordon-inner like any other).
- * After the protected names were looked up: it is no workspace. */
+ * After the protected names were looked up: it is no workspace.  A
+ * directory that cannot be made is a note; one that looks tampered with is
+ * a refusal. */
 static int add_cache_root(const struct config *c, struct run_state *s, struct cordon_err *e)
 {
 	struct rpath p;
 	const char *ws = c->write.n ? s->res.roots[0].path : s->res.cwd.path;
 	int r = caches_open(ws, &p, e);
+	if (r < 0 && caches_unavailable(r)) {
+		/* Without it the command has less to write, never more: say so
+		 * and go on (a home that does not exist or is read-only). */
+		(void)err_wrap(e, "note: tools' caches stay read-only");
+		err_print(e);
+		return 0;
+	}
 	if (r < 0)
 		return r;
 	(void)snprintf(s->cache_dir, sizeof(s->cache_dir), "%s", p.path);

@@ -78,7 +78,8 @@ static int open_chain(const char *path, size_t must_exist, size_t ours, int crea
 			if (!create || idx <= must_exist)
 				return err_set(e, ENOENT, "cache directory: %s does not exist; " ADVICE, shown);
 			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
-				return err_sys(e, errno, "cannot create the cache directory %s; " ADVICE, shown);
+				return err_set(e, errno, "cannot create the cache directory %s (%s); " ADVICE,
+					       shown, strerror(errno));
 			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		}
 		if (fd < 0) {
@@ -127,6 +128,12 @@ int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 	out->ino = st.st_ino;
 	out->is_dir = 1;
 	return 0;
+}
+
+int caches_unavailable(int err)
+{
+	return err == -ENOENT || err == -EACCES || err == -EROFS || err == -ENOSPC ||
+	       err == -EDQUOT;
 }
 
 /* The subdirectory name of dirfd, which fstatat saw as *seen, opened for

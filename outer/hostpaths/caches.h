@@ -28,6 +28,12 @@
 int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* 1 if caches_open's error -err means the directory cannot be made here (no
+ * home, a missing parent, no permission, a read-only or full filesystem),
+ * rather than that what is there must not be used (a link, someone else's
+ * or a directory others can write): the run may go on without it. */
+int caches_unavailable(int err);
+
 /* cordon doctor: one line naming the base directory and its size. */
 void caches_report(FILE *out);
 

@@ -55,6 +55,9 @@ chmod 777 "$XDG_CACHE_HOME/cordon"
 expect_err 125 "writable by others" "a cache base others can write is refused" -- "${C[@]}" -- true
 chmod 700 "$XDG_CACHE_HOME/cordon"
 expect 0 "control: the same run with the directory restored works" -- "${C[@]}" -- true
+expect_err 0 "caches stay read-only: cache directory: $W/missing does not exist" \
+	"a cache directory that cannot be made is a note, and the run goes on" -- \
+	env XDG_CACHE_HOME="$W/missing/cache" "${C[@]}" -- sh -c 'test -z "$GOCACHE"'
 
 # --- doctor and reclaim ------------------------------------------------------------
 expect_out 0 "^caches: ok, $W/xdg/cordon, " "cordon doctor names the cache directory and its size" -- \
