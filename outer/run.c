@@ -283,9 +283,13 @@ static int build_env(const struct config *c, struct run_state *s, struct cordon_
 	int r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
 		return r;
-	struct caches_in in = { s->cache_dir, environ, c->env, c->nenv };
-	if (s->cache_dir[0] && (r = caches_env(&s->env, &in, e)) < 0)
-		return r;
+	if (s->cache_dir[0]) {
+		static char goenv[16384];
+		int g = caches_read_goenv(goenv, sizeof(goenv));
+		struct caches_in in = { s->cache_dir, environ, c->env, c->nenv, g == 0 ? goenv : NULL };
+		if ((r = caches_env(&s->env, &in, e)) < 0)
+			return r;
+	}
 	if (c->net == NET_NONE && (r = offline_env(&s->env, e)) < 0)
 		return r;
 	return 0;

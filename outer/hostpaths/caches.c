@@ -136,6 +136,25 @@ int caches_unavailable(int err)
 	       err == -EDQUOT;
 }
 
+int caches_read_goenv(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	buf[0] = '\0';
+	if (caches_goenv_path(environ, path, sizeof(path)) < 0)
+		return -ENOENT;
+	AUTO_FD fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	ssize_t n = sys_read_full(fd, buf, len - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* The subdirectory name of dirfd, which fstatat saw as *seen, opened for
  * reading; made 0700 first when removing (Go leaves its module cache
  * read-only).  chmod goes through the O_PATH descriptor's /proc link: the

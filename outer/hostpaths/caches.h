@@ -34,6 +34,10 @@ int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
  * or a directory others can write): the run may go on without it. */
 int caches_unavailable(int err);
 
+/* The text of Go's env file (plan/caches.h says where) into buf, NUL
+ * terminated; 0, or -errno when there is none to read (then buf is ""). */
+int caches_read_goenv(char *buf, size_t len);
+
 /* cordon doctor: one line naming the base directory and its size. */
 void caches_report(FILE *out);
 

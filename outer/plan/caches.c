@@ -95,15 +95,61 @@ int caches_dir_name(const char *ws, char *out, size_t outlen)
 	return r < 0 || (size_t)r >= outlen ? -ENAMETOOLONG : 0;
 }
 
-/* The host's module cache: GOMODCACHE, else GOPATH's first entry, else
- * ~/go (Go's own rule; a `go env -w` setting in Go's env file is not read). */
-static int host_modcache(char *const *host_env, char *out, size_t outlen)
+int caches_goenv_path(char *const *env, char *out, size_t outlen)
 {
-	const char *v = envp_get(host_env, "GOMODCACHE");
+	const char *v = envp_get(env, "GOENV");
+	int n;
+	if (v && strcmp(v, "off") == 0)
+		return -ENOENT;
+	if (v && v[0] == '/')
+		n = snprintf(out, outlen, "%s", v);
+	else if ((v = envp_get(env, "XDG_CONFIG_HOME")) && v[0] == '/')
+		n = snprintf(out, outlen, "%s/go/env", v);
+	else if ((v = envp_get(env, "HOME")) && v[0] == '/')
+		n = snprintf(out, outlen, "%s/.config/go/env", strcmp(v, "/") == 0 ? "" : v);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+}
+
+/* KEY=VALUE in the text of Go's env file (what `go env -w` writes), into
+ * out; NULL when absent. */
+static const char *goenv_get(const char *text, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) != 0 || p[kl] != '=')
+			continue;
+		size_t vl = strcspn(p + kl + 1, "\n");
+		if (vl >= len)
+			return NULL;
+		memcpy(out, p + kl + 1, vl);
+		out[vl] = '\0';
+		return out;
+	}
+	return NULL;
+}
+
+/* A Go setting as Go reads it: the environment first, then Go's env file. */
+static const char *go_setting(char *const *host_env, const char *goenv, const char *key,
+			      char *buf, size_t len)
+{
+	const char *v = envp_get(host_env, key);
+	if (v && v[0])
+		return v;
+	return goenv ? goenv_get(goenv, key, buf, len) : NULL;
+}
+
+/* The host's module cache: GOMODCACHE, else GOPATH's first entry, else
+ * ~/go, each from the environment or Go's env file (Go's own rule). */
+static int host_modcache(char *const *host_env, const char *goenv, char *out, size_t outlen)
+{
+	char buf[2048];
+	const char *v = go_setting(host_env, goenv, "GOMODCACHE", buf, sizeof(buf));
 	int n;
 	if (v && v[0] == '/') {
 		n = snprintf(out, outlen, "%s", v);
-	} else if ((v = envp_get(host_env, "GOPATH")) && v[0] == '/') {
+	} else if ((v = go_setting(host_env, goenv, "GOPATH", buf, sizeof(buf))) && v[0] == '/') {
 		n = snprintf(out, outlen, "%.*s/pkg/mod", (int)strcspn(v, ":"), v);
 	} else if ((v = envp_get(host_env, "HOME")) && v[0] == '/') {
 		n = snprintf(out, outlen, "%s/go/pkg/mod", strcmp(v, "/") == 0 ? "" : v);
@@ -120,19 +166,30 @@ static int host_modcache(char *const *host_env, char *out, size_t outlen)
 	return 0;
 }
 
-static int go_proxy(struct argv *env, char *const *host_env)
+/* The command's GOPROXY or, when it has none, Go's env file's (which the
+ * variable set here would otherwise hide), or Go's default. */
+static const char *previous_proxy(const struct argv *env, const char *goenv, char *buf,
+				  size_t len)
 {
-	char mod[2048], val[8192];
-	if (host_modcache(host_env, mod, sizeof(mod)) < 0)
+	const char *prev = env_get(env, "GOPROXY");
+	if ((!prev || !prev[0]) && goenv)
+		prev = goenv_get(goenv, "GOPROXY", buf, len);
+	return prev && prev[0] ? prev : GO_DEFAULT_PROXY;
+}
+
+/* GOPROXY with the host's module cache first. */
+static int go_proxy(struct argv *env, char *const *host_env, const char *goenv)
+{
+	char mod[2048], val[8192], buf[4096];
+	if (host_modcache(host_env, goenv, mod, sizeof(mod)) < 0)
 		return 0;
 	int n = snprintf(val, sizeof(val), "file://%s/cache/download,", mod);
 	if (n < 0 || (size_t)n >= sizeof(val))
 		return 0;
-	const char *prev = env_get(env, "GOPROXY");
-	if (prev && strncmp(prev, val, (size_t)n) == 0)
+	const char *prev = previous_proxy(env, goenv, buf, sizeof(buf));
+	if (strncmp(prev, val, (size_t)n) == 0)
 		return 0; /* there already (a cordon run inside another's environment) */
-	int m = snprintf(val + n, sizeof(val) - (size_t)n, "%s",
-			 prev && prev[0] ? prev : GO_DEFAULT_PROXY);
+	int m = snprintf(val + n, sizeof(val) - (size_t)n, "%s", prev);
 	if (m < 0 || (size_t)m >= sizeof(val) - (size_t)n)
 		return 0;
 	return env_set(env, "GOPROXY", val);
@@ -146,7 +203,6 @@ static int explicit_op(const struct caches_in *in, const char *var)
 			return 1;
 	return 0;
 }
-
 
 int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 {
@@ -163,7 +219,7 @@ int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *
 		if (env_set(env, table[i].var, path) < 0)
 			return err_set(e, ENOMEM, "out of memory building the environment");
 	}
-	if (go_proxy(env, in->host_env) < 0)
+	if (go_proxy(env, in->host_env, in->goenv) < 0)
 		return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }

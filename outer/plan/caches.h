@@ -38,6 +38,7 @@ struct caches_in {
 	char *const *host_env;      /* cordon's own environment */
 	const struct env_op *ops;   /* --setenv/--unsetenv, in order */
 	size_t nops;
+	const char *goenv;          /* the text of Go's env file (`go env -w`), NULL: none */
 };
 
 /* Name the cache directory to the command in env (built by env_build from
@@ -46,10 +47,16 @@ struct caches_in {
  * (in whatever case npm reads it), since it names the host's cache, which
  * the sandbox must not write and where the tool would fail.  Go's
  * GOPROXY gets the host's module cache (GOMODCACHE, GOPATH or HOME in
- * host_env) as a file:// entry before the command's GOPROXY or Go's
- * default, so modules already downloaded on the host build offline without
+ * host_env or Go's env file) as a file:// entry before the command's
+ * GOPROXY, the env file's, or Go's default, so modules already downloaded
+ * on the host build offline without
  * the host's cache being written. */
 int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Where Go's env file is (GOENV, else $XDG_CONFIG_HOME/go/env, else
+ * ~/.config/go/env), from an environment; -ENOENT when there is none. */
+int caches_goenv_path(char *const *env, char *out, size_t outlen)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -15,11 +15,17 @@ static void env_of(struct argv *a, char *const *base)
 		cr_assert_eq(argv_push(a, *p), 0);
 }
 
-static void apply_ops(struct argv *a, char *const *host, const struct env_op *ops, size_t nops)
+static void apply_full(struct argv *a, char *const *host, const struct env_op *ops, size_t nops,
+		       const char *goenv)
 {
 	struct cordon_err e = { 0 };
-	struct caches_in in = { "/h/.cache/cordon/app-1", host, ops, nops };
+	struct caches_in in = { "/h/.cache/cordon/app-1", host, ops, nops, goenv };
 	cr_assert_eq(caches_env(a, &in, &e), 0, "%s", e.msg);
+}
+
+static void apply_ops(struct argv *a, char *const *host, const struct env_op *ops, size_t nops)
+{
+	apply_full(a, host, ops, nops, NULL);
 }
 
 static void apply(struct argv *a, char *const *host)
@@ -154,4 +160,45 @@ Test(caches, goproxy_reads_the_host_module_cache_first)
 	apply(&a, empty);
 	cr_assert_null(env_get(&a, "GOPROXY"));
 	argv_free(&a);
+}
+
+Test(caches, goproxy_honours_gos_env_file)
+{
+	struct argv a;
+	char *const host[] = { "HOME=/h", NULL };
+	const char *goenv = "GOPRIVATE=corp.example\nGOPROXY=https://corp.example/go\nGOMODCACHE=/m\n";
+	env_of(&a, host);
+	apply_full(&a, host, NULL, 0, goenv);
+	cr_assert_str_eq(env_get(&a, "GOPROXY"), "file:///m/cache/download,https://corp.example/go",
+			 "`go env -w` settings are not hidden by the variable cordon sets");
+	argv_free(&a);
+	char *const cmd[] = { "HOME=/h", "GOPROXY=direct", "GOPATH=/g", NULL };
+	env_of(&a, cmd);
+	apply_full(&a, cmd, NULL, 0, "GOPATH=/other\n");
+	cr_assert_str_eq(env_get(&a, "GOPROXY"), "file:///g/pkg/mod/cache/download,direct",
+			 "the environment wins over the env file");
+	argv_free(&a);
+	env_of(&a, host);
+	apply_full(&a, host, NULL, 0, "XGOPROXY=nope\nGOPATH=/g2\n");
+	cr_assert_str_eq(env_get(&a, "GOPROXY"),
+			 "file:///g2/pkg/mod/cache/download,https://proxy.golang.org,direct");
+	argv_free(&a);
+}
+
+Test(caches, goenv_path)
+{
+	char out[256];
+	char *const e1[] = { "HOME=/h", NULL };
+	cr_assert_eq(caches_goenv_path(e1, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/h/.config/go/env");
+	char *const e2[] = { "HOME=/h", "XDG_CONFIG_HOME=/c", NULL };
+	cr_assert_eq(caches_goenv_path(e2, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/c/go/env");
+	char *const e3[] = { "HOME=/h", "GOENV=/etc/goenv", NULL };
+	cr_assert_eq(caches_goenv_path(e3, out, sizeof(out)), 0);
+	cr_assert_str_eq(out, "/etc/goenv");
+	char *const e4[] = { "HOME=/h", "GOENV=off", NULL };
+	cr_assert_eq(caches_goenv_path(e4, out, sizeof(out)), -ENOENT);
+	char *const e5[] = { NULL };
+	cr_assert_eq(caches_goenv_path(e5, out, sizeof(out)), -ENOENT);
 }
