@@ -390,9 +390,50 @@ nohup_scenario() {
 	FAIL=$((FAIL + 1)); echo "  FAIL nohup: inside $(tr '\n' ' ' <"$BASE/nohup.inside.cmp")"
 }
 
+# --net none (inside only: there is nothing to compare it with): installing
+# from a registry fails at once rather than after retries (npm's took 70 s,
+# pip's 8 s), and cordon says the network was missing.  No proxy variables
+# here, so the tools try to resolve the registry's name.  Bounded by
+# --timeout rather than timed: npm's retries would outlast it.
+offline_install() {
+	[ -n "$ONLY" ] && [[ offline_install != *"$ONLY"* ]] && return
+	local d=$BASE/offline_install st why=
+	mkdir -p "$d" && echo '{"name":"tc-off","version":"1.0.0"}' >"$d/package.json"
+	local envv=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" USER="$USER" LANG=C.UTF-8
+		    npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false)
+	(cd "$d" && env -i "${envv[@]}" "$CORDON" -w "$d" --timeout 40 -- npm install left-pad) \
+		>"$d.npm.out" 2>"$d.npm.err" </dev/null
+	st=$?
+	if [ $st -eq 0 ] || [ $st -ge 124 ]; then
+		why="npm install: status $st, wanted a failure before --timeout"
+	elif ! grep -q "tried to reach the network" "$d.npm.err"; then
+		why="npm install: no note about the missing network"
+	fi
+	(cd "$d" && python3 -m venv .venv >/dev/null 2>&1 &&
+	 env -i "${envv[@]}" "$CORDON" -w "$d" --timeout 40 -- .venv/bin/pip install tc-no-such-pkg) \
+		>"$d.pip.out" 2>"$d.pip.err" </dev/null
+	st=$?
+	if [ -n "$why" ]; then
+		:
+	elif [ $st -eq 0 ] || [ $st -ge 124 ]; then
+		why="pip install: status $st, wanted a failure before --timeout"
+	elif grep -q "Retrying" "$d.pip.out" "$d.pip.err"; then
+		why="pip install retried"
+	elif ! grep -q "tried to reach the network" "$d.pip.err"; then
+		why="pip install: no note about the missing network"
+	fi
+	if [ -z "$why" ]; then
+		PASS=$((PASS + 1)); echo "  ok   offline_install (npm and pip fail at once, and cordon names the network)"
+	else
+		FAIL=$((FAIL + 1)); echo "  FAIL offline_install: $why"
+		tail -n 3 "$d.npm.err" "$d.pip.err" | sed 's/^/    | /'
+	fi
+}
+
 # --- run ---------------------------------------------------------------------
 
 nohup_scenario
+offline_install
 
 if [ ${#XFAIL[@]} -gt 0 ]; then
 	echo "expected to fail until issue 11's watch mode and signal handling land: ${XFAIL[*]}"
