@@ -378,6 +378,7 @@ nohup_scenario() {
 	mkdir -p "$BASE/nohup.direct" "$BASE/nohup.inside"
 	nohup_run direct "$BASE/nohup.direct" >"$BASE/nohup.direct.cmp"
 	nohup_run inside "$BASE/nohup.inside" >"$BASE/nohup.inside.cmp"
+	caches+=("$(cd "$BASE/nohup.inside" && "$CORDON" -w "$BASE/nohup.inside" -- printenv XDG_CACHE_HOME 2>/dev/null)")
 	if ! grep -q '^= status 0$' "$BASE/nohup.direct.cmp"; then
 		FAIL=$((FAIL + 1)); echo "  FAIL nohup: fails even directly"; return
 	fi
@@ -401,6 +402,7 @@ offline_install() {
 	mkdir -p "$d" && echo '{"name":"tc-off","version":"1.0.0"}' >"$d/package.json"
 	local envv=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME" USER="$USER" LANG=C.UTF-8
 		    npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false)
+	caches+=("$(cd "$d" && "$CORDON" -w "$d" -- printenv XDG_CACHE_HOME 2>/dev/null)")
 	(cd "$d" && env -i "${envv[@]}" "$CORDON" -w "$d" --timeout 40 -- npm install left-pad) \
 		>"$d.npm.out" 2>"$d.npm.err" </dev/null
 	st=$?
