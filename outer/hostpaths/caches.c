@@ -251,27 +251,47 @@ static const char *human(unsigned long long bytes, char *buf, size_t len)
 	return buf;
 }
 
-void caches_report(FILE *out)
+/* The number of entries directly in dirfd (the workspaces' directories). */
+static size_t count_entries(int dirfd)
 {
-	char base[PATH_MAX];
+	size_t n = 0;
+	int dup = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			sys_close(&dup);
+		return 0;
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	(void)closedir(d);
+	return n;
+}
+
+int caches_describe(char *msg, size_t len)
+{
+	char base[PATH_MAX], size[32];
 	struct cordon_err e;
 	unsigned long long bytes = 0;
 	int missing;
 	AUTO_FD fd = open_base(base, sizeof(base), &missing, &e);
 	if (missing) {
-		fprintf(out, "caches: ok, %s (not created yet; --cache private makes one "
-			"directory per workspace there)\n", base);
-		return;
+		(void)snprintf(msg, len, "%s, not created yet (--cache private makes one directory "
+			       "per workspace there)", base);
+		return 1;
 	}
 	if (fd < 0) {
-		fprintf(out, "caches: PROBLEM, %s\n", e.msg);
-		return;
+		(void)snprintf(msg, len, "%s", e.msg);
+		return 0;
 	}
 	struct stat st;
 	int r = fstat(fd, &st) < 0 ? -errno : walk(fd, st.st_dev, 0, 0, &bytes);
-	char size[32];
-	fprintf(out, "caches: ok, %s, %s%s (cordon reclaim --caches removes them)\n", base,
-		human(bytes, size, sizeof(size)), r < 0 ? " or more (some could not be read)" : "");
+	size_t n = count_entries(fd);
+	(void)snprintf(msg, len, "%s, %s%s in %zu workspace cache%s (cordon reclaim --caches "
+		       "removes them)", base, human(bytes, size, sizeof(size)),
+		       r < 0 ? " or more (some could not be read)" : "", n, n == 1 ? "" : "s");
+	return 1;
 }
 
 int caches_reclaim(FILE *out, struct cordon_err *e)

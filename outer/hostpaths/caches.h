@@ -38,8 +38,10 @@ int caches_unavailable(int err);
  * terminated; 0, or -errno when there is none to read (then buf is ""). */
 int caches_read_goenv(char *buf, size_t len);
 
-/* cordon doctor: one line naming the base directory and its size. */
-void caches_report(FILE *out);
+/* cordon doctor: into msg, the base directory, its size and how many
+ * workspaces have a cache there; 1 if it is usable (or not made yet), 0 if
+ * runs would refuse it (msg says why). */
+int caches_describe(char *msg, size_t len);
 
 /* cordon reclaim --caches: remove every workspace's cache directory, and
  * say how much was freed on out.  0 or -errno with *e filled. */

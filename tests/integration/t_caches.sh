@@ -53,6 +53,8 @@ rm "$cache"
 mv "$W/real-cache" "$cache"
 chmod 777 "$XDG_CACHE_HOME/cordon"
 expect_err 125 "writable by others" "a cache base others can write is refused" -- "${C[@]}" -- true
+expect_out 0 "^caches: PROBLEM, .*writable by others" "cordon doctor reports it" -- \
+	sh -c '"$0" doctor | grep "^caches:"' "$CORDON"
 chmod 700 "$XDG_CACHE_HOME/cordon"
 expect 0 "control: the same run with the directory restored works" -- "${C[@]}" -- true
 expect_err 0 "caches stay read-only: cache directory: $W/missing does not exist" \
