@@ -57,13 +57,13 @@ show() { echo "= $*"; }
 # --- what this cordon can do -------------------------------------------------
 
 WATCH=0
-if (cd "$BASE" && "$CORDON" --protect-missing watch -w . -- true) >/dev/null 2>&1; then
+if (cd "$BASE" && "$CORDON" --cache none --protect-missing watch -w . -- true) >/dev/null 2>&1; then
 	WATCH=1
 fi
 # A signal ignored by cordon's caller (nohup) stays ignored for the command:
 # SIGHUP is bit 0 of SigIgn.
 SIGNALS=0
-ign=$(cd "$BASE" && sh -c 'trap "" HUP; exec "$0" -- sh -c "grep SigIgn /proc/self/status"' "$CORDON" 2>/dev/null |
+ign=$(cd "$BASE" && sh -c 'trap "" HUP; exec "$0" --cache none -- sh -c "grep SigIgn /proc/self/status"' "$CORDON" 2>/dev/null |
       awk '{print $2}')
 if [ -n "$ign" ] && [ $(( 0x$ign & 1 )) -eq 1 ]; then
 	SIGNALS=1
