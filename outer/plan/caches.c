@@ -15,8 +15,7 @@
  * configuration, credentials and the crates already downloaded beside its
  * registry cache, and moving it would hide all three (an offline build of a
  * project whose crates are in ~/.cargo would fail); cargo's build output
- * goes to the project's target/ anyway.  pnpm's store through pnpm's own
- * prefix: npm warns about an npm_config_store_dir it does not know. */
+ * goes to the project's target/ anyway.  pnpm's store: see pnpm_store. */
 static const struct {
 	const char *var, *sub;
 } table[] = {
@@ -26,7 +25,6 @@ static const struct {
 	{ "npm_config_cache", "npm" },
 	{ "PIP_CACHE_DIR", "pip" },
 	{ "YARN_CACHE_FOLDER", "yarn" },
-	{ "pnpm_config_store_dir", "pnpm-store" },
 	{ "CCACHE_DIR", "ccache" },
 	{ "PRE_COMMIT_HOME", "pre-commit" },
 };
@@ -204,6 +202,26 @@ static int explicit_op(const struct caches_in *in, const char *var)
 	return 0;
 }
 
+/* pnpm (9 and 10) finds its store only through npm_config_store_dir,
+ * PNPM_HOME (then PNPM_HOME/store) or XDG_DATA_HOME: no variable of its own.
+ * npm warns about an npm_config_store_dir on every command, and
+ * XDG_DATA_HOME moves every program's data, so PNPM_HOME, unless the
+ * caller has one: that one locates a standalone pnpm itself and stays, and
+ * the store is then named through npm_config_store_dir.  A --setenv of
+ * either wins. */
+static int pnpm_store(struct argv *env, const struct caches_in *in, const char *dir)
+{
+	char path[4096];
+	if (explicit_op(in, "PNPM_HOME") || explicit_op(in, "npm_config_store_dir"))
+		return 0;
+	int inherited = env_has(env, "PNPM_HOME");
+	int n = snprintf(path, sizeof(path), inherited ? "%s/pnpm/store" : "%s/pnpm", dir);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	env_remove_all(env, "npm_config_store_dir");
+	return env_set(env, inherited ? "npm_config_store_dir" : "PNPM_HOME", path);
+}
+
 int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 {
 	char path[4096];
@@ -219,7 +237,10 @@ int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *
 		if (env_set(env, table[i].var, path) < 0)
 			return err_set(e, ENOMEM, "out of memory building the environment");
 	}
-	if (go_proxy(env, in->host_env, in->goenv) < 0)
+	int r = pnpm_store(env, in, dir);
+	if (r == -ENAMETOOLONG)
+		return err_set(e, ENAMETOOLONG, "cache directory %s: path too long", dir);
+	if (r < 0 || go_proxy(env, in->host_env, in->goenv) < 0)
 		return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }

@@ -93,7 +93,9 @@ Test(caches, every_tool_named)
 	cr_assert_str_eq(env_get(&a, "npm_config_cache"), "/h/.cache/cordon/app-1/npm");
 	cr_assert_str_eq(env_get(&a, "PIP_CACHE_DIR"), "/h/.cache/cordon/app-1/pip");
 	cr_assert_str_eq(env_get(&a, "YARN_CACHE_FOLDER"), "/h/.cache/cordon/app-1/yarn");
-	cr_assert_str_eq(env_get(&a, "pnpm_config_store_dir"), "/h/.cache/cordon/app-1/pnpm-store");
+	cr_assert_str_eq(env_get(&a, "PNPM_HOME"), "/h/.cache/cordon/app-1/pnpm",
+			 "pnpm keeps its store in PNPM_HOME/store");
+	cr_assert_null(env_get(&a, "npm_config_store_dir"), "npm would warn about it");
 	cr_assert_str_eq(env_get(&a, "CCACHE_DIR"), "/h/.cache/cordon/app-1/ccache");
 	cr_assert_str_eq(env_get(&a, "PRE_COMMIT_HOME"), "/h/.cache/cordon/app-1/pre-commit");
 	cr_assert_null(env_get(&a, "CARGO_HOME"), "cargo keeps its configuration and crates");
@@ -201,4 +203,23 @@ Test(caches, goenv_path)
 	cr_assert_eq(caches_goenv_path(e4, out, sizeof(out)), -ENOENT);
 	char *const e5[] = { NULL };
 	cr_assert_eq(caches_goenv_path(e5, out, sizeof(out)), -ENOENT);
+}
+
+Test(caches, pnpm_store_beside_a_standalone_pnpm)
+{
+	struct argv a;
+	char *const base[] = { "HOME=/h", "PNPM_HOME=/h/.local/share/pnpm", NULL };
+	env_of(&a, base);
+	apply(&a, base);
+	cr_assert_str_eq(env_get(&a, "PNPM_HOME"), "/h/.local/share/pnpm",
+			 "the caller's PNPM_HOME locates pnpm itself and stays");
+	cr_assert_str_eq(env_get(&a, "npm_config_store_dir"), "/h/.cache/cordon/app-1/pnpm/store");
+	argv_free(&a);
+	const struct env_op ops[] = { { "npm_config_store_dir", "/w/store" } };
+	char *const set[] = { "HOME=/h", "npm_config_store_dir=/w/store", NULL };
+	env_of(&a, set);
+	apply_ops(&a, set, ops, 1);
+	cr_assert_str_eq(env_get(&a, "npm_config_store_dir"), "/w/store");
+	cr_assert_null(env_get(&a, "PNPM_HOME"), "a --setenv store is left alone");
+	argv_free(&a);
 }
