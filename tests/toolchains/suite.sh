@@ -17,8 +17,7 @@
 # missing .git must be absent inside, as on the host.  While cordon refuses
 # `--protect-missing watch` they still run, are reported as expected
 # failures and do not fail the suite; once it is accepted they run for real
-# and must pass.  The `signals` scenario (nohup) likewise waits for a signal
-# the caller ignored to stay ignored inside.
+# and must pass.
 set -u
 : "${CORDON:?CORDON must name the cordon binary under test}"
 ONLY=${ONLY:-}
@@ -60,20 +59,12 @@ WATCH=0
 if (cd "$BASE" && "$CORDON" --cache none --protect-missing watch -w . -- true) >/dev/null 2>&1; then
 	WATCH=1
 fi
-# A signal ignored by cordon's caller (nohup) stays ignored for the command:
-# SIGHUP is bit 0 of SigIgn.
-SIGNALS=0
-ign=$(cd "$BASE" && sh -c 'trap "" HUP; exec "$0" --cache none -- sh -c "grep SigIgn /proc/self/status"' "$CORDON" 2>/dev/null |
-      awk '{print $2}')
-if [ -n "$ign" ] && [ $(( 0x$ign & 1 )) -eq 1 ]; then
-	SIGNALS=1
-fi
-echo "toolchains: watch mode $([ $WATCH = 1 ] && echo available || echo 'not built yet: its scenarios are expected to fail'), ignored signals $([ $SIGNALS = 1 ] && echo kept || echo 'not kept yet: nohup is expected to fail')"
+echo "toolchains: watch mode $([ $WATCH = 1 ] && echo available || echo 'not built yet: its scenarios are expected to fail')"
 
 # --- the runner --------------------------------------------------------------
 
 # scenario NAME NEEDS ROOT CWD: run setup_NAME and BODY (a global) in both
-# ways; NEEDS is "", watch or signals; ROOT and CWD are relative to the
+# ways; NEEDS is "" or watch; ROOT and CWD are relative to the
 # scenario's directory.  EXPECT_INSIDE (a global) may be "stopped": the run
 # inside must fail with cordon's message about a protected name instead.
 scenario() {
@@ -117,7 +108,6 @@ exit \$rc") >"$d.out" 2>"$d.err" </dev/null
 	EXPECT_INSIDE=
 	local xfail=0
 	[ "$needs" = watch ] && [ $WATCH = 0 ] && xfail=1
-	[ "$needs" = signals ] && [ $SIGNALS = 0 ] && xfail=1
 	if [ -z "$why" ]; then
 		PASS=$((PASS + 1))
 		echo "  ok   $name (direct and inside agree)"
@@ -385,9 +375,6 @@ nohup_scenario() {
 	if cmp -s "$BASE/nohup.direct.cmp" "$BASE/nohup.inside.cmp"; then
 		PASS=$((PASS + 1)); echo "  ok   nohup (direct and inside agree)"; return
 	fi
-	if [ $SIGNALS = 0 ]; then
-		XFAIL+=(nohup); echo "  xfail nohup (needs signals): $(tr '\n' ' ' <"$BASE/nohup.inside.cmp")"; return
-	fi
 	FAIL=$((FAIL + 1)); echo "  FAIL nohup: inside $(tr '\n' ' ' <"$BASE/nohup.inside.cmp")"
 }
 
@@ -438,7 +425,7 @@ nohup_scenario
 offline_install
 
 if [ ${#XFAIL[@]} -gt 0 ]; then
-	echo "expected to fail until issue 11's watch mode and signal handling land: ${XFAIL[*]}"
+	echo "expected to fail until issue 11's watch mode lands: ${XFAIL[*]}"
 fi
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ] && [ "$PASS" -gt 0 ]
