@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "nesting.h"
+#include "netnote.h"
 #include "outcome.h"
 #include "prepare.h"
 #include "supervise.h"
@@ -132,17 +134,27 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	return outcome_finish(&out, c, e);
 }
 
+/* --net none: the sandbox's no-route counters, opened once its namespaces
+ * exist, for the note after a failed run (netnote.h). */
+static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
+{
+	if (c->net == NET_NONE)
+		netnote_open(n, p->bwrap.child);
+	return 0;
+}
+
 int run_sandbox(const struct config *c, struct cordon_err *e)
 {
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
+	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
 	struct inner_term t = { 0, 0 };
 
-	if ((r = supervise_block_signals(&sig, e)) < 0)
+	if ((r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0)
 		return r;
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
@@ -160,6 +172,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
+	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
@@ -168,7 +181,9 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	resolved_close(&p.res);
 	protect_close_fds(&prot);
 	r = supervise(c, &p, &prot, &w, &sig, e);
+	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
+	netnote_finish(&net, 0);
 	bwrap_close(&p.bwrap);
 	/* A failure after the command may have started: bwrap is ended now,
 	 * so whatever it created is looked at and moved aside too. */
