@@ -22,7 +22,8 @@ enum gwire_type {
 			     bwrap when the kernel has pidfd_open */
 	GWIRE_DONE,       /* cordon->guardian, once: cordon cleaned up; exit now */
 	GWIRE_WATCH,      /* cordon->guardian, per watched writable root: struct
-			     gwire_watch, + an O_PATH descriptor of the root */
+			     gwire_watch (no descriptor: the guardian holds none of
+			     the workspace) */
 	GWIRE_TYPE_END,
 };
 
@@ -35,13 +36,17 @@ struct gwire_sandbox {
 
 /* The protected names watched in one writable root (--protect-missing
  * watch): if cordon dies, the guardian looks at each once the sandbox is
- * gone and moves aside what was born since `since` (CLOCK_REALTIME). */
-#define GWIRE_NAMES_MAX 1024
+ * gone and moves aside what was born since `since` (CLOCK_REALTIME).  The
+ * root is named by its path and identity: the guardian opens it then, and
+ * leaves it alone if it is not (dev, ino) any more. */
+#define GWIRE_TEXT_MAX 4064
 struct gwire_watch {
 	int64_t since_sec;
 	uint32_t since_nsec;
 	int32_t owner;    /* cordon's pid: names the quarantined entries */
-	char names[GWIRE_NAMES_MAX]; /* "/"-separated file names, NUL-terminated */
+	uint64_t dev, ino;
+	char text[GWIRE_TEXT_MAX]; /* the root's absolute path, NUL, then the
+				      "/"-separated file names, NUL */
 };
 
 extern const struct wire_proto gwire_proto;
@@ -50,9 +55,10 @@ extern const struct wire_proto gwire_proto;
  * table) into *out.  0, or -EPROTO for a pid out of range or a non-zero pad. */
 int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out) WUR;
 
-/* Pure: a GWIRE_WATCH payload into *out (names NUL-terminated here).  0, or
- * -EPROTO for an owner out of range, nanoseconds out of range, an empty
- * name, "." or "..". */
-int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out) WUR;
+/* Pure: a GWIRE_WATCH payload into *out; *root and *names point into it.
+ * 0, or -EPROTO for an owner or nanoseconds out of range, a root that is
+ * not absolute, no names, an empty name, "." or "..". */
+int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out, const char **root,
+		      const char **names) WUR;
 
 #endif

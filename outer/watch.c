@@ -34,15 +34,22 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 		return err_set(e, ENOMEM, "out of memory");
 	w->dirs = v;
 	struct watch_dir *d = &v[w->ndirs];
+	*d = (struct watch_dir){ .fd = -1, .dev = want.st_dev, .ino = want.st_ino };
+	if (!(d->path = strdup(rootpath)))
+		return err_set(e, ENOMEM, "out of memory");
 	d->fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (d->fd < 0)
-		return err_sys(e, errno, "cannot open the writable root %s", rootpath);
+	if (d->fd < 0) {
+		int err = errno;
+		free(d->path);
+		return err_sys(e, err, "cannot open the writable root %s", rootpath);
+	}
 	char link[64];
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", d->fd);
 	d->wd = inotify_add_watch(w->fd, link, WATCH_MASK);
 	if (d->wd < 0) {
 		int err = errno;
 		sys_close(&d->fd);
+		free(d->path);
 		return err_sys(e, err, "cannot watch %s for protected names (is "
 			       "fs.inotify.max_user_watches reached?); or pass --protect-missing mount",
 			       rootpath);
@@ -103,7 +110,7 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 {
 	for (size_t d = 0; d < w->ndirs; d++) {
-		char names[GWIRE_NAMES_MAX];
+		char names[GWIRE_TEXT_MAX];
 		size_t len = 0;
 		names[0] = '\0';
 		for (size_t i = 0; i < w->nnames; i++) {
@@ -115,7 +122,8 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 			memcpy(names + len, w->names[i].name, l + 1);
 			len += l;
 		}
-		int r = guardian_watch_names(g, w->dirs[d].fd, names, &w->since, e);
+		int r = guardian_watch_names(g, w->dirs[d].path, w->dirs[d].dev, w->dirs[d].ino,
+					     names, &w->since, e);
 		if (r < 0)
 			return r;
 	}
@@ -239,8 +247,10 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag)
 
 void watch_free(struct watch *w)
 {
-	for (size_t i = 0; i < w->ndirs; i++)
+	for (size_t i = 0; i < w->ndirs; i++) {
 		sys_close(&w->dirs[i].fd);
+		free(w->dirs[i].path);
+	}
 	for (size_t i = 0; i < w->nnames; i++)
 		free(w->names[i].path);
 	free(w->dirs);

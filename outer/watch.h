@@ -29,6 +29,9 @@
 struct watch_dir {
 	int fd;              /* O_PATH descriptor of the writable root, owned */
 	int wd;              /* its inotify watch */
+	char *path;          /* the root's path, owned */
+	dev_t dev;
+	ino_t ino;
 };
 
 struct watch_name {

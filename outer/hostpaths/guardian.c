@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -204,11 +205,12 @@ static void kill_holders(ino_t ino)
 
 /* Listen to cordon until "done" (exit), or its end of file or a record that
  * breaks the protocol (clean up).  *sb and *pidfd: the bwrap to wait for. */
-/* The watched roots cordon named (GWIRE_WATCH), each with its descriptor. */
-#define MAX_WATCHED 64
+/* The watched roots cordon named (GWIRE_WATCH).  Past MAX_WATCHED the rest
+ * are not rechecked (cordon's own recheck still covers them). */
+#define MAX_WATCHED 128
 struct watched {
 	struct gwire_watch w[MAX_WATCHED];
-	int fd[MAX_WATCHED];
+	const char *root[MAX_WATCHED], *names[MAX_WATCHED];
 	size_t n;
 };
 
@@ -218,17 +220,23 @@ struct watched {
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
-		char tag[16], moved[NAME_MAX + 1], names[GWIRE_NAMES_MAX];
+		char tag[16], moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
+		struct stat st;
+		/* The root cordon watched, or nothing: opened by path now, so
+		 * checked against the identity cordon sent. */
+		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
+		    st.st_ino != wd->w[i].ino)
+			continue;
 		(void)snprintf(tag, sizeof(tag), "%d", (int)wd->w[i].owner);
-		memcpy(names, wd->w[i].names, sizeof(names));
+		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
 		char *save = NULL;
 		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
-			if (quarantine_born_since(wd->fd[i], n, wd->w[i].since_sec,
+			if (quarantine_born_since(root, n, wd->w[i].since_sec,
 						  wd->w[i].since_nsec) == 1 &&
-			    quarantine_move(wd->fd[i], n, tag, moved, sizeof(moved)) < 0) {
+			    quarantine_move(root, n, tag, moved, sizeof(moved)) < 0) {
 				/* Left in place: nothing else may be done with it. */
 			}
-		sys_close(&wd->fd[i]);
 	}
 	wd->n = 0;
 }
@@ -247,9 +255,12 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 			*pidfd = rec.fd;
 			continue;
 		}
-		if (rec.type == GWIRE_WATCH && wd->n < MAX_WATCHED &&
-		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n]) == 0) {
-			wd->fd[wd->n++] = rec.fd;
+		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
+			continue;
+		if (rec.type == GWIRE_WATCH &&
+		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n], &wd->root[wd->n],
+				      &wd->names[wd->n]) == 0) {
+			wd->n++;
 			continue;
 		}
 		sys_close(&rec.fd);
@@ -425,22 +436,25 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 
-int guardian_watch_names(struct guardian *g, int rootfd, const char *names,
-			 const struct timespec *since, struct cordon_err *e)
+int guardian_watch_names(struct guardian *g, const char *root, dev_t dev, ino_t ino,
+			 const char *names, const struct timespec *since, struct cordon_err *e)
 {
 	struct gwire_watch w;
 	if (g->sock < 0)
 		return 0;
 	memset(&w, 0, sizeof(w));
-	size_t len = strlen(names);
-	if (len >= sizeof(w.names))
-		return err_set(e, ENAMETOOLONG, "too many protected names to watch in one root");
+	size_t rl = strlen(root), nl = strlen(names);
+	if (rl + nl + 2 > sizeof(w.text))
+		return err_set(e, ENAMETOOLONG, "too many protected names to watch in %s", root);
 	w.since_sec = since->tv_sec;
 	w.since_nsec = (uint32_t)since->tv_nsec;
 	w.owner = (int32_t)getpid();
-	memcpy(w.names, names, len + 1);
-	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, names) + len + 1,
-			  rootfd);
+	w.dev = dev;
+	w.ino = ino;
+	memcpy(w.text, root, rl + 1);
+	memcpy(w.text + rl + 1, names, nl + 1);
+	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, text) + rl + nl + 2,
+			  -1);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 

@@ -134,7 +134,9 @@ fresh
 C -- sh -c 'touch ready; exec sleep 30' </dev/null >/dev/null 2>"$ERR" &
 cpid=$!
 for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
-mkdir "$ws/.git" && echo precious > "$ws/.git/data"
+# Made elsewhere and renamed into place, as a tool that writes atomically
+# does: cordon may move the name aside at any moment after it appears.
+mkdir "$W/hostgit" && echo precious > "$W/hostgit/data" && mv -T "$W/hostgit" "$ws/.git"
 wait "$cpid"
 st=$?
 assert "a .git made on the host during the run stops it (status 1)" -- test "$st" -eq 1
