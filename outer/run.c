@@ -41,10 +41,6 @@ static const char *run_tag(void)
 
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
-static void command_gone(void *ctx)
-{
-	protect_command_gone(ctx);
-}
 
 /* The guardian ends whoever still holds cordon-inner's end of the control
  * socket if cordon dies (bwrap's child may be blocked for good, see
@@ -91,7 +87,18 @@ struct name_watch {
 	struct watch *w;
 	pid_t sandbox;
 	int stopped;          /* cordon killed the sandbox for a name */
+	struct protect_run *prot;
 };
+
+static void command_gone(void *ctx)
+{
+	struct name_watch *nw = ctx;
+	protect_command_gone(nw->prot);
+	/* Nothing of the command is left to create a name: the watches go now
+	 * (watch_settle looks at every name again after bwrap), and their
+	 * teardown with them, off the path to cordon's exit. */
+	watch_stop(nw->w);
+}
 
 static void name_event(struct supervise_watch *sw, short revents)
 {
@@ -110,12 +117,12 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct watch *w, const struct supervise_signals *sig, struct cordon_err *e)
 {
 	struct run_outcome out;
-	struct name_watch nw = { w, p->bwrap.child, 0 };
+	struct name_watch nw = { w, p->bwrap.child, 0, prot };
 	struct supervise_watch sw = { w->fd, POLLIN, name_event, &nw };
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
-		.on_exited = command_gone, .ctx = prot,
+		.on_exited = command_gone, .ctx = &nw,
 		.watch = w->fd >= 0 ? &sw : NULL, .nwatch = w->fd >= 0 ? 1 : 0,
 	};
 	int r = supervise_run(&s, &out, e);

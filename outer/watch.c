@@ -169,6 +169,15 @@ int watch_on_event(void *ctx)
 	return w->hit;
 }
 
+void watch_stop(struct watch *w)
+{
+	for (size_t i = 0; w->fd >= 0 && i < w->ndirs; i++) {
+		if (w->dirs[i].wd >= 0)
+			(void)inotify_rm_watch(w->fd, w->dirs[i].wd);
+		w->dirs[i].wd = -1;
+	}
+}
+
 static const char *kind_of(mode_t m)
 {
 	if (S_ISDIR(m))

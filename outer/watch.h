@@ -67,6 +67,12 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
  * name appeared (the sandbox must be stopped), else 0. */
 int watch_on_event(void *w);
 
+/* Remove the watches (the command is gone).  Closing an inotify descriptor
+ * waits for the kernel to free its marks (an SRCU grace period, several ms
+ * on a loaded machine); removed early, they are freed in the background
+ * meanwhile and the close at the end is cheap. */
+void watch_stop(struct watch *w);
+
 /* The sandbox is gone: look at every watched name, move each one found
  * aside (NAME.cordon-quarantine-TAG) and say on stderr what was created,
  * that it is protected and which flag would allow it.  The number of names
