@@ -305,6 +305,7 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 		s->res.roots, s->res.nroots, s->res.carves, s->res.ncarves,
 		s->res.protects, s->res.nprotects, s->res.masks, s->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, s->res.cwd.path,
+		s->res.proc, s->res.tmpfs_size,
 	};
 	if ((r = mount_plan_build(&in, &s->plan, e)) < 0)
 		return r;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include "path.h"
 #include "sys.h"
@@ -263,11 +264,47 @@ static int resolve_cwd(const struct config *c, struct resolved *r, struct cordon
 	return 0;
 }
 
+unsigned long long resolve_tmpfs_default(unsigned long long ram)
+{
+	/* Large enough for a build's scratch files and a test suite's fixtures;
+	 * small enough that two runs on a small machine leave it memory (tmpfs
+	 * pages are charged to the host and, without swap, cannot be paged
+	 * out). */
+	const unsigned long long gib = 1ULL << 30;
+	if (ram && ram / 4 < gib)
+		return ram / 4 > (16ULL << 20) ? ram / 4 : 16ULL << 20;
+	return gib;
+}
+
+static void resolve_tmpfs_size(const struct config *c, struct resolved *r)
+{
+	struct sysinfo si;
+	unsigned long long ram = 0;
+	if (sysinfo(&si) == 0)
+		ram = (unsigned long long)si.totalram * si.mem_unit;
+	r->tmpfs_size = c->tmp_size ? c->tmp_size : resolve_tmpfs_default(ram);
+}
+
+/* Which of the /proc entries to cover exist: a missing one is skipped, since
+ * bwrap cannot create a mount point inside procfs. */
+static void resolve_proc(struct resolved *r)
+{
+	for (size_t i = 0; i < MOUNT_PLAN_NPROC; i++) {
+		struct stat st;
+		if (lstat(mount_plan_proc_rules[i].path, &st) < 0)
+			r->proc[i] = PROC_ABSENT;
+		else
+			r->proc[i] = S_ISDIR(st.st_mode) ? PROC_DIR : PROC_FILE;
+	}
+}
+
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 {
 	int rc;
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;
+	resolve_proc(r);
+	resolve_tmpfs_size(c, r);
 
 	for (size_t i = 0; i < c->write.n; i++)
 		if ((rc = add_root(r, "--write", c->write.v[i], e)) < 0)
