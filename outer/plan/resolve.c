@@ -12,6 +12,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 #include "path.h"
+#include "plan/walk.h"
 #include "sys.h"
 
 void rpath_free(struct rpath *p)
@@ -101,10 +102,16 @@ int resolve_path(const char *flag, const char *path, struct rpath *out, struct c
 {
 	char link[64], canon[PATH_MAX];
 	struct stat st;
+	struct walk_link bad;
 	*out = (struct rpath){ .fd = -1 };
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	int fd = walk_open(path, &bad);
+	if (fd == -EPERM)
+		return err_set(e, EPERM,
+			       "%s %s: goes through the symbolic link %s, owned by uid %u; cordon "
+			       "follows only root's links (an earlier run may have planted it): "
+			       "name the target", flag, path, bad.path, (unsigned)bad.owner);
 	if (fd < 0)
-		return err_sys(e, errno, "%s %s", flag, path);
+		return err_sys(e, -fd, "%s %s", flag, path);
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, canon, sizeof(canon) - 1);
 	if (n <= 0 || fstat(fd, &st) < 0) {
