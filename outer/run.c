@@ -306,6 +306,7 @@ static int prepare_late(const struct config *c, int explain, struct run_state *s
 		s->res.protects, s->res.nprotects, s->res.masks, s->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, s->res.cwd.path,
 		s->res.proc, s->res.tmpfs_size,
+		(const char *const *)s->res.kernel_ro, s->res.nkernel_ro,
 	};
 	if ((r = mount_plan_build(&in, &s->plan, e)) < 0)
 		return r;

@@ -91,7 +91,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		     struct cordon_err *e)
 {
 	size_t nlayer = in->nroots + in->ncarves;
-	size_t max = 7 + MOUNT_PLAN_NPROC + nlayer + in->nprotects + in->nmasks;
+	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + in->nprotects + in->nmasks;
 	struct ranked *layer = NULL, *prot = NULL, *masks = NULL;
 
 	out->n = 0;
@@ -107,6 +107,11 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	}
 
 	push(out, in->full_write ? MOUNT_BIND : MOUNT_RO_BIND, "/", "/", -1, 0);
+	/* A writable / carries the host's /sys writable too, and sysfs and
+	 * cgroupfs files obey their owner alone: a root caller's command
+	 * would reach power state and CPU hot-plug. */
+	for (size_t i = 0; in->full_write && i < in->nkernel_ro; i++)
+		push(out, MOUNT_RO_BIND, in->kernel_ro[i], in->kernel_ro[i], -1, 0);
 	push(out, MOUNT_DEV, NULL, "/dev", -1, 0);
 	/* bwrap's /dev is one tmpfs of the kernel's default size (half the
 	 * memory) that the command owns: /dev/shm gets a capped tmpfs of its

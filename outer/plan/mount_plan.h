@@ -60,6 +60,9 @@ struct plan_input {
 	/* size in bytes of each tmpfs the command can write (/tmp, /dev/shm);
 	 * 0: the kernel's default (half the memory), which resolve never asks */
 	unsigned long long tmpfs_size;
+	/* with full_write: the host's pseudo filesystems (sysfs, cgroupfs, ...)
+	 * outside /proc and /dev, each bound read-only over the writable / */
+	const char *const *kernel_ro; size_t nkernel_ro;
 };
 
 enum mount_kind {

@@ -12,6 +12,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 #include "path.h"
+#include "plan/fstype.h"
 #include "plan/walk.h"
 #include "sys.h"
 
@@ -145,12 +146,37 @@ static int under_any(const char *path, const struct rpath *v, size_t n)
 	return 0;
 }
 
+/* A writable root on a pseudo filesystem would hand the command the kernel's
+ * knobs (fstype.h); decided on the descriptor that will be bound. */
+static int check_root_fstype(const char *flag, const char *path, int fd, struct cordon_err *e)
+{
+	int err;
+	char point[PATH_MAX], canon[PATH_MAX];
+	const char *fs = fstype_pseudo(fd, &err);
+	if (err < 0)
+		return err_sys(e, -err, "%s %s: cannot tell its filesystem", flag, path);
+	if (fs)
+		return err_set(e, EPERM,
+			       "%s %s: lies on a %s filesystem, whose files act on the kernel; "
+			       "cordon makes no such path writable", flag, path, fs);
+	if (path_clean(path, canon, sizeof(canon)) == 0 &&
+	    (fs = fstype_pseudo_below(canon, point, sizeof(point))) != NULL)
+		return err_set(e, EPERM,
+			       "%s %s: holds a %s filesystem at %s, whose files act on the kernel; "
+			       "choose a directory below it", flag, path, fs, point);
+	return 0;
+}
+
 static int add_root(struct resolved *r, const char *flag, const char *path, struct cordon_err *e)
 {
 	struct rpath p;
 	int rc = resolve_path(flag, path, &p, e);
 	if (rc < 0)
 		return rc;
+	if ((rc = check_root_fstype(flag, p.path, p.fd, e)) < 0) {
+		rpath_free(&p);
+		return rc;
+	}
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (r->roots[i].dev == p.dev && r->roots[i].ino == p.ino) {
 			rpath_free(&p);
@@ -305,6 +331,27 @@ static void resolve_proc(struct resolved *r)
 	}
 }
 
+/* The topmost pseudo filesystems outside /proc and /dev (which the sandbox
+ * replaces): with --full-write each is bound read-only over the writable /. */
+static int collect_kernel_mount(void *ctx, const char *point, const char *type)
+{
+	struct resolved *r = ctx;
+	(void)type;
+	if (path_is_under(point, "/proc") || path_is_under(point, "/dev"))
+		return 0;
+	for (size_t i = 0; i < r->nkernel_ro; i++)
+		if (path_is_under(point, r->kernel_ro[i]))
+			return 0;
+	char **v = realloc(r->kernel_ro, (r->nkernel_ro + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->kernel_ro = v;
+	if (!(v[r->nkernel_ro] = strdup(point)))
+		return -ENOMEM;
+	r->nkernel_ro++;
+	return 0;
+}
+
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 {
 	int rc;
@@ -312,6 +359,9 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	r->cwd.fd = -1;
 	resolve_proc(r);
 	resolve_tmpfs_size(c, r);
+	if (c->full_write && (rc = fstype_pseudo_each("/", collect_kernel_mount, r)) < 0)
+		return err_sys(e, -rc, "--full-write: cannot list the mounts to keep /sys read-only "
+			       "(is /proc mounted?)");
 
 	for (size_t i = 0; i < c->write.n; i++)
 		if ((rc = add_root(r, "--write", c->write.v[i], e)) < 0)
@@ -379,6 +429,9 @@ void resolved_free(struct resolved *r)
 	for (size_t i = 0; i < r->nmissing; i++)
 		free(r->missing[i].path);
 	free(r->missing);
+	for (size_t i = 0; i < r->nkernel_ro; i++)
+		free(r->kernel_ro[i]);
+	free(r->kernel_ro);
 	rpath_free(&r->cwd);
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;

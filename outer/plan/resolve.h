@@ -29,6 +29,7 @@ struct resolved {
 	struct rpath cwd;
 	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
 	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
+	char **kernel_ro; size_t nkernel_ro;  /* --full-write: pseudo filesystems kept read-only */
 };
 
 /* The size of the private /tmp and /dev/shm without --tmp-size: 1 GiB, at

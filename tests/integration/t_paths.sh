@@ -48,4 +48,49 @@ expect_out 0 "^$want_k\$" "without --tmp-size /tmp is capped (1 GiB, at most a q
 refuse "the rest of /dev is read-only (its tmpfs is uncapped)" -- "${C[@]}" -- sh -c 'echo x > /dev/cordon-fill'
 expect 0 "control: /dev/null is still writable" -- "${C[@]}" -- sh -c 'echo x > /dev/null'
 
+# --- links owned by anyone but root are not followed --------------------------
+# An earlier run could plant `build -> $HOME` in the workspace; as root the
+# planted link is handed to the test user, as it would be had that user's
+# command made it.
+ln -s "$HOME" "$ws/build"
+ln -s "$ws/sub" "$ws/sublink"
+if is_root; then chown -h cordontest "$ws/build" "$ws/sublink"; fi
+expect_err 125 "symbolic link $ws/build" "-w through a planted link is refused, naming the link" -- \
+	"${C[@]}" -w "$ws/build" -- true
+expect_err 125 "symbolic link $ws/build" "a path beneath a planted link is refused" -- \
+	"${C[@]}" -w "$ws/build/." -- true
+expect_err 125 "symbolic link $ws/sublink" "--read-only through a planted link is refused" -- \
+	"${C[@]}" --read-only "$ws/sublink" -- true
+expect_err 125 "symbolic link $ws/sublink" "--deny-read through a planted link is refused" -- \
+	"${C[@]}" --deny-read "$ws/sublink" -- true
+expect_err 125 "symbolic link $ws/sublink" "-C through a planted link is refused" -- \
+	"$CORDON" -w "$ws" -C "$ws/sublink" -- true
+(cd "$ws" && expect_err 125 "symbolic link $ws/build" "a relative path through a planted link is refused" -- \
+	"$CORDON" -w build -- true)
+if is_root; then
+	ln -s "$ws/sub" "$ws/rootlink"
+	expect 0 "control: a root-owned link is followed" -- \
+		"$CORDON" -w "$ws/rootlink" -C "$ws/sub" -- sh -c 'echo x > via-root-link'
+	assert "control: the write through the root-owned link landed" -- test -e "$ws/sub/via-root-link"
+fi
+if [ -L /var/run ] && [ "$(stat -c %u /var/run)" = 0 ]; then
+	expect_out 0 '^/run$' "control: the system's root-owned /var/run link is followed" -- \
+		"$CORDON" -C /var/run -- pwd
+fi
+expect 0 "control: the same root named directly works" -- "${C[@]}" -w "$ws/sub" -- true
+
+# --- no writable root on a pseudo filesystem ------------------------------------
+for d in /proc /sys /dev /sys/fs/cgroup /proc/sys; do
+	[ -e "$d" ] || continue
+	expect_err 125 "filesystem" "-w $d is refused by its filesystem type" -- "$CORDON" -w "$d" -C "$ws" -- true
+done
+expect_err 125 "holds a proc filesystem at /proc" "-w / is refused: it holds /proc" -- \
+	"$CORDON" -w / -C "$ws" -- true
+shm=$(mktemp -d /dev/shm/cordon-it.XXXXXX) && cleanup_dirs+=("$shm")
+expect 0 "control: -w on a tmpfs directory works" -- "$CORDON" -w "$shm" -C "$shm" -- sh -c "echo x > '$shm/x'"
+assert "control: the tmpfs write landed" -- test -e "$shm/x"
+expect 0 "control: -w on this disk's filesystem works" -- "${C[@]}" -- sh -c 'echo x > sub/disk'
+expect_out 0 '^ro$' "--full-write keeps /sys read-only" -- \
+	"$CORDON" --full-write -C / -- sh -c 'while read -r _ _ _ _ mp opts _; do [ "$mp" = /sys ] && echo "${opts%%,*}"; done < /proc/self/mountinfo | tail -n 1'
+
 finish

@@ -99,7 +99,7 @@ Test(mount_plan, full_order)
 	const struct rpath prot[] = { rp("/w/a/.git", 30, 1), rp("/w/b/.git", 31, 1) };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a", NULL, 0,
+		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -316,7 +316,7 @@ Test(mount_plan, many_entries_fit)
 		prot[i] = rp(names[2][i], 3000 + i, 1);
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
-	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0", NULL, 0 };
+	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0 };
 	struct mount_plan p;
 	build(&in, &p);
 	cr_assert_eq(p.n, 7 + 4 * N);
@@ -395,5 +395,25 @@ Test(mount_plan, every_writable_tmpfs_capped_and_dev_read_only)
 	cr_assert_eq(capped, 2, "/tmp and /dev/shm");
 	cr_assert_eq(p.ops[p.n - 2].kind, MOUNT_REMOUNT_RO, "after every mount point under /dev");
 	cr_assert_str_eq(p.ops[p.n - 2].dest, "/dev");
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, full_write_keeps_kernel_filesystems_read_only)
+{
+	const char *const kro[] = { "/sys", "/run/fuse-ctl" };
+	struct plan_input in = { .full_write = 1, .kernel_ro = kro, .nkernel_ro = 2 };
+	struct mount_plan p;
+	build(&in, &p);
+	cr_assert_eq(p.ops[0].kind, MOUNT_BIND);
+	cr_assert_eq(p.ops[1].kind, MOUNT_RO_BIND);
+	cr_assert_str_eq(p.ops[1].src, "/sys");
+	cr_assert_str_eq(p.ops[1].dest, "/sys");
+	cr_assert_eq(p.ops[2].kind, MOUNT_RO_BIND);
+	cr_assert_str_eq(p.ops[2].dest, "/run/fuse-ctl");
+	mount_plan_free(&p);
+	in.full_write = 0;
+	build(&in, &p);
+	for (size_t i = 1; i < p.n; i++)
+		cr_assert_neq(p.ops[i].kind, MOUNT_RO_BIND, "the read-only / covers them already");
 	mount_plan_free(&p);
 }
