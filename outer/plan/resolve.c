@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "path.h"
 #include "plan/fstype.h"
+#include "plan/gitmeta.h"
 #include "plan/walk.h"
 #include "sys.h"
 
@@ -331,6 +332,53 @@ static void resolve_proc(struct resolved *r)
 	}
 }
 
+static int protects_git(const struct config *c)
+{
+	if (c->default_protect)
+		return 1;
+	for (size_t i = 0; i < c->protect.n; i++)
+		if (strcmp(c->protect.v[i], ".git") == 0)
+			return 1;
+	return 0;
+}
+
+/* The git directories a root's repository names besides its .git
+ * (gitmeta.h), bound read-only like a protected name when they lie inside a
+ * writable root: a hook planted there runs on the user's next commit. */
+static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
+{
+	char paths[GITMETA_MAX_PATHS][4096], flag[64];
+	const char *why[GITMETA_MAX_PATHS];
+	size_t n;
+	const struct rpath *rt = &r->roots[root];
+	int rc = gitmeta_find(rt->fd, rt->path, getenv("HOME"), paths, why, &n);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot read the git metadata of %s/.git", rt->path);
+	for (size_t i = 0; i < n; i++) {
+		struct rpath p;
+		if (!under_any(paths[i], r->roots, r->nroots))
+			continue; /* read-only already */
+		(void)snprintf(flag, sizeof(flag), "%s of %s/.git:", why[i], rt->path);
+		rc = resolve_path(flag, paths[i], &p, e);
+		if (rc == -ENOENT)
+			return err_set(e, ENOENT,
+				       "%s/.git names %s %s, which does not exist inside a writable root; "
+				       "the command could create it and plant hooks: create it or fix %s",
+				       rt->path, why[i], paths[i], why[i]);
+		if (rc < 0)
+			return rc;
+		if (!under_any(p.path, r->roots, r->nroots)) {
+			rpath_free(&p);
+			continue;
+		}
+		if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+			rpath_free(&p);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
 /* The topmost pseudo filesystems outside /proc and /dev (which the sandbox
  * replaces): with --full-write each is bound read-only over the writable /. */
 static int collect_kernel_mount(void *ctx, const char *point, const char *type)
@@ -387,6 +435,8 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (!r->roots[i].is_dir)
 			continue;
+		if (protects_git(c) && (rc = add_git_extras(r, i, e)) < 0)
+			return rc;
 		if (c->default_protect)
 			for (const char *const *n = config_default_protect; *n; n++)
 				if ((rc = add_protected(r, i, *n, e)) < 0)

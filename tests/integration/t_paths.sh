@@ -93,4 +93,41 @@ expect 0 "control: -w on this disk's filesystem works" -- "${C[@]}" -- sh -c 'ec
 expect_out 0 '^ro$' "--full-write keeps /sys read-only" -- \
 	"$CORDON" --full-write -C / -- sh -c 'while read -r _ _ _ _ mp opts _; do [ "$mp" = /sys ] && echo "${opts%%,*}"; done < /proc/self/mountinfo | tail -n 1'
 
+# --- the real git directory and the hooks directory -----------------------------
+# A worktree whose .git file names a git directory inside the writable root,
+# and a common directory beside it (git worktree's layout).
+g="$W/g"
+mkdir -p "$g/realgit/hooks" "$g/main/.git/hooks" "$g/main/.git/worktrees/wt/hooks"
+printf 'gitdir: realgit\n' > "$g/.git"
+G=("$CORDON" -w "$g" -C "$g")
+refuse "a hook cannot be planted in the gitdir a .git file names" -- \
+	"${G[@]}" -- sh -c 'echo "#!/bin/sh" > realgit/hooks/pre-commit'
+assert "no hook arrived in the gitdir" -- test ! -e "$g/realgit/hooks/pre-commit"
+expect 0 "control: other files of the root stay writable" -- "${G[@]}" -- sh -c 'echo x > other'
+printf 'gitdir: main/.git/worktrees/wt\n' > "$g/.git"
+printf '../..\n' > "$g/main/.git/worktrees/wt/commondir"
+refuse "a hook cannot be planted in a worktree's common git directory" -- \
+	"${G[@]}" -- sh -c 'echo "#!/bin/sh" > main/.git/hooks/pre-commit'
+refuse "nor in its own git directory" -- \
+	"${G[@]}" -- sh -c 'echo "#!/bin/sh" > main/.git/worktrees/wt/hooks/pre-commit'
+expect 0 "control: the rest of the root is writable" -- "${G[@]}" -- sh -c 'echo x > main/file'
+printf 'gitdir: missing-gitdir\n' > "$g/.git"
+expect_err 125 "missing-gitdir" "a .git file naming a missing gitdir inside a writable root is refused" -- \
+	"${G[@]}" -- true
+
+h="$W/h"
+mkdir -p "$h/.git" "$h/myhooks"
+printf '[core]\n\trepositoryformatversion = 0\n\thooksPath = myhooks\n' > "$h/.git/config"
+H=("$CORDON" -w "$h" -C "$h")
+refuse "a hook cannot be planted in the core.hooksPath directory" -- \
+	"${H[@]}" -- sh -c 'echo "#!/bin/sh" > myhooks/pre-commit'
+assert "no hook arrived in core.hooksPath" -- test ! -e "$h/myhooks/pre-commit"
+expect 0 "control: a sibling of the hooks directory is writable" -- "${H[@]}" -- sh -c 'echo x > notes'
+printf '[core]\n\thooksPath = "nothooks"\n' > "$h/.git/config"
+expect_err 125 "nothooks" "a core.hooksPath missing inside a writable root is refused" -- "${H[@]}" -- true
+printf '[core]\n\thooksPath = %s\n' "$W/outside-hooks" > "$h/.git/config"
+expect 0 "control: a core.hooksPath outside every writable root is left alone" -- "${H[@]}" -- true
+expect 0 "control: --no-default-protect leaves the git metadata writable" -- \
+	"$CORDON" --no-default-protect -w "$g" -C "$g" -- sh -c 'echo x > other2'
+
 finish
