@@ -247,6 +247,8 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 
 	if ((r = resolve_config(c, &s->res, e)) < 0)
 		return r;
+	for (size_t i = 0; i < s->res.nnotes; i++)
+		fprintf(stderr, "cordon: %s\n", s->res.notes[i]);
 	if ((r = bwrap_find(s->res.roots, s->res.nroots, &s->bwrap, e)) < 0)
 		return r;
 	if ((r = inner_find(&s->inner_fd, inner_path, e)) < 0)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,12 +215,57 @@ static int add_protected(struct resolved *r, size_t root, const char *name, stru
 	return resolve_protect_existing(r, rt->fd, name, full, &st, e);
 }
 
+static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	char **v = realloc(r->notes, (r->nnotes + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	r->notes = v;
+	if (!(v[r->nnotes] = strdup(line)))
+		return err_set(e, ENOMEM, "out of memory");
+	r->nnotes++;
+	return 0;
+}
+
+/* A --deny-read path that does not exist hides nothing.  Outside every
+ * writable root nothing the command does can create it (policies list such
+ * paths for other machines): silent.  Inside one, an earlier run may have
+ * renamed the file away, so the user hears of it. */
+static int note_missing_deny(struct resolved *r, const char *pattern, const char *path,
+			     struct cordon_err *e)
+{
+	char abs[PATH_MAX], here[PATH_MAX], clean[PATH_MAX];
+	if (path[0] != '/') {
+		if (!getcwd(here, sizeof(here)) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", here, path) >= (int)sizeof(abs))
+			return 0;
+		path = abs;
+	}
+	if (path_clean(path, clean, sizeof(clean)) < 0)
+		return 0;
+	for (size_t i = 0; i < r->nroots; i++)
+		if (path_is_under(clean, r->roots[i].path))
+			return add_note(r, e,
+					"--deny-read %s: nothing there, so nothing is hidden; it lies in the "
+					"writable root %s, where a file can be moved (a denial there is by "
+					"path): check the file is not elsewhere", pattern,
+					r->roots[i].path);
+	return 0;
+}
+
 static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 {
 	struct rpath p;
 	int rc = resolve_path("--deny-read", path, &p, e);
 	if (rc == -ENOENT)
-		return 0; /* nothing there to hide */
+		return note_missing_deny(r, path, path, e);
 	if (rc < 0 || !p.path)
 		return rc < 0 ? rc : -EINVAL;
 	if (strcmp(p.path, "/") == 0) {
@@ -260,8 +306,11 @@ static int add_deny(struct resolved *r, const char *pattern, struct cordon_err *
 			       pattern);
 	glob_t g;
 	int gr = glob(pattern, GLOB_NOSORT, NULL, &g);
-	if (gr == GLOB_NOMATCH)
-		return 0;
+	if (gr == GLOB_NOMATCH) {
+		char dir[PATH_MAX];
+		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+		return note_missing_deny(r, pattern, dir, e);
+	}
 	if (gr != 0)
 		return err_set(e, EIO, "--deny-read %s: cannot expand the glob", pattern);
 	int rc = 0;
@@ -482,6 +531,9 @@ void resolved_free(struct resolved *r)
 	for (size_t i = 0; i < r->nkernel_ro; i++)
 		free(r->kernel_ro[i]);
 	free(r->kernel_ro);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	rpath_free(&r->cwd);
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;

@@ -30,6 +30,9 @@ struct resolved {
 	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
 	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
 	char **kernel_ro; size_t nkernel_ro;  /* --full-write: pseudo filesystems kept read-only */
+	/* Warnings for the user, one line each without the "cordon: " prefix:
+	 * --deny-read paths missing inside a writable root. */
+	char **notes; size_t nnotes;
 };
 
 /* The size of the private /tmp and /dev/shm without --tmp-size: 1 GiB, at

@@ -130,4 +130,20 @@ expect 0 "control: a core.hooksPath outside every writable root is left alone" -
 expect 0 "control: --no-default-protect leaves the git metadata writable" -- \
 	"$CORDON" --no-default-protect -w "$g" -C "$g" -- sh -c 'echo x > other2'
 
+# --- a --deny-read path missing inside a writable root is reported -----------
+expect_err 0 "deny-read $ws/gone.env: nothing there.*writable root $ws" \
+	"a --deny-read path missing inside a writable root is reported on stderr" -- \
+	"${C[@]}" --deny-read "$ws/gone.env" -- true
+expect_err 0 "deny-read $ws/gone.env: nothing there" "explain reports it too" -- \
+	"$CORDON" explain -w "$ws" -C "$ws" --deny-read "$ws/gone.env" -- true
+expect_err 0 "deny-read $ws/[*][.]pem: nothing there" "a glob matching nothing inside a writable root is reported" -- \
+	"${C[@]}" --deny-read "$ws/*.pem" -- true
+"${C[@]}" --deny-read "$W/outside-missing.env" -- true >"$OUT" 2>"$ERR" </dev/null
+assert "control: a missing --deny-read path outside every writable root is a silent skip" -- \
+	test ! -s "$ERR"
+echo secret > "$ws/here.env"
+"${C[@]}" --deny-read "$ws/here.env" -- true >"$OUT" 2>"$ERR" </dev/null
+assert "control: an existing --deny-read path gets no note" -- test ! -s "$ERR"
+refuse "control: the existing one is hidden" -- "${C[@]}" --deny-read "$ws/here.env" -- grep -q secret here.env
+
 finish
