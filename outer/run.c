@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "argv.h"
@@ -25,6 +26,8 @@
 #include "launch/supervisor.h"
 #include "sys.h"
 #include "launch/userns.h"
+#include "launch/sandbox_limits.h"
+#include "plan/limits.h"
 #include "wire.h"
 
 extern char **environ;
@@ -50,6 +53,7 @@ struct run_state {
 	pid_t bwrap_pid;      /* > 0 once forked, until reaped */
 	pid_t sandbox;        /* bwrap's child (the sandbox's PID 1), once known */
 	int args_sent;        /* bwrap has its arguments: it may have a child */
+	struct limits_plan limits;
 };
 
 /* Before bwrap is killed: its child gets no parent-death signal until just
@@ -238,6 +242,17 @@ static void print_argv(const struct argv *a, int explain)
 	fputc('\n', stderr);
 }
 
+static int decide_limits(const struct config *c, struct run_state *s, struct cordon_err *e)
+{
+	struct utsname u;
+	struct limits_facts f = {
+		.root = geteuid() == 0,
+		.own_pidns = c->pid != PID_INHERIT,
+		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
+	};
+	return limits_decide(c, &f, &s->limits, e);
+}
+
 /* Everything bwrap must inherit or know when it is forked. */
 static int prepare_early(const struct config *c, int explain, struct run_state *s,
 			 struct cordon_err *e)
@@ -245,6 +260,8 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	int r;
 	char inner_path[PATH_MAX];
 
+	if ((r = decide_limits(c, s, e)) < 0)
+		return r;
 	if ((r = resolve_config(c, &s->res, e)) < 0)
 		return r;
 	for (size_t i = 0; i < s->res.nnotes; i++)
@@ -430,6 +447,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done;
 	}
 	if ((r = userns_map(s.sandbox, pid, geteuid(), getegid(), e)) < 0)
+		goto done;
+	if ((r = sandbox_limits_apply(s.sandbox, &s.limits, e)) < 0)
 		goto done;
 	if (send(s.block[1], "m", 1, MSG_NOSIGNAL) != 1) {
 		r = bwrap_failed(&s, e);
