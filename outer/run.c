@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -400,6 +401,20 @@ static int bwrap_failed(struct run_state *s, struct cordon_err *e)
 		       "above); run cordon doctor to check this machine");
 }
 
+/* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
+ * started it exits, and the supervisor ends the sandbox as for any forwarded
+ * SIGTERM.  A parent that was gone before the request took effect shows as a
+ * changed getppid(): then nothing is started. */
+static int die_with_parent(pid_t parent, struct cordon_err *e)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot ask for a parent-death signal");
+	if (getppid() != parent)
+		return err_set(e, ESRCH, "--die-with-parent: cordon's parent has already exited; "
+			       "nothing was started");
+	return 0;
+}
+
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
 static void command_gone(void *ctx)
@@ -413,9 +428,12 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
+	pid_t parent = getppid();
 	int r;
 
 	if ((r = supervisor_block_signals(e)) < 0)
+		return r;
+	if (!explain && c->die_with_parent && (r = die_with_parent(parent, e)) < 0)
 		return r;
 	if ((r = prepare_early(c, explain, &s, e)) < 0)
 		goto done;

@@ -69,4 +69,44 @@ while True: pass'
 expect 0 "control: a short computation under --limit-cpu 5 finishes" -- \
 	"${C[@]}" --limit-cpu 5 -- sh -c 'i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done'
 
+# --- --die-with-parent ------------------------------------------------------------
+# A parent shell starts cordon and is killed; the sandboxed sleep, marked by
+# its argument, must be gone within a bounded wait.  Without the flag the
+# same sleep outlives its parent (then the test ends it).
+wait_for() { # TRIES CONDITION...: poll every 0.1 s
+	local n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+running() { pgrep -u "$(id -u)" -f "^sleep $1\$" >/dev/null; }
+gone() { ! running "$1"; }
+parent_test() { # MARK FLAG...: start cordon under a shell, kill the shell
+	local mark=$1
+	shift
+	sh -c '"$@"; true' sh "${C[@]}" "$@" -- sleep "$mark" </dev/null >/dev/null 2>&1 &
+	local shell=$!
+	wait_for 100 running "$mark" || { bad "the sandboxed sleep $mark never started"; return 1; }
+	kill -9 "$shell"
+	wait "$shell" 2>/dev/null
+	return 0
+}
+mark=$((9000000 + $$))
+if parent_test "$mark" --die-with-parent; then
+	assert "--die-with-parent: the sandbox ends when cordon's parent is killed" -- wait_for 150 gone "$mark"
+	assert "--die-with-parent: no cordon of that run is left" -- \
+		wait_for 50 sh -c "! pgrep -u '$(id -u)' -f -- '[-]-die-with-parent -- sleep $mark' >/dev/null"
+fi
+mark=$((mark + 1))
+if parent_test "$mark"; then
+	sleep 1
+	assert "control: without --die-with-parent the sandbox outlives its parent" -- running "$mark"
+	pkill -TERM -u "$(id -u)" -f -- "-w $ws -C $ws -- sleep $mark"
+	assert "control: cordon ends it on SIGTERM" -- wait_for 150 gone "$mark"
+fi
+
 finish
