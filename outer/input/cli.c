@@ -424,8 +424,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 		return err_set(e, ENOTSUP, "explain --json%s", later);
 	if (c->reclaim_caches)
 		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
-	if (c->allow_no_landlock)
-		return err_set(e, ENOTSUP, "--allow-no-landlock%s", later);
 	return 0;
 }
 

@@ -5,8 +5,9 @@
  *   / read-only (or writable with --full-write); /dev, its /dev/shm a capped
  *   tmpfs; /proc, its kernel tunables read-only and its kernel-state files
  *   masked; /tmp, capped;
- *   writable roots and read-only carve-outs, shallower first (a root nested in
- *   a carve-out is mounted after it and stays writable, and the reverse);
+ *   writable roots and read-only carve-outs (and pins: writable binds of a
+ *   path onto itself), shallower first (a root nested in a carve-out is
+ *   mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
  *   deny-read masks; /dev remounted read-only (the mount points of everything
  *   above exist by then); then the working directory. */
@@ -28,6 +29,10 @@ struct rpath {
 	int late;     /* opened after bwrap was started: bound by path, and
 			 cordon-inner checks (dev, ino) at that path instead */
 	int inherited;/* fd was in bwrap's descriptor table when it was forked */
+	int pin;      /* carves only: not read-only but a writable bind of the
+			 path onto itself, bound by path: a mount point cannot
+			 be renamed or removed (EBUSY), so the sandbox cannot
+			 move it, and what lies below it, out of the way */
 };
 
 /* The /proc entries a container runtime masks or makes read-only (the OCI
