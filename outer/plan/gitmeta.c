@@ -66,9 +66,7 @@ static int cfg_section(struct cfg *c)
 	c->p++; /* '[' */
 	while (c->p < c->end && *c->p != ']' && *c->p != '\n') {
 		char ch = *c->p++;
-		if (ch == ' ' || ch == '"' || ch == '.')
-			plain = 0;
-		else if (len < sizeof(name) - 1)
+		if (ch != ' ' && ch != '"' && ch != '.' && len < sizeof(name) - 1)
 			name[len++] = ch;
 		else
 			plain = 0;
@@ -100,7 +98,12 @@ static int cfg_value(struct cfg *c, char *out, size_t outlen)
 			if (c->p >= c->end || *c->p == '\n')
 				break; /* a continuation line: not followed */
 			ch = *c->p++;
-			ch = ch == 't' ? '\t' : ch == 'n' ? '\n' : ch == 'b' ? '\b' : ch;
+			if (ch == 't')
+				ch = '\t';
+			else if (ch == 'n')
+				ch = '\n';
+			else if (ch == 'b')
+				ch = '\b';
 			keep = len + 1;
 		} else if (ch == ' ' || ch == '\t' || ch == '\r') {
 			if (quoted)
@@ -183,6 +186,7 @@ int gitmeta_join(const char *base, const char *found, const char *home, char *ou
  * bytes into buf (NUL-terminated).  -ENOENT when absent. */
 static int read_small(int dirfd, const char *name, char *buf, size_t len, size_t *n)
 {
+	*n = 0;
 	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0)
@@ -232,7 +236,7 @@ int gitmeta_find(int rootfd, const char *root, const char *home,
 {
 	static char buf[GITMETA_MAX_FILE + 1];
 	char found[PATH_MAX], gitdir[PATH_MAX], common[PATH_MAX], cfgpath[PATH_MAX + 8];
-	size_t len;
+	size_t len = 0;
 	struct stat st;
 	int rc;
 	*n = 0;

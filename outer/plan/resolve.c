@@ -241,8 +241,9 @@ static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, .
 static int note_missing_deny(struct resolved *r, const char *pattern, const char *path,
 			     struct cordon_err *e)
 {
-	char abs[PATH_MAX], here[PATH_MAX], clean[PATH_MAX];
+	char abs[PATH_MAX], clean[PATH_MAX];
 	if (path[0] != '/') {
+		char here[PATH_MAX];
 		if (!getcwd(here, sizeof(here)) ||
 		    snprintf(abs, sizeof(abs), "%s/%s", here, path) >= (int)sizeof(abs))
 			return 0;
