@@ -413,9 +413,15 @@ static int bwrap_failed(struct run_state *s, struct cordon_err *e)
 /* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
  * started it exits, and the supervisor ends the sandbox as for any forwarded
  * SIGTERM.  A parent that was gone before the request took effect shows as a
- * changed getppid(): then nothing is started. */
+ * changed getppid(): then nothing is started.  Called before the signals are
+ * blocked: SIGTERM must reach cordon even if its caller ignored it (the user
+ * asked for this end), and until it is blocked it ends cordon before
+ * anything exists. */
 static int die_with_parent(pid_t parent, struct cordon_err *e)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	if (sigaction(SIGTERM, &dfl, NULL) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot reset SIGTERM");
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
 		return err_sys(e, errno, "--die-with-parent: cannot ask for a parent-death signal");
 	if (getppid() != parent)
@@ -440,9 +446,9 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	pid_t parent = getppid();
 	int r;
 
-	if ((r = supervisor_block_signals(e)) < 0)
-		return r;
 	if (!explain && c->die_with_parent && (r = die_with_parent(parent, e)) < 0)
+		return r;
+	if ((r = supervisor_block_signals(e)) < 0)
 		return r;
 	if ((r = prepare_early(c, explain, &s, e)) < 0)
 		goto done;

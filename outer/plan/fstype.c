@@ -33,7 +33,6 @@ static const struct {
 	{ 0x43415d53, "smackfs" },
 	{ 0x6e736673, "nsfs" },
 	{ 0x19800202, "mqueue" },
-	{ 0x0187, "autofs" },
 	{ 0x67596969, "rpc_pipefs" },
 };
 

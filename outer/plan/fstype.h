@@ -4,7 +4,9 @@
  * acts on the kernel rather than on files: as root, a writable /proc or /sys
  * is core_pattern, power state and CPU hot-plug on the host.  The answer is
  * taken from the descriptor cordon binds (its filesystem's magic number), not
- * from its path, so no alias of /sys or bind mount of /proc passes. */
+ * from its path, so no alias of /sys or bind mount of /proc passes.  autofs
+ * is not among them: it only triggers mounts (an automounted /home must stay
+ * writable under --full-write). */
 #ifndef CORDON_FSTYPE_H
 #define CORDON_FSTYPE_H
 

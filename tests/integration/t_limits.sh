@@ -88,19 +88,28 @@ gone() { ! running "$1"; }
 parent_test() { # MARK FLAG...: start cordon under a shell, kill the shell
 	local mark=$1
 	shift
-	sh -c '"$@"; true' sh "${C[@]}" "$@" -- sleep "$mark" </dev/null >/dev/null 2>&1 &
+	sh -c "$PARENT_PRE"'"$@"; true' sh "${C[@]}" "$@" -- sleep "$mark" </dev/null >/dev/null 2>&1 &
 	local shell=$!
 	wait_for 100 running "$mark" || { bad "the sandboxed sleep $mark never started"; return 1; }
 	kill -9 "$shell"
 	wait "$shell" 2>/dev/null
 	return 0
 }
+PARENT_PRE=
 mark=$((9000000 + $$))
 if parent_test "$mark" --die-with-parent; then
 	assert "--die-with-parent: the sandbox ends when cordon's parent is killed" -- wait_for 150 gone "$mark"
 	assert "--die-with-parent: no cordon of that run is left" -- \
 		wait_for 50 sh -c "! pgrep -u '$(id -u)' -f -- '[-]-die-with-parent -- sleep $mark' >/dev/null"
 fi
+# A caller that ignores SIGTERM (as some agents' process managers do) still
+# gets the end it asked for.
+PARENT_PRE="trap '' TERM; "
+mark=$((mark + 1))
+if parent_test "$mark" --die-with-parent; then
+	assert "--die-with-parent: holds when the parent ignored SIGTERM" -- wait_for 150 gone "$mark"
+fi
+PARENT_PRE=
 mark=$((mark + 1))
 if parent_test "$mark"; then
 	sleep 1
