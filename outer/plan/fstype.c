@@ -74,88 +74,82 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-int fstype_pseudo_each(const char *dir, int (*fn)(void *ctx, const char *point, const char *type),
-		       void *ctx)
+/* "ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] - TYPE SOURCE SUPER":
+ * the pseudo mount a line names, appended to m; other lines are skipped. */
+static int take_line(struct fstype_mounts *m, char *line)
 {
+	char *save = NULL, *tok = strtok_r(line, " ", &save);
+	char *devs = NULL;
+	for (int i = 1; tok && i < 5; i++) {
+		tok = strtok_r(NULL, " ", &save);
+		if (i == 2)
+			devs = tok;
+	}
+	char *sep = save ? strstr(save, " - ") : NULL;
+	unsigned ma, mi;
+	if (!tok || !sep || !devs || sscanf(devs, "%u:%u", &ma, &mi) != 2)
+		return 0;
+	char *type = sep + 3, *end = strchr(type, ' ');
+	if (end)
+		*end = '\0';
+	const char *name = pseudo_by_name(type);
+	if (!name)
+		return 0;
+	unescape(tok);
+	struct fstype_mount *v = realloc(m->v, (m->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->v = v;
+	if (!(v[m->n].point = strdup(tok)))
+		return -ENOMEM;
+	v[m->n].type = name;
+	v[m->n].dev = makedev(ma, mi);
+	m->n++;
+	return 0;
+}
+
+int fstype_mounts_load(struct fstype_mounts *m)
+{
+	*m = (struct fstype_mounts){ 0 };
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		char *save = NULL, *tok = strtok_r(line, " ", &save);
-		for (int i = 1; tok && i < 5; i++)
-			tok = strtok_r(NULL, " ", &save);
-		char *sep = save ? strstr(save, " - ") : NULL;
-		if (!tok || !sep)
-			continue;
-		char *type = sep + 3, *end = strchr(type, ' ');
-		if (end)
-			*end = '\0';
-		unescape(tok);
-		const char *name = pseudo_by_name(type);
-		if (name && tok[0] == '/' && path_is_under(tok, dir) && strcmp(tok, dir) != 0)
-			rc = fn(ctx, tok, name);
-	}
+	while (rc == 0 && getline(&line, &cap, f) > 0)
+		rc = take_line(m, line);
+	if (rc == 0 && ferror(f))
+		rc = -EIO;
 	free(line);
 	(void)fclose(f);
+	if (rc < 0)
+		fstype_mounts_free(m);
 	return rc;
 }
 
-struct first {
-	char *point;
-	size_t len;
-	const char *type;
-};
-
-static int take_first(void *ctx, const char *point, const char *type)
+void fstype_mounts_free(struct fstype_mounts *m)
 {
-	struct first *f = ctx;
-	(void)snprintf(f->point, f->len, "%s", point);
-	f->type = type;
-	return 1;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].point);
+	free(m->v);
+	*m = (struct fstype_mounts){ 0 };
 }
 
-const char *fstype_pseudo_below(const char *dir, char *point, size_t len)
+const char *fstype_pseudo_below(const struct fstype_mounts *m, const char *dir,
+				const char **point)
 {
-	struct first f = { point, len, NULL };
-	if (fstype_pseudo_each(dir, take_first, &f) >= 0)
-		return f.type;
-	/* Unreadable mountinfo: cordon cannot tell, so it refuses. */
-	(void)snprintf(point, len, "(unknown: /proc/self/mountinfo is unreadable)");
-	return "unknown";
-}
-
-/* devtmpfs is built on shmem and reports tmpfs's magic: tell it apart by the
- * device number of its one superblock, as /proc/self/mountinfo lists it
- * ("ID PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE SOURCE SUPER").  Unreadable
- * mountinfo counts as devtmpfs: cordon cannot tell, so it refuses. */
-static int is_devtmpfs(dev_t dev)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 1;
-	char want[32], *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-	(void)snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *save = NULL, *tok = strtok_r(line, " ", &save);
-		for (int i = 1; tok && i < 3; i++)
-			tok = strtok_r(NULL, " ", &save);
-		if (!tok || strcmp(tok, want) != 0)
-			continue;
-		char *sep = strstr(save ? save : "", " - ");
-		if (sep && strncmp(sep + 3, "devtmpfs ", 9) == 0)
-			found = 1;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *p = m->v[i].point;
+		if (p[0] == '/' && path_is_under(p, dir) && strcmp(p, dir) != 0) {
+			*point = p;
+			return m->v[i].type;
+		}
 	}
-	free(line);
-	(void)fclose(f);
-	return found;
+	return NULL;
 }
 
-const char *fstype_pseudo(int fd, int *err)
+const char *fstype_pseudo(int fd, const struct fstype_mounts *m, int *err)
 {
 	struct statfs sf;
 	struct stat st;
@@ -165,5 +159,9 @@ const char *fstype_pseudo(int fd, int *err)
 		return NULL;
 	}
 	unsigned long type = (unsigned long)sf.f_type;
-	return fstype_pseudo_name(type, type == TMPFS_MAGIC_NUMBER && is_devtmpfs(st.st_dev));
+	int devtmpfs = 0;
+	for (size_t i = 0; type == TMPFS_MAGIC_NUMBER && i < m->n; i++)
+		if (m->v[i].dev == st.st_dev && strcmp(m->v[i].type, "devtmpfs") == 0)
+			devtmpfs = 1;
+	return fstype_pseudo_name(type, devtmpfs);
 }

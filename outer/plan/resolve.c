@@ -150,32 +150,33 @@ static int under_any(const char *path, const struct rpath *v, size_t n)
 
 /* A writable root on a pseudo filesystem would hand the command the kernel's
  * knobs (fstype.h); decided on the descriptor that will be bound. */
-static int check_root_fstype(const char *flag, const char *path, int fd, struct cordon_err *e)
+static int check_root_fstype(const struct fstype_mounts *m, const char *flag, const char *path,
+			     int fd, struct cordon_err *e)
 {
 	int err;
-	char point[PATH_MAX], canon[PATH_MAX];
-	const char *fs = fstype_pseudo(fd, &err);
+	const char *point;
+	const char *fs = fstype_pseudo(fd, m, &err);
 	if (err < 0)
 		return err_sys(e, -err, "%s %s: cannot tell its filesystem", flag, path);
 	if (fs)
 		return err_set(e, EPERM,
 			       "%s %s: lies on a %s filesystem, whose files act on the kernel; "
 			       "cordon makes no such path writable", flag, path, fs);
-	if (path_clean(path, canon, sizeof(canon)) == 0 &&
-	    (fs = fstype_pseudo_below(canon, point, sizeof(point))) != NULL)
+	if ((fs = fstype_pseudo_below(m, path, &point)) != NULL)
 		return err_set(e, EPERM,
 			       "%s %s: holds a %s filesystem at %s, whose files act on the kernel; "
 			       "choose a directory below it", flag, path, fs, point);
 	return 0;
 }
 
-static int add_root(struct resolved *r, const char *flag, const char *path, struct cordon_err *e)
+static int add_root(struct resolved *r, const struct fstype_mounts *m, const char *flag,
+		    const char *path, struct cordon_err *e)
 {
 	struct rpath p;
 	int rc = resolve_path(flag, path, &p, e);
 	if (rc < 0)
 		return rc;
-	if ((rc = check_root_fstype(flag, p.path, p.fd, e)) < 0) {
+	if ((rc = check_root_fstype(m, flag, p.path, p.fd, e)) < 0) {
 		rpath_free(&p);
 		return rc;
 	}
@@ -431,23 +432,47 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 
 /* The topmost pseudo filesystems outside /proc and /dev (which the sandbox
  * replaces): with --full-write each is bound read-only over the writable /. */
-static int collect_kernel_mount(void *ctx, const char *point, const char *type)
+static int collect_kernel_mounts(struct resolved *r, const struct fstype_mounts *m,
+				 struct cordon_err *e)
 {
-	struct resolved *r = ctx;
-	(void)type;
-	if (path_is_under(point, "/proc") || path_is_under(point, "/dev"))
-		return 0;
-	for (size_t i = 0; i < r->nkernel_ro; i++)
-		if (path_is_under(point, r->kernel_ro[i]))
-			return 0;
-	char **v = realloc(r->kernel_ro, (r->nkernel_ro + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->kernel_ro = v;
-	if (!(v[r->nkernel_ro] = strdup(point)))
-		return -ENOMEM;
-	r->nkernel_ro++;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *point = m->v[i].point;
+		int covered = point[0] != '/' || path_is_under(point, "/proc") ||
+			      path_is_under(point, "/dev");
+		for (size_t j = 0; !covered && j < r->nkernel_ro; j++)
+			covered = path_is_under(point, r->kernel_ro[j]);
+		if (covered)
+			continue;
+		char **v = realloc(r->kernel_ro, (r->nkernel_ro + 1) * sizeof(*v));
+		if (!v)
+			return err_set(e, ENOMEM, "out of memory");
+		r->kernel_ro = v;
+		if (!(v[r->nkernel_ro] = strdup(point)))
+			return err_set(e, ENOMEM, "out of memory");
+		r->nkernel_ro++;
+	}
 	return 0;
+}
+
+/* The writable roots, checked against the host's pseudo filesystems (one
+ * read of the mount table for all of them). */
+static int resolve_roots(const struct config *c, struct resolved *r, struct cordon_err *e)
+{
+	struct fstype_mounts m;
+	int rc = 0;
+	if (!c->write.n && c->tmp != TMP_HOST && !c->full_write)
+		return 0;
+	if ((rc = fstype_mounts_load(&m)) < 0)
+		return err_sys(e, -rc, "cannot read /proc/self/mountinfo to check the filesystems "
+			       "of the writable roots (is /proc mounted?)");
+	if (c->full_write)
+		rc = collect_kernel_mounts(r, &m, e);
+	for (size_t i = 0; rc == 0 && i < c->write.n; i++)
+		rc = add_root(r, &m, "--write", c->write.v[i], e);
+	if (rc == 0 && c->tmp == TMP_HOST)
+		rc = add_root(r, &m, "--tmp host:", "/tmp", e);
+	fstype_mounts_free(&m);
+	return rc;
 }
 
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
@@ -457,14 +482,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	r->cwd.fd = -1;
 	resolve_proc(r);
 	resolve_tmpfs_size(c, r);
-	if (c->full_write && (rc = fstype_pseudo_each("/", collect_kernel_mount, r)) < 0)
-		return err_sys(e, -rc, "--full-write: cannot list the mounts to keep /sys read-only "
-			       "(is /proc mounted?)");
-
-	for (size_t i = 0; i < c->write.n; i++)
-		if ((rc = add_root(r, "--write", c->write.v[i], e)) < 0)
-			return rc;
-	if (c->tmp == TMP_HOST && (rc = add_root(r, "--tmp host:", "/tmp", e)) < 0)
+	if ((rc = resolve_roots(c, r, e)) < 0)
 		return rc;
 
 	for (size_t i = 0; i < c->read_only.n; i++) {

@@ -24,26 +24,47 @@ Test(fstype, names_from_magic)
 Test(fstype, opened_objects)
 {
 	int err;
+	struct fstype_mounts m;
+	cr_assert_eq(fstype_mounts_load(&m), 0);
 	int fd = open("/proc", O_PATH | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	cr_assert_str_eq(fstype_pseudo(fd, &err), "proc");
+	cr_assert_str_eq(fstype_pseudo(fd, &m, &err), "proc");
 	close(fd);
 	fd = open("/sys", O_PATH | O_CLOEXEC);
 	if (fd >= 0) {
-		cr_assert_str_eq(fstype_pseudo(fd, &err), "sysfs");
+		cr_assert_str_eq(fstype_pseudo(fd, &m, &err), "sysfs");
 		close(fd);
 	}
 	fd = open("/usr", O_PATH | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	cr_assert_null(fstype_pseudo(fd, &err));
+	cr_assert_null(fstype_pseudo(fd, &m, &err));
 	cr_assert_eq(err, 0);
 	close(fd);
+	fstype_mounts_free(&m);
 }
 
 Test(fstype, below)
 {
-	char point[PATH_MAX];
-	const char *t = fstype_pseudo_below("/", point, sizeof(point));
+	struct fstype_mounts m;
+	const char *point = NULL;
+	cr_assert_eq(fstype_mounts_load(&m), 0);
+	const char *t = fstype_pseudo_below(&m, "/", &point);
 	cr_assert_not_null(t, "/ holds /proc at least");
-	cr_assert_null(fstype_pseudo_below("/usr/share/doc", point, sizeof(point)));
+	cr_assert_not_null(point);
+	cr_assert_null(fstype_pseudo_below(&m, "/usr/share/doc", &point));
+	fstype_mounts_free(&m);
+}
+
+Test(fstype, below_from_a_table)
+{
+	struct fstype_mount v[] = {
+		{ (char *)"/sys", "sysfs", 0 }, { (char *)"/w/root/sub/cg", "cgroup2", 0 },
+	};
+	struct fstype_mounts m = { v, 2 };
+	const char *point = NULL;
+	cr_assert_str_eq(fstype_pseudo_below(&m, "/w/root", &point), "cgroup2");
+	cr_assert_str_eq(point, "/w/root/sub/cg");
+	cr_assert_null(fstype_pseudo_below(&m, "/w/root/sub/cg", &point), "itself is not below");
+	cr_assert_null(fstype_pseudo_below(&m, "/w/rootx", &point), "a sibling prefix is not below");
+	cr_assert_str_eq(fstype_pseudo_below(&m, "/", &point), "sysfs");
 }
