@@ -86,8 +86,14 @@ static int take_line(struct fstype_mounts *m, char *line)
 			devs = tok;
 	}
 	char *sep = save ? strstr(save, " - ") : NULL;
-	unsigned ma, mi;
-	if (!tok || !sep || !devs || sscanf(devs, "%u:%u", &ma, &mi) != 2)
+	char *colon = NULL, *rest = NULL;
+	if (!tok || !sep || !devs)
+		return 0;
+	unsigned long ma = strtoul(devs, &colon, 10);
+	if (*colon != ':')
+		return 0;
+	unsigned long mi = strtoul(colon + 1, &rest, 10);
+	if (rest == colon + 1 || *rest != '\0')
 		return 0;
 	char *type = sep + 3, *end = strchr(type, ' ');
 	if (end)
@@ -103,7 +109,7 @@ static int take_line(struct fstype_mounts *m, char *line)
 	if (!(v[m->n].point = strdup(tok)))
 		return -ENOMEM;
 	v[m->n].type = name;
-	v[m->n].dev = makedev(ma, mi);
+	v[m->n].dev = makedev((unsigned)ma, (unsigned)mi);
 	m->n++;
 	return 0;
 }
