@@ -12,6 +12,8 @@ const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC] = {
 	{ "/proc/irq", PROC_READ_ONLY },
 	{ "/proc/bus", PROC_READ_ONLY },
 	{ "/proc/fs", PROC_READ_ONLY },
+	/* mode 0666: a write registers a PSI trigger, a kernel poller */
+	{ "/proc/pressure", PROC_READ_ONLY },
 	{ "/proc/acpi", PROC_MASK },
 	{ "/proc/asound", PROC_MASK },
 	{ "/proc/kcore", PROC_MASK },

@@ -39,14 +39,15 @@ struct rpath {
  * defaults of runc, crun and containerd).  Through them a root caller would
  * act on the host kernel: kernel.core_pattern in /proc/sys runs a program as
  * host root, /proc/sysrq-trigger reboots; masked files leak kernel memory or
- * other users' keys.  A fresh procfs instance shows the same global entries
+ * other users' keys.  /proc/pressure is added: its files are writable by
+ * anyone.  A fresh procfs instance shows the same global entries
  * as the host's, so the host's /proc tells which of them exist. */
 enum proc_cover { PROC_READ_ONLY, PROC_MASK };
 struct proc_rule {
 	const char *path;
 	enum proc_cover cover;
 };
-#define MOUNT_PLAN_NPROC 14
+#define MOUNT_PLAN_NPROC 15
 extern const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC];
 
 /* What the host's /proc holds at each rule's path. */
