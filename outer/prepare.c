@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "plan/env.h"
+#include "toolenv.h"
 
 extern char **environ;
 
@@ -83,10 +84,12 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
-	if ((r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
+	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
+	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, e)) < 0 ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
-	    (r = env_build(environ, c, &p->env, e)) < 0)
+	    (r = env_build(environ, c, &p->env, e)) < 0 ||
+	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0)
 		return r;
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
