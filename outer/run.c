@@ -9,10 +9,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "launch/sandbox_limits.h"
 #include "nesting.h"
 #include "netnote.h"
 #include "outcome.h"
@@ -141,6 +143,26 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	return outcome_finish(&out, c, e);
 }
 
+/* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
+ * started it exits, and the supervisor ends the sandbox as for any forwarded
+ * SIGTERM.  A parent that was gone before the request took effect shows as a
+ * changed getppid(): then nothing is started.  Called before the signals are
+ * blocked: SIGTERM must reach cordon even if its caller ignored it (the user
+ * asked for this end), and until it is blocked it ends cordon before
+ * anything exists. */
+static int die_with_parent(pid_t parent, struct cordon_err *e)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	if (sigaction(SIGTERM, &dfl, NULL) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot reset SIGTERM");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot ask for a parent-death signal");
+	if (getppid() != parent)
+		return err_set(e, ESRCH, "--die-with-parent: cordon's parent has already exited; "
+			       "nothing was started");
+	return 0;
+}
+
 /* --net none: the sandbox's no-route counters, opened once its namespaces
  * exist, for the note after a failed run (netnote.h). */
 static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
@@ -160,7 +182,10 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	int r;
 	prepare_init(&p);
 	struct inner_term t = { 0, 0 };
+	pid_t parent = getppid();
 
+	if (c->die_with_parent && (r = die_with_parent(parent, e)) < 0)
+		return r;
 	if ((r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0)
 		return r;
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
@@ -179,6 +204,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
+	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||

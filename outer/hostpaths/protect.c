@@ -100,6 +100,27 @@ static int gather_name(const struct resolved *r, size_t root, const char *name, 
 	return 0;
 }
 
+/* A git directory resolve found inside a writable root (a .git file's
+ * gitdir, core.hooksPath): bound read-only like an existing name, from a
+ * descriptor of protect's own (resolve's stays resolve's). */
+static int gather_gitdir(const struct rpath *g, struct protect_run *p, struct cordon_err *e)
+{
+	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	p->names = v;
+	struct protect_name *n = &v[p->nnames];
+	*n = (struct protect_name){ .root = 0, .exists = 1, .is_dir = g->is_dir, .dev = g->dev,
+				    .ino = g->ino, .fd = -1 };
+	if (!(n->path = strdup(g->path)))
+		return err_set(e, ENOMEM, "out of memory");
+	p->nnames++;
+	n->fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 3);
+	if (n->fd < 0)
+		return err_sys(e, errno, "cannot keep a descriptor of %s", g->path);
+	return 0;
+}
+
 int protect_gather(const struct resolved *r, const struct config *c, struct protect_run *p,
 		   struct cordon_err *e)
 {
@@ -126,6 +147,9 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 			if ((rc = gather_name(r, i, c->protect.v[j], 0, p, e)) < 0)
 				return rc;
 	}
+	for (size_t i = 0; i < r->ngitdirs; i++)
+		if ((rc = gather_gitdir(&r->gitdirs[i], p, e)) < 0)
+			return rc;
 	return 0;
 }
 
@@ -598,14 +622,7 @@ static int sandbox_running(pid_t pid)
 	return si.si_pid == 0;
 }
 
-/* Release the run's record, and dismiss the guardian only when
- * cordon-inner said that no process of the command is left (command_gone):
- * after a failure, bwrap may have been killed while it cloned its child,
- * which then waits for good for a release nobody will send and which cordon
- * could not name.  Left without "done", the guardian ends whoever still
- * holds the sandbox's control socket, then sweeps (the record is released
- * already: nothing of it is left to do). */
-static void release(struct protect_run *p, int command_gone)
+void protect_release(struct protect_run *p)
 {
 	struct cordon_err e;
 	drop_held(p);
@@ -615,8 +632,7 @@ static void release(struct protect_run *p, int command_gone)
 	 * sandbox to go and cleans up itself. */
 	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
 	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
-			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)) &&
-	    command_gone)
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);
@@ -625,13 +641,8 @@ static void release(struct protect_run *p, int command_gone)
 	p->sandbox = 0;
 }
 
-void protect_release(struct protect_run *p)
-{
-	release(p, 0);
-}
-
 void protect_command_gone(struct protect_run *p)
 {
 	p->sandbox = 0;
-	release(p, 1);
+	protect_release(p);
 }

@@ -7,6 +7,25 @@
 #include "path.h"
 #include "plan/protect_decide.h"
 
+const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC] = {
+	{ "/proc/sys", PROC_READ_ONLY },
+	{ "/proc/sysrq-trigger", PROC_READ_ONLY },
+	{ "/proc/irq", PROC_READ_ONLY },
+	{ "/proc/bus", PROC_READ_ONLY },
+	{ "/proc/fs", PROC_READ_ONLY },
+	/* mode 0666: a write registers a PSI trigger, a kernel poller */
+	{ "/proc/pressure", PROC_READ_ONLY },
+	{ "/proc/acpi", PROC_MASK },
+	{ "/proc/asound", PROC_MASK },
+	{ "/proc/kcore", PROC_MASK },
+	{ "/proc/keys", PROC_MASK },
+	{ "/proc/latency_stats", PROC_MASK },
+	{ "/proc/timer_list", PROC_MASK },
+	{ "/proc/timer_stats", PROC_MASK },
+	{ "/proc/sched_debug", PROC_MASK },
+	{ "/proc/scsi", PROC_MASK },
+};
+
 struct ranked {
 	const char *path;
 	int fd;            /* -1: bound by path */
@@ -40,12 +59,30 @@ static enum mount_kind kind_of(const struct ranked *r)
 static void push(struct mount_plan *p, enum mount_kind k, const char *src,
 		 const char *dest, int fd, unsigned perms)
 {
-	p->ops[p->n++] = (struct mount_op){ k, src, dest, fd, perms };
+	p->ops[p->n++] = (struct mount_op){ k, src, dest, fd, perms, 0 };
 }
 
-static void sort_by_depth(struct ranked *v, size_t n)
+static void push_tmpfs(struct mount_plan *p, const char *dest, unsigned long long size)
 {
-	qsort(v, n, sizeof(*v), ranked_cmp);
+	p->ops[p->n++] = (struct mount_op){ MOUNT_TMPFS, NULL, dest, -1, 01777, size };
+}
+
+/* bwrap binds its sources from the host's tree: the host's /proc/sys is the
+ * same sysctl table (the per-namespace entries follow the reader, not the
+ * procfs instance), and /dev/null is empty data. */
+static void push_proc_covers(struct mount_plan *p, const unsigned char *kinds)
+{
+	for (size_t i = 0; kinds && i < MOUNT_PLAN_NPROC; i++) {
+		const struct proc_rule *r = &mount_plan_proc_rules[i];
+		if (kinds[i] == PROC_ABSENT)
+			continue;
+		if (r->cover == PROC_READ_ONLY)
+			push(p, MOUNT_RO_BIND, r->path, r->path, -1, 0);
+		else if (kinds[i] == PROC_DIR)
+			push(p, MOUNT_MASK_DIR, NULL, r->path, -1, 0);
+		else
+			push(p, MOUNT_RO_BIND, "/dev/null", r->path, -1, 0);
+	}
 }
 
 static size_t count_actions(const struct protect_decision *d, int carve)
@@ -62,7 +99,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	const struct protect_decision *d = in->protect;
 	size_t nlayer = in->nroots + in->ncarves + count_actions(d, 1);
 	size_t nprot = count_actions(d, 0);
-	size_t max = 5 + nlayer + nprot + in->nmasks;
+	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + nprot + in->nmasks;
 	struct ranked *layer = NULL, *prot = NULL, *masks = NULL;
 
 	out->n = 0;
@@ -79,10 +116,20 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	}
 
 	push(out, in->full_write ? MOUNT_BIND : MOUNT_RO_BIND, "/", "/", -1, 0);
+	/* A writable / carries the host's /sys writable too, and sysfs and
+	 * cgroupfs files obey their owner alone: a root caller's command
+	 * would reach power state and CPU hot-plug. */
+	for (size_t i = 0; in->full_write && i < in->nkernel_ro; i++)
+		push(out, MOUNT_RO_BIND, in->kernel_ro[i], in->kernel_ro[i], -1, 0);
 	push(out, MOUNT_DEV, NULL, "/dev", -1, 0);
+	/* bwrap's /dev is one tmpfs of the kernel's default size (half the
+	 * memory) that the command owns: /dev/shm gets a capped tmpfs of its
+	 * own, and the rest is remounted read-only below. */
+	push_tmpfs(out, "/dev/shm", in->tmpfs_size);
 	push(out, MOUNT_PROC, NULL, "/proc", -1, 0);
+	push_proc_covers(out, in->proc);
 	if (in->tmp_private)
-		push(out, MOUNT_TMPFS, NULL, "/tmp", -1, 01777);
+		push_tmpfs(out, "/tmp", in->tmpfs_size);
 
 	size_t nl = 0, np = 0;
 	for (size_t i = 0; i < in->nroots; i++, nl++)
@@ -94,8 +141,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		if (a->act == PROTECT_WATCH)
 			continue; /* absent inside, as on the host */
 		if (a->carve) {
-			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl,
-						     a->act == PROTECT_KEEP };
+			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl, a->act == PROTECT_KEEP };
 			nl++;
 		} else {
 			prot[np] = (struct ranked){ a->path, a->bind_fd, 0, np, 0 };
@@ -104,15 +150,15 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	}
 	for (size_t i = 0; i < in->nmasks; i++)
 		masks[i] = (struct ranked){ in->masks[i].path, in->masks[i].fd, 0, i, 0 };
-	sort_by_depth(layer, nlayer);
-	sort_by_depth(prot, nprot);
+	qsort(layer, nlayer, sizeof(*layer), ranked_cmp);
+	qsort(prot, nprot, sizeof(*prot), ranked_cmp);
+	qsort(masks, in->nmasks, sizeof(*masks), ranked_cmp);
 	for (size_t i = 0; i < nlayer; i++)
 		push(out, kind_of(&layer[i]), layer[i].keep ? layer[i].path : NULL, layer[i].path,
 		     layer[i].keep ? -1 : layer[i].fd, 0);
 	for (size_t i = 0; i < nprot; i++)
 		push(out, kind_of(&prot[i]), NULL, prot[i].path, prot[i].fd, 0);
 
-	sort_by_depth(masks, in->nmasks);
 	for (size_t i = 0; i < in->nmasks; i++) {
 		const struct rpath *m = &in->masks[masks[i].seq];
 		if (m->is_dir)
@@ -120,6 +166,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		else
 			push(out, MOUNT_MASK_FILE, NULL, m->path, m->fd, 0);
 	}
+	push(out, MOUNT_REMOUNT_RO, NULL, "/dev", -1, 0);
 	if (in->cwd)
 		push(out, MOUNT_CHDIR, NULL, in->cwd, -1, 0);
 

@@ -19,9 +19,23 @@
 struct resolved {
 	struct rpath *roots;    size_t nroots;
 	struct rpath *carves;   size_t ncarves;
+	/* The real git directory of a .git file and core.hooksPath, when they
+	 * lie inside a writable root (gitmeta.h): protect binds them read-only
+	 * with the protected names. */
+	struct rpath *gitdirs;  size_t ngitdirs;
 	struct rpath *masks;    size_t nmasks;
 	struct rpath cwd;
+	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
+	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
+	char **kernel_ro; size_t nkernel_ro;  /* --full-write: pseudo filesystems kept read-only */
+	/* Warnings for the user, one line each without the "cordon: " prefix:
+	 * --deny-read paths missing inside a writable root. */
+	char **notes; size_t nnotes;
 };
+
+/* The size of the private /tmp and /dev/shm without --tmp-size: 1 GiB, at
+ * most a quarter of the memory (ram: bytes; 0: unknown). */
+unsigned long long resolve_tmpfs_default(unsigned long long ram);
 
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 	__attribute__((warn_unused_result));
