@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -14,6 +15,16 @@ int pty_open(struct pty *p, struct cordon_err *e)
 	if (!in_tty && !out_tty)
 		return 0;
 	p->term = in_tty ? STDIN_FILENO : STDOUT_FILENO;
+	/* A background job (`cordon ... &` in an interactive shell) may not
+	 * change its controlling terminal's mode or read it (SIGTTOU, SIGTTIN
+	 * would stop cordon): it runs the command as without a terminal.  A
+	 * terminal that is not cordon's controlling one (tcgetpgrp fails) has
+	 * no job control to stop it. */
+	pid_t fg = tcgetpgrp(p->term);
+	if (fg >= 0 && fg != getpgrp()) {
+		p->term = -1;
+		return 0;
+	}
 	p->in = in_tty ? STDIN_FILENO : -1;
 	p->out = out_tty ? STDOUT_FILENO : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
 	char name[64];
@@ -61,6 +72,30 @@ int pty_raw(struct pty *p, struct cordon_err *e)
 	return 0;
 }
 
+/* All of buf, waiting for room: the master is non-blocking, and so may
+ * the user's terminal be (a program that shared it set O_NONBLOCK).  A
+ * command that reads no input holds the relay up here, as a terminal would
+ * hold up whoever types into it. */
+static int write_wait(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { fd, POLLOUT, 0 };
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return -1;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 /* Copy what one read gives from `from` to `to` (or drop it if to < 0). */
 static int copy(int from, int to)
 {
@@ -70,7 +105,7 @@ static int copy(int from, int to)
 		return 0;
 	if (n <= 0)
 		return -1; /* EIO on the master: no slave left open */
-	if (to >= 0 && sys_write_all(to, buf, (size_t)n) < 0)
+	if (to >= 0 && write_wait(to, buf, (size_t)n) < 0)
 		return -1;
 	return 0;
 }
@@ -101,7 +136,7 @@ void pty_close(struct pty *p)
 	char buf[4096];
 	ssize_t n;
 	while (p->master >= 0 && (n = read(p->master, buf, sizeof(buf))) > 0)
-		if (p->out >= 0 && sys_write_all(p->out, buf, (size_t)n) < 0)
+		if (p->out >= 0 && write_wait(p->out, buf, (size_t)n) < 0)
 			break;
 	if (p->raw && tcsetattr(p->term, TCSANOW, &p->saved) == 0)
 		p->raw = 0;

@@ -28,8 +28,9 @@ struct pty {
 
 #define PTY_INIT { -1, -1, -1, -1, -1, 0, { 0 } }
 
-/* Open the pty if stdin or stdout is a terminal (else leave master -1),
- * with the user's terminal's modes and window size. */
+/* Open the pty if stdin or stdout is a terminal of which cordon runs in the
+ * foreground (else leave master -1), with the user's terminal's modes and
+ * window size. */
 int pty_open(struct pty *p, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* What bwrap gets as 0-2: the slave for each that is a terminal, -1 to

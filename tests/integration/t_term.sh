@@ -85,6 +85,16 @@ keys 'kill %1; wait; exit 3' Enter
 assert "the shell ends with its own status (3)" -- wait_for 'STATUS=3$'
 assert "the terminal's mode is restored" -- mode_same
 
+# --- cordon as a background job of an interactive shell ------------------------
+run_term "bash --norc --noprofile -i"
+wait_for '\$ $|# $' >/dev/null
+keys "${C[*]} -- sh -c 'read x </dev/null; echo BG-RAN' & wait \$!; echo BGST=\$?" Enter
+assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- wait_for '^BGST=0$'
+assert "and its command ran" -- wait_for '^BG-RAN$'
+keys "${C[*]} -- sh -c 'echo FG-RAN'; echo FGST=\$?" Enter
+assert "control: in the foreground it runs too" -- wait_for '^FGST=0$'
+keys 'exit' Enter
+
 # --- the mode is restored on the other exits -------------------------------------
 run_term "${C[*]} -- no-such-command-here"
 assert "a command not found gives 127" -- wait_for 'STATUS=127$'

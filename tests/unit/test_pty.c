@@ -5,9 +5,12 @@
 #include <criterion/criterion.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -25,10 +28,31 @@ static void user_terminal(int *user_master)
 	cr_assert_geq(s, 0);
 	struct winsize ws = { .ws_row = 33, .ws_col = 77 };
 	cr_assert_eq(ioctl(s, TIOCSWINSZ, &ws), 0);
+
 	cr_assert_eq(dup2(s, 0), 0);
 	cr_assert_eq(dup2(s, 1), 1);
 	close(s);
 	*user_master = m;
+}
+
+/* Wait (at most 5 s) until fd is readable: the machine may be busy. */
+static void ready(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	cr_assert_eq(poll(&p, 1, 5000), 1, "descriptor %d never became readable", fd);
+}
+
+/* Read exactly n bytes (a pty may hand them over in pieces). */
+static void read_n(int fd, char *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ready(fd);
+		ssize_t r = read(fd, buf + got, n - got);
+		cr_assert_gt(r, 0);
+		got += (size_t)r;
+	}
+	buf[n] = '\0';
 }
 
 Test(pty_open, no_terminal_no_pty)
@@ -73,25 +97,23 @@ Test(pty_open, a_terminal_of_its_own_relayed_and_restored)
 	cr_assert_eq(tcgetattr(t.slave, &tio), 0);
 	cr_assert(tio.c_lflag & ISIG, "control: the command's terminal still makes signals");
 
-	/* Keys: the user types, cordon relays, the command reads. */
-	cr_assert_eq(write(user, "abc", 3), 3);
-	usleep(20000);
-	cr_assert_eq(pty_input(&t), 0);
+	/* Keys: the user types, cordon relays, the command reads (its
+	 * terminal raw here, so that no echo mixes with the output below). */
 	char buf[16] = { 0 };
 	struct termios raw;
 	tcgetattr(t.slave, &raw);
 	cfmakeraw(&raw);
 	tcsetattr(t.slave, TCSANOW, &raw);
-	usleep(20000);
-	cr_assert_eq(read(t.slave, buf, sizeof(buf)), 3);
+	cr_assert_eq(write(user, "abc", 3), 3);
+	ready(0);
+	cr_assert_eq(pty_input(&t), 0);
+	read_n(t.slave, buf, 3);
 	cr_assert_str_eq(buf, "abc");
 	/* Output: the command writes, cordon relays, the user reads. */
 	cr_assert_eq(write(t.slave, "xyz", 3), 3);
-	usleep(20000);
+	ready(t.master);
 	cr_assert_eq(pty_output(&t), 0);
-	memset(buf, 0, sizeof(buf));
-	usleep(20000);
-	cr_assert_eq(read(user, buf, sizeof(buf)), 3);
+	read_n(user, buf, 3);
 	cr_assert_str_eq(buf, "xyz");
 
 	/* Resize: the user's new size reaches the command's terminal. */
@@ -103,12 +125,58 @@ Test(pty_open, a_terminal_of_its_own_relayed_and_restored)
 
 	/* What the command wrote last is not lost at the end. */
 	cr_assert_eq(write(t.slave, "end", 3), 3);
-	usleep(20000);
+	ready(t.master);
 	pty_close(&t);
 	cr_assert_eq(t.master, -1);
 	cr_assert_eq(tcgetattr(0, &tio), 0);
 	cr_assert(tio.c_lflag & ICANON, "the user's terminal mode is restored");
-	memset(buf, 0, sizeof(buf));
-	cr_assert_eq(read(user, buf, sizeof(buf)), 3);
+	read_n(user, buf, 3);
 	cr_assert_str_eq(buf, "end");
+}
+
+/* In a child: a session whose controlling terminal is a new pty, with
+ * another process group in its foreground; 0 if pty_open leaves it alone. */
+static int background_child(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m) || setsid() < 0)
+		return 10;
+	int s = open(ptsname(m), O_RDWR); /* a session leader's first tty: its controlling one */
+	if (s < 0 || dup2(s, 0) < 0 || dup2(s, 1) < 0)
+		return 11;
+	pid_t other = fork();
+	if (other == 0) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(other, other);
+	signal(SIGTTOU, SIG_IGN);
+	if (tcsetpgrp(0, other) < 0)
+		return 12;
+	struct pty t = PTY_INIT;
+	struct cordon_err e = { 0 };
+	int r = pty_open(&t, &e);
+	kill(other, SIGKILL);
+	if (r < 0)
+		return 13;
+	if (t.master >= 0)
+		return 14;
+	/* Control: in the foreground again, it gets one. */
+	if (tcsetpgrp(0, getpgrp()) < 0 || pty_open(&t, &e) < 0)
+		return 15;
+	return t.master >= 0 ? 0 : 16;
+}
+
+Test(pty_open, a_background_job_gets_no_pty)
+{
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0)
+		_exit(background_child());
+	int st;
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st), "status 0x%x", st);
+	cr_assert_eq(WEXITSTATUS(st), 0, "step %d: 14 means a background cordon took the terminal, "
+		     "16 that a foreground one did not", WEXITSTATUS(st));
 }
