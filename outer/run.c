@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
 #include "netnote.h"
@@ -43,6 +44,10 @@ static const char *run_tag(void)
 
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
+static void command_gone(struct protect_run *prot)
+{
+	protect_command_gone(prot);
+}
 
 /* The guardian ends whoever still holds cordon-inner's end of the control
  * socket if cordon dies (bwrap's child may be blocked for good, see
@@ -57,17 +62,21 @@ static int name_sandbox_socket(const struct inner_link *l, struct protect_run *p
 	return 0;
 }
 
-static int start_bwrap(struct prepared *p, const struct supervise_signals *sig,
+static int start_bwrap(struct prepared *p, struct pty *pty, const struct supervise_signals *sig,
 		       struct cordon_err *e)
 {
 	char *empty_env[] = { NULL };
+	int stdio[3];
+	pty_stdio(pty, stdio);
 	struct bwrap_start s = {
 		p->bin.fd, &p->bo, p->env.v ? p->env.v : empty_env, p->keep, p->nkeep,
-		&sig->old_mask,
+		&sig->old_mask, stdio,
 	};
 	int r = bwrap_start(&p->bwrap, &s, e);
-	if (r == 0)
+	if (r == 0) {
 		inner_link_started(&p->inner);
+		pty_started(pty);
+	}
 	return r;
 }
 
@@ -84,61 +93,91 @@ static int send_checks(struct prepared *p, const struct protect_run *prot, struc
 	return r;
 }
 
-/* The watched names (watch.h), as the supervisor's loop sees them. */
-struct name_watch {
+/* What the supervisor's callbacks need: the record and guardian, the
+ * terminal relay, and the watched names (watch.h). */
+struct run_ctx {
+	struct protect_run *prot;
+	struct pty *pty;
 	struct watch *w;
 	pid_t sandbox;
 	int stopped;          /* cordon killed the sandbox for a name */
-	struct protect_run *prot;
 };
 
-static void command_gone(void *ctx)
+static void on_exited(void *ctx)
 {
-	struct name_watch *nw = ctx;
-	protect_command_gone(nw->prot);
+	struct run_ctx *x = ctx;
+	command_gone(x->prot);
 	/* Nothing of the command is left to create a name: the watches go now
 	 * (watch_settle looks at every name again after bwrap), and their
 	 * teardown with them, off the path to cordon's exit. */
-	watch_stop(nw->w);
+	watch_stop(x->w);
 }
 
-static void name_event(struct supervise_watch *sw, short revents)
+static void on_winch(void *ctx)
 {
-	struct name_watch *nw = sw->ctx;
+	pty_resize(((struct run_ctx *)ctx)->pty);
+}
+
+static void on_keys(struct supervise_watch *w, short revents)
+{
 	(void)revents;
-	if (watch_on_event(nw->w) != 1)
+	if (pty_input(w->ctx) < 0)
+		w->fd = -1;
+}
+
+static void on_output(struct supervise_watch *w, short revents)
+{
+	(void)revents;
+	if (pty_output(w->ctx) < 0)
+		w->fd = -1;
+}
+
+static void on_name(struct supervise_watch *sw, short revents)
+{
+	struct run_ctx *x = sw->ctx;
+	(void)revents;
+	if (watch_on_event(x->w) != 1)
 		return;
 	/* Nothing inside may go on writing: the whole PID namespace dies
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
-	nw->stopped = 1;
-	(void)kill(nw->sandbox, SIGKILL);
+	x->stopped = 1;
+	(void)kill(x->sandbox, SIGKILL);
 	sw->fd = -1;
 }
 
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
-		     struct watch *w, const struct supervise_signals *sig, struct cordon_err *e)
+		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
+		     struct cordon_err *e)
 {
-	struct run_outcome out;
-	struct name_watch nw = { w, p->bwrap.child, 0, prot };
-	struct supervise_watch sw = { w->fd, POLLIN, name_event, &nw };
+	struct run_outcome out = { 0 };
+	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
+	struct supervise_watch watches[3] = {
+		{ pty->master >= 0 ? pty->in : -1, POLLIN, on_keys, pty },
+		{ pty->master, POLLIN, on_output, pty },
+		{ w->fd, POLLIN, on_name, &ctx },
+	};
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
-		.on_exited = command_gone, .ctx = &nw,
-		.watch = w->fd >= 0 ? &sw : NULL, .nwatch = w->fd >= 0 ? 1 : 0,
+		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
+		.watch = watches, .nwatch = 3,
 	};
-	int r = supervise_run(&s, &out, e);
+	int r = pty_raw(pty, e);
+	if (r == 0)
+		r = supervise_run(&s, &out, e);
 	if (out.reaped)
 		bwrap_reaped(&p->bwrap);
+	/* The user's terminal back before anything is said on it. */
+	pty_close(pty);
 	if (r < 0)
 		return r;
 	/* bwrap is gone and everything in the sandbox with it: look at every
 	 * watched name again (an event can race the end).  A name created is
 	 * status 1 at least; killed by cordon, the command's own status means
 	 * nothing. */
-	if (out.reaped && (watch_settle(w, c, run_tag()) > 0 || nw.stopped)) {
+	if (out.reaped && (watch_settle(w, c, run_tag()) > 0 || ctx.stopped)) {
 		r = outcome_exit_code(&out);
-		return nw.stopped || r == 0 ? 1 : r;
+		return ctx.stopped || r == 0 ? 1 : r;
 	}
 	return outcome_finish(&out, c, e);
 }
@@ -178,19 +217,22 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
+	struct pty pty = PTY_INIT;
 	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
-	struct inner_term t = { 0, 0 };
 	pid_t parent = getppid();
 
 	if (c->die_with_parent && (r = die_with_parent(parent, e)) < 0)
 		return r;
 	if ((r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0)
 		return r;
+	if ((r = pty_open(&pty, e)) < 0)
+		goto done;
+	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
-	    (r = start_bwrap(&p, &sig, e)) < 0 ||
+	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;
 	if ((r = prepare_argv(c, protect_decision(&prot), &p, e)) < 0)
@@ -213,7 +255,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 		goto done;
 	resolved_close(&p.res);
 	protect_close_fds(&prot);
-	r = supervise(c, &p, &prot, &w, &sig, e);
+	r = supervise(c, &p, &prot, &pty, &w, &sig, e);
 	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
 	netnote_finish(&net, 0);
@@ -223,6 +265,7 @@ done:
 	if (w.fd >= 0)
 		(void)watch_settle(&w, c, run_tag());
 	watch_free(&w);
+	pty_close(&pty);
 	protect_release(&prot);
 	prepare_free(&p);
 	return r;
