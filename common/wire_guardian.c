@@ -11,7 +11,7 @@ static const struct wire_spec gwire_table[GWIRE_TYPE_END] = {
 	[GWIRE_SANDBOX] = { "sandbox", GWIRE_TO_GUARDIAN, sizeof(struct gwire_sandbox),
 			    sizeof(struct gwire_sandbox), WIRE_FD_MAY, 1 },
 	[GWIRE_DONE] = { "done", GWIRE_TO_GUARDIAN, 0, 0, WIRE_FD_NONE, 1 },
-	[GWIRE_WATCH] = { "watch", GWIRE_TO_GUARDIAN, 32 + 4, sizeof(struct gwire_watch),
+	[GWIRE_WATCH] = { "watch", GWIRE_TO_GUARDIAN, 48 + 4, sizeof(struct gwire_watch),
 			  WIRE_FD_NONE, 0 },
 };
 
@@ -30,12 +30,13 @@ int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out)
 int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out, const char **root,
 		      const char **names)
 {
-	if (len < 32 + 4 || len > sizeof(*out))
+	if (len < 48 + 4 || len > sizeof(*out))
 		return -EPROTO;
 	memset(out, 0, sizeof(*out));
 	memcpy(out, data, len);
 	out->text[sizeof(out->text) - 1] = '\0';
-	if (out->owner <= 0 || out->owner > PID_MAX_LIMIT || out->since_nsec >= 1000000000U)
+	if (out->owner <= 0 || out->owner > PID_MAX_LIMIT || out->since_nsec >= 1000000000U ||
+	    out->born_nsec >= 1000000000U || out->zero != 0)
 		return -EPROTO;
 	*root = out->text;
 	size_t rl = strlen(out->text);

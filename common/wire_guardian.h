@@ -39,12 +39,15 @@ struct gwire_sandbox {
  * gone and moves aside what was born since `since` (CLOCK_REALTIME).  The
  * root is named by its path and identity: the guardian opens it then, and
  * leaves it alone if it is not (dev, ino) any more. */
-#define GWIRE_TEXT_MAX 4064
+#define GWIRE_TEXT_MAX 4048
 struct gwire_watch {
 	int64_t since_sec;
 	uint32_t since_nsec;
 	int32_t owner;    /* cordon's pid: names the quarantined entries */
 	uint64_t dev, ino;
+	int64_t born_sec;  /* the root's birth time (quarantine_time): a root */
+	uint32_t born_nsec;/* removed and made again at the same inode number */
+	uint32_t zero;     /* is another directory; must be 0 */
 	char text[GWIRE_TEXT_MAX]; /* the root's absolute path, NUL, then the
 				      "/"-separated file names, NUL */
 };

@@ -122,7 +122,8 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 			memcpy(names + len, w->names[i].name, l + 1);
 			len += l;
 		}
-		int r = guardian_watch_names(g, w->dirs[d].path, w->dirs[d].dev, w->dirs[d].ino,
+		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
+					     w->dirs[d].ino,
 					     names, &w->since, e);
 		if (r < 0)
 			return r;

@@ -238,9 +238,13 @@ static void recheck_watched(struct watched *wd)
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
 		 * checked against the identity cordon sent. */
+		int64_t bs = 0;
+		uint32_t bn = 0;
 		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
-		    st.st_ino != wd->w[i].ino)
+		    st.st_ino != wd->w[i].ino ||
+		    quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
+		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
 			continue;
 		(void)snprintf(tag, sizeof(tag), "%d", (int)wd->w[i].owner);
 		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
@@ -456,7 +460,7 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 
-int guardian_watch_names(struct guardian *g, const char *root, dev_t dev, ino_t ino,
+int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
 			 const char *names, const struct timespec *since, struct cordon_err *e)
 {
 	struct gwire_watch w;
@@ -471,6 +475,8 @@ int guardian_watch_names(struct guardian *g, const char *root, dev_t dev, ino_t 
 	w.owner = (int32_t)getpid();
 	w.dev = dev;
 	w.ino = ino;
+	if (quarantine_time(rootfd, "", AT_EMPTY_PATH, &w.born_sec, &w.born_nsec) < 0)
+		return 0; /* no identity to check it by later: the guardian leaves it */
 	memcpy(w.text, root, rl + 1);
 	memcpy(w.text + rl + 1, names, nl + 1);
 	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, text) + rl + nl + 2,

@@ -48,20 +48,31 @@ int quarantine_move(int dirfd, const char *name, const char *tag, char *moved, s
 #define KSTATX_BTIME_OFF 0x50
 #define KSTATX_CTIME_OFF 0x80
 
-int quarantine_born_since(int dirfd, const char *name, int64_t sec, uint32_t nsec)
+int quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec)
 {
 	_Alignas(8) unsigned char buf[KSTATX_SIZE];
-	uint32_t mask, tn;
-	int64_t ts;
+	uint32_t mask;
 	memset(buf, 0, sizeof(buf));
-	if (syscall(SYS_statx, dirfd, name, AT_SYMLINK_NOFOLLOW, KSTATX_BTIME | KSTATX_CTIME,
-		    buf) != 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (syscall(SYS_statx, dirfd, name, flags | AT_SYMLINK_NOFOLLOW,
+		    KSTATX_BTIME | KSTATX_CTIME, buf) != 0)
+		return -errno;
 	memcpy(&mask, buf, sizeof(mask));
-	size_t off = (mask & KSTATX_BTIME) ? KSTATX_BTIME_OFF : KSTATX_CTIME_OFF;
 	if (!(mask & (KSTATX_BTIME | KSTATX_CTIME)))
+		return -ENODATA;
+	size_t off = (mask & KSTATX_BTIME) ? KSTATX_BTIME_OFF : KSTATX_CTIME_OFF;
+	memcpy(sec, buf + off, sizeof(*sec));
+	memcpy(nsec, buf + off + sizeof(*sec), sizeof(*nsec));
+	return 0;
+}
+
+int quarantine_born_since(int dirfd, const char *name, int64_t sec, uint32_t nsec)
+{
+	int64_t ts = 0;
+	uint32_t tn = 0;
+	int r = quarantine_time(dirfd, name, 0, &ts, &tn);
+	if (r == -ENOENT || r == -ENODATA)
 		return 0;
-	memcpy(&ts, buf + off, sizeof(ts));
-	memcpy(&tn, buf + off + sizeof(ts), sizeof(tn));
+	if (r < 0)
+		return r;
 	return ts > sec || (ts == sec && tn >= nsec);
 }

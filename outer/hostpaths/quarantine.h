@@ -18,6 +18,11 @@
 int quarantine_move(int dirfd, const char *name, const char *tag, char *moved, size_t len)
 	__attribute__((warn_unused_result));
 
+/* The birth time of name in dirfd (statx; its ctime where the filesystem
+ * keeps none), not following a link; flags: 0 or AT_EMPTY_PATH (name "":
+ * dirfd itself).  0, or -errno (-ENODATA: neither time is known). */
+int quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec);
+
 /* 1 if name in dirfd exists and was born at or after (sec, nsec) (statx
  * birth time; where the filesystem keeps none, its ctime, which a rename
  * into place also sets), 0 if not or if it is not there, -errno. */
