@@ -113,7 +113,8 @@ int inner_link_send_checks(const struct inner_link *l, const struct resolved *re
 	for (size_t i = 0; r == 0 && i < res->nroots; i++)
 		r = send_check(l, WIRE_BIND_CHECK, &res->roots[i], &count, e);
 	for (size_t i = 0; r == 0 && i < res->ncarves; i++)
-		if (res->carves[i].late)
+		/* A pin is bound by path (mount_plan.h): checked wherever it was opened. */
+		if (res->carves[i].late || res->carves[i].pin)
 			r = send_check(l, WIRE_RO_CHECK, &res->carves[i], &count, e);
 	for (size_t i = 0; r == 0 && i < res->nprotects; i++)
 		if (res->protects[i].late)

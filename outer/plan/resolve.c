@@ -15,6 +15,7 @@
 #include "path.h"
 #include "plan/fstype.h"
 #include "plan/gitmeta.h"
+#include "plan/pins.h"
 #include "plan/walk.h"
 #include "sys.h"
 
@@ -430,6 +431,20 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 	return 0;
 }
 
+/* The directories above each read-only path deeper than a writable root's
+ * top level stay in place (pins.h): the path keeps protecting what it named. */
+static int pin_read_only_paths(struct resolved *r, struct cordon_err *e)
+{
+	size_t ncarves = r->ncarves, nprotects = r->nprotects;
+	for (size_t i = 0; i < ncarves + nprotects; i++) {
+		const struct rpath *p = i < ncarves ? &r->carves[i] : &r->protects[i - ncarves];
+		int rc = p->pin ? 0 : pins_add_above(r, p->path, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The topmost pseudo filesystems outside /proc and /dev (which the sandbox
  * replaces): with --full-write each is bound read-only over the writable /. */
 static int collect_kernel_mounts(struct resolved *r, const struct fstype_mounts *m,
@@ -513,6 +528,9 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			if ((rc = add_protected(r, i, c->protect.v[j], e)) < 0)
 				return rc;
 	}
+
+	if ((rc = pin_read_only_paths(r, e)) < 0)
+		return rc;
 
 	for (size_t i = 0; i < c->deny_read.n; i++)
 		if ((rc = add_deny(r, c->deny_read.v[i], e)) < 0)
