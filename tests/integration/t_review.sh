@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# t_review.sh: escapes an attacker's review of the installed cordon found
+# after issue 9, each tried as a prompt-injected command would, with the
+# control that shows the same action works where it is allowed.  Runs as
+# root and as a user, with and without Landlock (run.sh); the assertions
+# look at the host, so they hold whichever layer stops the attempt.
+. "$(dirname "$0")/lib.sh"
+
+# --- a read-only path deeper than a root's top level stays where it is ----------
+# The git directory a .git file names, the core.hooksPath directory and a
+# --read-only path were read-only, but the command could rename a directory
+# above them (the mount goes along), recreate the path and plant a hook the
+# host's git then ran.
+g="$W/g"
+mkdir -p "$g/sub/dir/real.git/hooks" "$g/tools/hooks" "$g/conf/deep/keep"
+printf 'gitdir: sub/dir/real.git\n' > "$g/.git"
+printf '[core]\n\thooksPath = tools/hooks\n' > "$g/sub/dir/real.git/config"
+G=("$CORDON" -w "$g" -C "$g")
+refuse "the directory above a .git file's git directory cannot be renamed" -- \
+	"${G[@]}" -- sh -c 'mv sub sub2 && mkdir -p sub/dir/real.git/hooks && echo "#!/bin/sh" > sub/dir/real.git/hooks/pre-commit'
+assert "the git directory is still where the .git file says, without a hook" -- \
+	test -f "$g/sub/dir/real.git/config" -a ! -e "$g/sub/dir/real.git/hooks/pre-commit" -a ! -e "$g/sub2"
+refuse "nor the one two levels up" -- \
+	"${G[@]}" -- sh -c 'mv sub/dir sub/dir2 && mkdir -p sub/dir/real.git/hooks && echo "#!/bin/sh" > sub/dir/real.git/hooks/pre-commit'
+assert "the git directory's parent is still in place" -- test ! -e "$g/sub/dir2" -a -f "$g/sub/dir/real.git/config"
+refuse "the directory above core.hooksPath cannot be renamed" -- \
+	"${G[@]}" -- sh -c 'mv tools tools2 && mkdir -p tools/hooks && echo "#!/bin/sh" > tools/hooks/pre-commit'
+assert "no hook arrived at the core.hooksPath path" -- test ! -e "$g/tools/hooks/pre-commit" -a ! -e "$g/tools2"
+refuse "nor removed with what is in it" -- "${G[@]}" -- sh -c 'rmdir tools/hooks; rm -rf tools; mkdir -p tools/hooks && echo x > tools/hooks/pre-commit'
+assert "core.hooksPath is untouched" -- test -d "$g/tools/hooks" -a ! -e "$g/tools/hooks/pre-commit"
+refuse "the directory above a --read-only path cannot be renamed" -- \
+	"${G[@]}" --read-only "$g/conf/deep/keep" -- sh -c 'mv conf conf2 && mkdir -p conf/deep/keep && echo x > conf/deep/keep/f'
+assert "the --read-only path holds no planted file" -- test ! -e "$g/conf/deep/keep/f" -a ! -e "$g/conf2"
+expect 0 "control: the directories kept in place stay writable inside" -- \
+	"${G[@]}" -- sh -c 'echo x > sub/note && echo x > tools/note && mkdir sub/other && mv sub/other sub/other2'
+assert "control: the writes landed" -- test -f "$g/sub/note" -a -f "$g/tools/note" -a -d "$g/sub/other2"
+expect 0 "control: other directories of the root can still be renamed" -- \
+	"${G[@]}" -- sh -c 'mkdir -p free/x && mv free free2'
+assert "control: the rename landed" -- test -d "$g/free2/x"
+
+finish
