@@ -394,6 +394,25 @@ static int protects_git(const struct config *c)
 	return 0;
 }
 
+/* A git path named inside a writable root must reach its directory without
+ * a symbolic link: such a link lies in the writable root too (whoever owns
+ * it, root's included), so the command could point it at a directory of its
+ * own, and the host's git, which follows the name, would run the hooks found
+ * there.  The canonical path differs from the lexical one exactly when a
+ * link was followed.  Frees *p on refusal. */
+static int check_git_extra_linkless(const char *root, const char *why, const char *named,
+				    struct rpath *p, struct cordon_err *e)
+{
+	if (strcmp(p->path, named) == 0)
+		return 0;
+	int rc = err_set(e, ELOOP,
+			 "%s/.git: %s %s goes through a symbolic link inside a writable root, "
+			 "which the command could point elsewhere to plant hooks; name %s instead",
+			 root, why, named, p->path);
+	rpath_free(p);
+	return rc;
+}
+
 /* The git directories a root's repository names besides its .git
  * (gitmeta.h), bound read-only like a protected name when they lie inside a
  * writable root: a hook planted there runs on the user's next commit. */
@@ -408,8 +427,14 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 		return err_sys(e, -rc, "cannot read the git metadata of %s/.git", rt->path);
 	for (size_t i = 0; i < n; i++) {
 		struct rpath p;
-		if (!under_any(paths[i], r->roots, r->nroots))
-			continue; /* read-only already */
+		char real[PATH_MAX];
+		if (!under_any(paths[i], r->roots, r->nroots)) {
+			/* Read-only already, unless a link leads it into a root. */
+			if (!realpath(paths[i], real) || !under_any(real, r->roots, r->nroots))
+				continue;
+			return err_set(e, ELOOP, "%s/.git: %s %s leads into a writable root through "
+				       "a symbolic link; name %s instead", rt->path, why[i], paths[i], real);
+		}
 		(void)snprintf(flag, sizeof(flag), "%s of %s/.git:", why[i], rt->path);
 		rc = resolve_path(flag, paths[i], &p, e);
 		if (rc == -ENOENT)
@@ -418,6 +443,8 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 				       "the command could create it and plant hooks: create it or fix %s",
 				       rt->path, why[i], paths[i], why[i]);
 		if (rc < 0)
+			return rc;
+		if ((rc = check_git_extra_linkless(rt->path, why[i], paths[i], &p, e)) < 0)
 			return rc;
 		if (!under_any(p.path, r->roots, r->nroots)) {
 			rpath_free(&p);

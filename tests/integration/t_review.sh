@@ -38,4 +38,30 @@ expect 0 "control: other directories of the root can still be renamed" -- \
 	"${G[@]}" -- sh -c 'mkdir -p free/x && mv free free2'
 assert "control: the rename landed" -- test -d "$g/free2/x"
 
+# --- a git path reached through a link inside a writable root ------------------
+# The host's git follows the name in the .git file or the config; a link on
+# the way lies in the writable root, so the command could point it at a
+# directory of its own (as root even a root-owned link).  Refused at start.
+l="$W/l"
+mkdir -p "$l/sub/real.git/hooks" "$l/t/hooks"
+ln -s sub "$l/link"
+ln -s t "$l/hl"
+printf 'gitdir: link/real.git\n' > "$l/.git"
+L=("$CORDON" -w "$l" -C "$l")
+expect 125 "a .git file whose gitdir goes through a link in the root is refused" -- \
+	"${L[@]}" -- sh -c 'rm link && mkdir -p evil/real.git/hooks && ln -s evil link && echo x > evil/real.git/hooks/pre-commit'
+assert "the link still leads to the real git directory" -- test "$(readlink "$l/link")" = sub -a ! -e "$l/evil"
+printf 'gitdir: %s/real.git\n' "$W/l-alias/sub" > "$l/.git"
+ln -s "$l" "$W/l-alias"
+expect 125 "a gitdir led into the root by a link outside it is refused too" -- "${L[@]}" -- true
+printf 'gitdir: sub/real.git\n' > "$l/.git"
+printf '[core]\n\thooksPath = hl/hooks\n' > "$l/sub/real.git/config"
+expect 125 "a core.hooksPath that goes through a link in the root is refused" -- \
+	"${L[@]}" -- sh -c 'rm hl && mkdir -p h2/hooks && ln -s h2 hl && echo x > h2/hooks/pre-commit'
+assert "the hooks link is untouched" -- test "$(readlink "$l/hl")" = t -a ! -e "$l/h2"
+printf '[core]\n\thooksPath = t/hooks\n' > "$l/sub/real.git/config"
+expect 0 "control: the same repository named without links runs" -- \
+	"${L[@]}" -- sh -c 'echo x > note'
+refuse "control: and its hooks stay read-only" -- "${L[@]}" -- sh -c 'echo x > t/hooks/pre-commit'
+
 finish
