@@ -64,4 +64,34 @@ expect 0 "control: the same repository named without links runs" -- \
 	"${L[@]}" -- sh -c 'echo x > note'
 refuse "control: and its hooks stay read-only" -- "${L[@]}" -- sh -c 'echo x > t/hooks/pre-commit'
 
+# --- named pipes on the host ------------------------------------------------
+# A read-only mount does not stop a write to a FIFO (as root, systemd's
+# /run/initctl takes runlevel requests): Landlock does, and without it
+# cordon doctor says so.  A reader on the host waits on a FIFO outside every
+# root; the host end is released by a write of nothing afterwards.
+f="$W/hostfifo"
+mkfifo -m 600 "$f"
+mkdir -p "$W/fw"
+mkfifo -m 600 "$W/fw/fifo"
+read_fifo() { timeout 20 cat "$1" > "$1.got" & }
+if [ -z "${CORDON_NO_LANDLOCK:-}" ]; then
+	read_fifo "$f"
+	refuse "writing to a host FIFO outside the writable roots fails" -- \
+		"$CORDON" -- sh -c "echo planted > '$f'"
+	: > "$f"
+	wait
+	assert "the host's reader got nothing" -- test ! -s "$f.got"
+else
+	# doctor exits 1 for root here: it would refuse to run without --allow-no-landlock.
+	want=0
+	is_root && want=1
+	expect_out "$want" 'named pipes' "without Landlock, cordon doctor says host FIFOs stay writable" -- \
+		"$CORDON" doctor
+fi
+read_fifo "$W/fw/fifo"
+expect 0 "control: a FIFO inside a writable root can be written" -- \
+	"$CORDON" -w "$W/fw" -- sh -c "echo sent > '$W/fw/fifo'"
+wait
+assert "control: the host's reader got it" -- grep -qx sent "$W/fw/fifo.got"
+
 finish
