@@ -94,4 +94,35 @@ expect 0 "control: a FIFO inside a writable root can be written" -- \
 wait
 assert "control: the host's reader got it" -- grep -qx sent "$W/fw/fifo.got"
 
+# --- the caller's inotify instances ---------------------------------------------
+# The per-user inotify counts are charged up to the caller's own user
+# namespace: a command that opened them all left none to the caller's other
+# processes (an editor's watcher, a concurrent cordon run's watch) while it
+# ran.  The command takes what it can and holds it until the host has looked.
+iw="$W/iw"
+mkdir -p "$iw"
+mkfifo "$iw/go"
+cat > "$iw/hold.py" <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+n = 0
+while n < 1000000 and libc.inotify_init1(0) >= 0:
+    n += 1
+open(sys.argv[1] + "/count.tmp", "w").write(str(n))
+import os
+os.rename(sys.argv[1] + "/count.tmp", sys.argv[1] + "/count")
+open(sys.argv[1] + "/go").read()
+PY
+"$CORDON" -w "$iw" -- python3 "$iw/hold.py" "$iw" >"$W/iw.out" 2>&1 &
+ipid=$!
+for _ in $(seq 1 500); do [ -e "$iw/count" ] && break; kill -0 "$ipid" 2>/dev/null || break; sleep 0.02; done
+limit=$(cat /proc/sys/user/max_inotify_instances)
+got=$(cat "$iw/count" 2>/dev/null || echo 0)
+assert "the caller can still open an inotify instance while the command holds all it can" -- \
+	python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).inotify_init1(0) < 0)'
+echo > "$iw/go"
+wait "$ipid"
+assert "the command got at most half the caller's limit ($got of $limit)" -- test "$got" -le $((limit / 2))
+assert "control: the command can open inotify instances ($got)" -- test "$got" -ge 1
+
 finish
