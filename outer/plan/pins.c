@@ -60,7 +60,7 @@ static int push_pin(struct resolved *r, const char *dir, int at, struct cordon_e
 	return 0;
 }
 
-int pins_add_above(struct resolved *r, const char *where, struct cordon_err *e)
+int pins_add_above(struct resolved *r, const char *where, int full_write, struct cordon_err *e)
 {
 	/* A copy: where may lie in r->carves, which each pin reallocates. */
 	char path[PATH_MAX], dir[PATH_MAX], comp[NAME_MAX + 1];
@@ -68,13 +68,16 @@ int pins_add_above(struct resolved *r, const char *where, struct cordon_err *e)
 		return err_set(e, ENAMETOOLONG, "%s: path too long", where);
 	strcpy(path, where);
 	const struct rpath *root = root_above(r, path);
-	if (!root)
+	if (!root && !full_write)
 		return 0;
-	size_t rootlen = strlen(root->path);
-	AUTO_FD at = openat(root->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* With --full-write and no root above it, the path lies in the writable /. */
+	const char *rootpath = root ? root->path : "/";
+	size_t rootlen = strlen(rootpath);
+	AUTO_FD at = root ? openat(root->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+			  : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (at < 0)
-		return err_sys(e, errno, "cannot open the writable root %s", root->path);
-	const char *p = path + (strcmp(root->path, "/") == 0 ? 0 : rootlen);
+		return err_sys(e, errno, "cannot open the writable root %s", rootpath);
+	const char *p = path + (strcmp(rootpath, "/") == 0 ? 0 : rootlen);
 	size_t len;
 	for (const char *s; (s = path_next(&p, &len)) && len > 0;) {
 		const char *rest = p;

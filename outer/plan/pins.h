@@ -13,13 +13,14 @@
 #include "plan/resolve.h"
 
 /* Append to r->carves a pin for every directory strictly between the
- * deepest writable root that holds path and path itself, opened one
+ * deepest writable root that holds path (with full_write and none: "/") and
+ * path itself, opened one
  * component at a time from the root's descriptor without following links
  * (cordon-inner checks each pin's (dev, ino) at its path).  Skipped: writable
  * roots (mount points already), paths already carved, and paths under a
  * read-only carve-out or a protected path (read-only: nothing there can be
  * renamed, and a pin would make it writable).  0, or -errno with *e filled. */
-int pins_add_above(struct resolved *r, const char *path, struct cordon_err *e)
+int pins_add_above(struct resolved *r, const char *path, int full_write, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 #endif

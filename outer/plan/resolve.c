@@ -460,12 +460,12 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 
 /* The directories above each read-only path deeper than a writable root's
  * top level stay in place (pins.h): the path keeps protecting what it named. */
-static int pin_read_only_paths(struct resolved *r, struct cordon_err *e)
+static int pin_read_only_paths(struct resolved *r, int full_write, struct cordon_err *e)
 {
 	size_t ncarves = r->ncarves, nprotects = r->nprotects;
 	for (size_t i = 0; i < ncarves + nprotects; i++) {
 		const struct rpath *p = i < ncarves ? &r->carves[i] : &r->protects[i - ncarves];
-		int rc = p->pin ? 0 : pins_add_above(r, p->path, e);
+		int rc = p->pin ? 0 : pins_add_above(r, p->path, full_write, e);
 		if (rc < 0)
 			return rc;
 	}
@@ -556,7 +556,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 				return rc;
 	}
 
-	if ((rc = pin_read_only_paths(r, e)) < 0)
+	if ((rc = pin_read_only_paths(r, c->full_write, e)) < 0)
 		return rc;
 
 	for (size_t i = 0; i < c->deny_read.n; i++)

@@ -31,6 +31,16 @@ assert "core.hooksPath is untouched" -- test -d "$g/tools/hooks" -a ! -e "$g/too
 refuse "the directory above a --read-only path cannot be renamed" -- \
 	"${G[@]}" --read-only "$g/conf/deep/keep" -- sh -c 'mv conf conf2 && mkdir -p conf/deep/keep && echo x > conf/deep/keep/f'
 assert "the --read-only path holds no planted file" -- test ! -e "$g/conf/deep/keep/f" -a ! -e "$g/conf2"
+# With --full-write the directories up to / are kept in place: outside /tmp,
+# which stays private.
+fwd=$(mktemp -d "$HOME/cordon-review.XXXXXX")
+cleanup_dirs+=("$fwd")
+mkdir -p "$fwd/conf/deep/keep"
+refuse "with --full-write too" -- \
+	"$CORDON" --full-write --read-only "$fwd/conf/deep/keep" -C "$fwd" -- sh -c 'mv conf/deep conf/deep2 && mkdir -p conf/deep/keep && echo x > conf/deep/keep/f'
+assert "the --read-only path under --full-write holds no planted file" -- test ! -e "$fwd/conf/deep/keep/f" -a ! -e "$fwd/conf/deep2"
+expect 0 "control: under --full-write the rest stays writable" -- \
+	"$CORDON" --full-write --read-only "$fwd/conf/deep/keep" -C "$fwd" -- sh -c 'echo x > conf/deep/note'
 expect 0 "control: the directories kept in place stay writable inside" -- \
 	"${G[@]}" -- sh -c 'echo x > sub/note && echo x > tools/note && mkdir sub/other && mv sub/other sub/other2'
 assert "control: the writes landed" -- test -f "$g/sub/note" -a -f "$g/tools/note" -a -d "$g/sub/other2"
