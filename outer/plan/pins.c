@@ -64,9 +64,10 @@ int pins_add_above(struct resolved *r, const char *where, int full_write, struct
 {
 	/* A copy: where may lie in r->carves, which each pin reallocates. */
 	char path[PATH_MAX], dir[PATH_MAX], comp[NAME_MAX + 1];
-	if (strlen(where) >= sizeof(path))
+	size_t wlen = strlen(where);
+	if (wlen >= sizeof(path))
 		return err_set(e, ENAMETOOLONG, "%s: path too long", where);
-	strcpy(path, where);
+	memcpy(path, where, wlen + 1);
 	const struct rpath *root = root_above(r, path);
 	if (!root && !full_write)
 		return 0;

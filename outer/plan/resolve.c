@@ -403,12 +403,12 @@ static int protects_git(const struct config *c)
 static int check_git_extra_linkless(const char *root, const char *why, const char *named,
 				    struct rpath *p, struct cordon_err *e)
 {
-	if (strcmp(p->path, named) == 0)
+	if (p->path && strcmp(p->path, named) == 0)
 		return 0;
 	int rc = err_set(e, ELOOP,
 			 "%s/.git: %s %s goes through a symbolic link inside a writable root, "
 			 "which the command could point elsewhere to plant hooks; name %s instead",
-			 root, why, named, p->path);
+			 root, why, named, p->path ? p->path : "its target");
 	rpath_free(p);
 	return rc;
 }
@@ -427,8 +427,8 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 		return err_sys(e, -rc, "cannot read the git metadata of %s/.git", rt->path);
 	for (size_t i = 0; i < n; i++) {
 		struct rpath p;
-		char real[PATH_MAX];
 		if (!under_any(paths[i], r->roots, r->nroots)) {
+			char real[PATH_MAX];
 			/* Read-only already, unless a link leads it into a root. */
 			if (!realpath(paths[i], real) || !under_any(real, r->roots, r->nroots))
 				continue;
