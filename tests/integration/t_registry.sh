@@ -321,7 +321,11 @@ concurrent() { # N
 	done
 	for i in "${pids[@]}"; do wait "$i" || fails=$((fails + 1)); done
 	assert "$n concurrent runs all kept .git protected to their end ($fails failed)" -- test "$fails" -eq 0
-	assert "$n concurrent runs leave nothing in the workspace" -- test "$(snap "$ws")" = "$bws"
+	# A run whose mount point another sandbox still held at its end (that
+	# sandbox's bwrap still exiting) leaves the removal to its guardian,
+	# which waits for that sandbox: allow it a bounded moment.
+	same_snap() { test "$(snap "$1")" = "$2"; }
+	assert "$n concurrent runs leave nothing in the workspace" -- within 3000 same_snap "$ws" "$bws"
 	assert "$n concurrent runs leave nothing in its parent" -- test "$(snap "$W/conc$n")" = "$bparent"
 }
 concurrent 2
