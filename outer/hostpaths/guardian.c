@@ -252,22 +252,19 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
 static void name_itself(void)
 {
 	(void)prctl(PR_SET_NAME, NAME, 0, 0, 0);
-	char buf[4096];
+	/* Zeroed: cppcheck takes read(2)'s buffer for one it reads. */
+	char head[4096] = { 0 }, rest[4096] = { 0 };
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	size_t total = 0, first = 0;
-	ssize_t n;
-	char more[4096];
-	while ((n = read(fd, total ? more : buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
-		if (n > 0 && total == 0)
-			first = (size_t)n;
-		total += n > 0 ? (size_t)n : 0;
-	}
+	ssize_t n = sys_read_full(fd, head, sizeof(head));
+	size_t first = n > 0 ? (size_t)n : 0, total = first;
+	while (n > 0 && (n = sys_read_full(fd, rest, sizeof(rest))) > 0)
+		total += (size_t)n;
 	sys_close(&fd);
 	char *arg0 = program_invocation_name;
 	size_t len0 = strlen(arg0) + 1;
-	if (n < 0 || total < sizeof(NAME) || first < len0 || memcmp(buf, arg0, len0) != 0)
+	if (n < 0 || total < sizeof(NAME) || first < len0 || memcmp(head, arg0, len0) != 0)
 		return;
 	memset(arg0, 0, total);
 	memcpy(arg0, NAME, sizeof(NAME));
