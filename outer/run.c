@@ -118,18 +118,27 @@ static void on_winch(void *ctx)
 	pty_resize(((struct run_ctx *)ctx)->pty);
 }
 
-static void on_keys(struct supervise_watch *w, short revents)
+/* The terminal relay's three ends (launch/pty.h), watched by the
+ * supervisor: after any of them moved bytes, each watches for what it can
+ * do now (nothing: not watched, so that a hangup does not wake the loop). */
+struct relay {
+	struct pty *pty;
+	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
+};
+
+static void relay_arm(struct relay *r)
 {
-	(void)revents;
-	if (pty_input(w->ctx) < 0)
-		w->fd = -1;
+	for (int i = 0; i < PTY_NENDS; i++) {
+		r->w[i].events = pty_events(r->pty, (enum pty_end)i);
+		r->w[i].fd = r->w[i].events ? pty_fd(r->pty, (enum pty_end)i) : -1;
+	}
 }
 
-static void on_output(struct supervise_watch *w, short revents)
+static void on_relay(struct supervise_watch *w, short revents)
 {
-	(void)revents;
-	if (pty_output(w->ctx) < 0)
-		w->fd = -1;
+	struct relay *r = w->ctx;
+	pty_ready(r->pty, (enum pty_end)(w - r->w), revents);
+	relay_arm(r);
 }
 
 static void on_name(struct supervise_watch *sw, short revents)
@@ -151,16 +160,17 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 {
 	struct run_outcome out = { 0 };
 	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
-	struct supervise_watch watches[3] = {
-		{ pty->master >= 0 ? pty->in : -1, POLLIN, on_keys, pty },
-		{ pty->master, POLLIN, on_output, pty },
-		{ w->fd, POLLIN, on_name, &ctx },
-	};
+	struct supervise_watch watches[PTY_NENDS + 1];
+	struct relay relay = { pty, watches };
+	for (int i = 0; i < PTY_NENDS; i++)
+		watches[i] = (struct supervise_watch){ -1, 0, on_relay, &relay };
+	watches[PTY_NENDS] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
+	relay_arm(&relay);
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
-		.watch = watches, .nwatch = 3,
+		.watch = watches, .nwatch = PTY_NENDS + 1,
 	};
 	int r = pty_raw(pty, e);
 	if (r == 0)
