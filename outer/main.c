@@ -26,6 +26,8 @@ int main(int argc, char **argv)
 		config_free(&c);
 		return fail(&e);
 	}
+	for (size_t i = 0; i < c.warnings.n; i++)
+		fprintf(stderr, "cordon: warning: %s\n", c.warnings.v[i]);
 	switch (c.mode) {
 	case MODE_VERSION:
 		printf("cordon %s\n", CORDON_VERSION);

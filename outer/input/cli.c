@@ -2,6 +2,7 @@
  * no global state (so unit tests can call it repeatedly), never prints, and
  * stops at the first operand so the command's own flags are never ours. */
 #include "input/cli.h"
+#include "input/policy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -414,8 +415,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 			       "and --net-log%s", later);
 	if (c->protect_missing == PROTECT_MISSING_WATCH)
 		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
-	if (c->policy)
-		return err_set(e, ENOTSUP, "--policy%s", later);
 	if (c->report)
 		return err_set(e, ENOTSUP, "--report%s", later);
 	if (c->json)
@@ -431,16 +430,29 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 	return 0;
 }
 
-int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
+void cli_defaults(struct config *c)
 {
-	int i = 1;
 	c->default_protect = 1;
 	c->mode = MODE_RUN;
 	/* The default until watch mode is built: mount points for missing names. */
 	c->protect_missing = PROTECT_MISSING_MOUNT;
 	c->cache = CACHE_NONE;
 	c->kill_after = 10;
+}
 
+int cli_apply(struct config *c, const char *name, const char *value, struct cordon_err *e)
+{
+	const struct opt *o = opt_long(name, strlen(name));
+	if (!o || (o->has_value != (value != NULL)))
+		return err_set(e, EINVAL, "internal: no option --%s%s", name, value ? " VALUE" : "");
+	return apply(c, o, value, e);
+}
+
+/* The flags onto *c; the index of the first operand in *first. */
+static int parse_flags(int argc, const char *const argv[], struct config *c, int *first,
+		       struct cordon_err *e)
+{
+	int i = 1;
 	if (argc > 1) {
 		const char *sub = argv[1];
 		if (strcmp(sub, "explain") == 0)
@@ -450,7 +462,6 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 		else if (strcmp(sub, "reclaim") == 0)
 			c->mode = MODE_RECLAIM, i = 2;
 	}
-	enum cordon_mode sub_mode = c->mode;
 
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -493,9 +504,41 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 		if (r < 0)
 			return r;
 	}
+	*first = i;
+	return 0;
+}
 
+/* With --policy: the file's settings on a fresh config, then the flags over
+ * them (lists extend the file's, single values override it). */
+static int parse_with_policy(int argc, const char *const argv[], struct config *c, int *first,
+			     struct cordon_err *e)
+{
+	struct config p = { 0 };
+	cli_defaults(&p);
+	int r = policy_load(c->policy, &p, e);
+	if (r == 0)
+		r = parse_flags(argc, argv, &p, first, e);
+	if (r < 0) {
+		config_free(&p);
+		return r;
+	}
+	config_free(c);
+	*c = p;
+	return 0;
+}
+
+int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
+{
+	int i = 1;
+	cli_defaults(c);
+	int r = parse_flags(argc, (const char *const *)argv, c, &i, e);
+	if (r < 0)
+		return r;
+	enum cordon_mode sub_mode = c->mode;
 	if (c->mode == MODE_VERSION || c->mode == MODE_HELP)
 		return 0;
+	if (c->policy && (r = parse_with_policy(argc, (const char *const *)argv, c, &i, e)) < 0)
+		return r;
 	c->cmd = i < argc ? argv + i : NULL;
 	if ((sub_mode == MODE_RUN || sub_mode == MODE_EXPLAIN) && !c->cmd)
 		return err_set(e, EINVAL, "no command given; usage: cordon [OPTIONS] -- COMMAND [ARG...]");
@@ -521,6 +564,10 @@ void config_free(struct config *c)
 	free(c->protect.v);
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
+	free(c->warnings.v);
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
 	for (size_t i = 0; i < c->nenv; i++)
 		free((char *)c->env[i].key);
 	free(c->env);
