@@ -35,6 +35,10 @@ static void put(struct json_out *j, const char *s, size_t n)
 		j->buf = b;
 		j->size = size;
 	}
+	if (!j->buf) {
+		j->failed = -ENOMEM;
+		return;
+	}
 	memcpy(j->buf + j->len, s, n);
 	j->len += n;
 	j->buf[j->len] = '\0';

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "argv.h"
+#include "explain_print.h"
 #include "plan/bwrap_argv.h"
 #include "launch/bwrap_find.h"
 #include "plan/env.h"
@@ -21,7 +22,6 @@
 #include "plan/mount_plan.h"
 #include "hostpaths/protect.h"
 #include "plan/resolve.h"
-#include "seccomp_policy.h"
 #include "launch/supervisor.h"
 #include "sys.h"
 #include "launch/userns.h"
@@ -209,29 +209,9 @@ static int send_bind_checks(const struct run_state *s, struct cordon_err *e)
 	return r;
 }
 
-/* The seccomp rules the command runs under, from the table the filter is
- * compiled from. */
-static void print_seccomp(void)
+/* -v: the bwrap argv as one line on stderr. */
+static void print_argv(const struct argv *a)
 {
-	size_t n;
-	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
-	printf("\nseccomp rules (everything else allowed):\n");
-	for (size_t i = 0; i < n; i++)
-		printf("  %-18s %s: %s\n", t[i].syscall, t[i].when,
-		       t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
-}
-
-/* -v: one line on stderr.  explain: one argument per line on stdout, after a
- * header, so scripts (scripts/bench-startup.sh) can replay it exactly. */
-static void print_argv(const struct argv *a, int explain)
-{
-	if (explain) {
-		fputs("bwrap argv (one argument per line):\n", stdout);
-		for (size_t i = 0; i < a->n; i++)
-			printf("%s\n", a->v[i]);
-		print_seccomp();
-		return;
-	}
 	fputs("cordon: bwrap", stderr);
 	for (size_t i = 1; i < a->n; i++)
 		fprintf(stderr, " %s", a->v[i]);
@@ -402,12 +382,12 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done;
 	if ((r = prepare_late(c, explain, &s, e)) < 0)
 		goto done;
-	if (explain || c->verbose)
-		print_argv(&s.argv, explain);
 	if (explain) {
-		r = 0;
+		r = explain_print(stdout, c, &s.res, &s.argv, e);
 		goto done;
 	}
+	if (c->verbose)
+		print_argv(&s.argv);
 	if (send_args(&s, e) < 0) {
 		r = bwrap_failed(&s, e);
 		goto done;

@@ -417,8 +417,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
 	if (c->report)
 		return err_set(e, ENOTSUP, "--report%s", later);
-	if (c->json)
-		return err_set(e, ENOTSUP, "explain --json%s", later);
 	if (c->reclaim_caches)
 		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
 	if (c->die_with_parent)
@@ -501,7 +499,7 @@ static int parse_flags(int argc, const char *const argv[], struct config *c, int
 			v = argv[++i];
 		}
 		int r = apply(c, o, v, e);
-		if (r < 0)
+		if (r < 0 || (r = list_add(&c->flags_given, o->name, e)) < 0)
 			return r;
 	}
 	*first = i;
@@ -565,6 +563,9 @@ void config_free(struct config *c)
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
 	free(c->warnings.v);
+	free(c->flags_given.v);
+	free(c->policy_flags.v);
+	free(c->policy_keys.v);
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
 	free(c->owned);

@@ -237,10 +237,32 @@ static int path_of(struct pctx *x, const json_t *v, const char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static int strlist_push(struct pctx *x, struct strlist *l, const char *s)
+{
+	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return err_set(x->e, ENOMEM, "out of memory reading %s", x->name);
+	v[l->n++] = s;
+	l->v = v;
+	return 0;
+}
+
+/* Which flag this key stood for, for explain's "why". */
+static int note_origin(struct pctx *x, const char *flag)
+{
+	char key[128];
+	key_name(x, key, sizeof(key));
+	const char *k = own(x, strdup(key));
+	if (!k)
+		return -ENOMEM;
+	int r = strlist_push(x, &x->c->policy_flags, flag);
+	return r < 0 ? r : strlist_push(x, &x->c->policy_keys, k);
+}
+
 static int apply(struct pctx *x, const char *flag, const char *value)
 {
 	int r = cli_apply(x->c, flag, value, x->e);
-	return r < 0 ? wrap(x) : 0;
+	return r < 0 ? wrap(x) : note_origin(x, flag);
 }
 
 static int apply_copy(struct pctx *x, const char *flag, const char *value)
@@ -323,12 +345,7 @@ static int warn(struct pctx *x, const char *advice)
 	const char *s = own(x, line);
 	if (!s)
 		return -ENOMEM;
-	const char **w = realloc(x->c->warnings.v, (x->c->warnings.n + 1) * sizeof(*w));
-	if (!w)
-		return err_set(x->e, ENOMEM, "out of memory reading %s", x->name);
-	w[x->c->warnings.n++] = s;
-	x->c->warnings.v = w;
-	return 0;
+	return strlist_push(x, &x->c->warnings, s);
 }
 
 /* srt's credentials.files ({path, mode}) and envVars ({name, mode}): "deny"

@@ -1,0 +1,51 @@
+/* policy_view.h: every path rule of a run as rows of (path, access, why),
+ * from the config and the resolved facts; explain prints them as a table or
+ * JSON, --report embeds them.  Pure: reads its inputs, allocates the rows.
+ *
+ * A new kind of rule is one policy_view_add call where its facts are known
+ * (watched names, caches, bound git directories, ...). */
+#ifndef CORDON_POLICY_VIEW_H
+#define CORDON_POLICY_VIEW_H
+
+#include <stddef.h>
+#include "config.h"
+#include "err.h"
+#include "plan/resolve.h"
+
+enum view_access { VIEW_RW, VIEW_RO, VIEW_DENIED, VIEW_PROTECTED, VIEW_WATCHED, VIEW_CACHE };
+
+#define VIEW_WHY_MAX 160
+
+struct view_row {
+	char *path;                /* owned */
+	enum view_access access;
+	char why[VIEW_WHY_MAX];    /* the flag, policy key or default behind it */
+};
+
+struct policy_view {
+	struct view_row *rows;
+	size_t n;
+};
+
+/* "rw", "ro", "denied", "protected", "watched", "cache". */
+const char *policy_view_access(enum view_access a);
+
+/* The rows for c and r (after protect_explain or protect_prepare). */
+int policy_view_build(const struct config *c, const struct resolved *r, struct policy_view *v,
+		      struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* One more row; why is a printf format.  0 or -ENOMEM. */
+int policy_view_add(struct policy_view *v, const char *path, enum view_access a,
+		    const char *why, ...) __attribute__((format(printf, 4, 5), warn_unused_result));
+
+/* Where the setting of flag NAME (long name, no dashes) came from: "--NAME",
+ * "policy KEY" or "default". */
+void policy_view_origin(const struct config *c, const char *name, char *buf, size_t size);
+
+/* The same for entry i of the list that flag NAME fills (l). */
+void policy_view_list_origin(const struct config *c, const struct strlist *l, size_t i,
+			     const char *name, char *buf, size_t size);
+
+void policy_view_free(struct policy_view *v);
+
+#endif

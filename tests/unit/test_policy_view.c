@@ -1,0 +1,95 @@
+/* test_policy_view.c: the rows explain prints, and the "why" of each: flag,
+ * policy key or default. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "plan/policy_view.h"
+
+static const struct view_row *row(const struct policy_view *v, const char *path)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->rows[i].path, path) == 0)
+			return &v->rows[i];
+	cr_assert_fail("no row for %s", path);
+	return NULL;
+}
+
+static struct rpath rp(const char *path)
+{
+	return (struct rpath){ .path = (char *)path, .fd = -1, .is_dir = 1 };
+}
+
+Test(policy_view, each_access_kind_and_its_origin)
+{
+	const char *writes[] = { "/w/file", "/w/flag" };
+	const char *ros[] = { "/w/flag/vendor" };
+	const char *denies[] = { "/w/flag/.env" };
+	const char *protects[] = { ".hg" };
+	const char *pflags[] = { "write" };
+	const char *pkeys[] = { "filesystem.allowWrite" };
+	const char *given[] = { "write", "read-only", "deny-read", "protect" };
+	struct config c = {
+		.write = { writes, 2, 1 }, .read_only = { ros, 1, 0 }, .deny_read = { denies, 1, 0 },
+		.protect = { protects, 1, 0 }, .default_protect = 1, .tmp = TMP_PRIVATE,
+		.protect_missing = PROTECT_MISSING_WATCH,
+		.policy_flags = { pflags, 1, 0 }, .policy_keys = { pkeys, 1, 0 },
+		.flags_given = { given, 4, 0 },
+	};
+	struct rpath roots[] = { rp("/w/file"), rp("/w/flag") };
+	struct rpath carves[] = { rp("/w/flag/vendor") };
+	struct rpath prot[] = { rp("/w/flag/.git"), rp("/w/flag/.hg") };
+	struct rpath masks[] = { rp("/w/flag/.env") };
+	struct missing_name missing[] = { { 1, ".hg", "/w/flag/.hg" } };
+	struct resolved r = {
+		roots, 2, carves, 1, prot, 2, masks, 1, missing, 1, { .fd = -1 },
+	};
+	struct policy_view v;
+	struct cordon_err e;
+	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(row(&v, "/")->access, VIEW_RO);
+	cr_assert_str_eq(row(&v, "/")->why, "default: everything not listed is read-only");
+	cr_assert_eq(row(&v, "/tmp")->access, VIEW_RW);
+	cr_assert_eq(row(&v, "/w/file")->access, VIEW_RW);
+	cr_assert_str_eq(row(&v, "/w/file")->why, "policy filesystem.allowWrite");
+	cr_assert_str_eq(row(&v, "/w/flag")->why, "--write");
+	cr_assert_eq(row(&v, "/w/flag/vendor")->access, VIEW_RO);
+	cr_assert_str_eq(row(&v, "/w/flag/vendor")->why, "--read-only");
+	cr_assert_eq(row(&v, "/w/flag/.git")->access, VIEW_PROTECTED);
+	cr_assert_str_eq(row(&v, "/w/flag/.git")->why, "default protected name: exists, read-only");
+	cr_assert_eq(row(&v, "/w/flag/.hg")->access, VIEW_WATCHED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/.hg")->why, "--protect: missing"));
+	cr_assert_eq(row(&v, "/w/flag/.env")->access, VIEW_DENIED);
+	cr_assert_str_eq(row(&v, "/w/flag/.env")->why, "--deny-read");
+	size_t hg = 0;
+	for (size_t i = 0; i < v.n; i++)
+		hg += strcmp(v.rows[i].path, "/w/flag/.hg") == 0;
+	cr_assert_eq(hg, 1, "explain's placeholder for a missing name is not a second row");
+	cr_assert_eq(policy_view_add(&v, "/cache", VIEW_CACHE, "--cache %s", "private"), 0);
+	cr_assert_str_eq(policy_view_access(row(&v, "/cache")->access), "cache");
+	cr_assert_str_eq(row(&v, "/cache")->why, "--cache private");
+	policy_view_free(&v);
+}
+
+Test(policy_view, full_write_and_scalar_origins)
+{
+	const char *pflags[] = { "full-write", "tmp" };
+	const char *pkeys[] = { "full_write", "tmp" };
+	const char *given[] = { "tmp" };
+	struct config c = {
+		.full_write = 1, .tmp = TMP_PRIVATE,
+		.policy_flags = { pflags, 2, 0 }, .policy_keys = { pkeys, 2, 0 },
+		.flags_given = { given, 1, 0 },
+	};
+	struct resolved r = { .cwd = { .fd = -1 } };
+	struct policy_view v;
+	struct cordon_err e;
+	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(row(&v, "/")->access, VIEW_RW);
+	cr_assert_str_eq(row(&v, "/")->why, "policy full_write");
+	cr_assert_not_null(strstr(row(&v, "/tmp")->why, "--tmp"), "a flag overrides the file");
+	policy_view_free(&v);
+	char buf[64];
+	policy_view_origin(&c, "net", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "default");
+}
