@@ -8,6 +8,7 @@
 #include "doctor.h"
 #include "err.h"
 #include "hostpaths/registry.h"
+#include "report.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)
@@ -16,13 +17,38 @@ static int fail(const struct cordon_err *e)
 	return EXIT_CORDON_FAILED;
 }
 
+/* --report: opened before anything runs, so a report that could not be
+ * written stops the run (125) instead of going missing. */
+static int open_report(struct report *rep, const struct config *c, struct cordon_err *e)
+{
+	if (!c->report || c->mode != MODE_RUN)
+		return 0;
+	return report_open(rep, c->report, e);
+}
+
+/* Flags or policy refused: the report (if --report was parsed before the
+ * refusal) says so. */
+static int fail_early(struct report *rep, struct config *c, const struct cordon_err *e)
+{
+	struct cordon_err re;
+	if (open_report(rep, c, &re) < 0 || report_write(rep, NULL, NULL, EXIT_CORDON_FAILED, e, &re) < 0)
+		err_print(&re);
+	report_close(rep);
+	config_free(c);
+	return fail(e);
+}
+
 int main(int argc, char **argv)
 {
 	struct config c = { 0 };
 	struct cordon_err e = { 0 };
+	struct report rep;
 	int status;
 
-	if (cli_parse(argc, argv, &c, &e) < 0) {
+	report_init(&rep);
+	if (cli_parse(argc, argv, &c, &e) < 0)
+		return fail_early(&rep, &c, &e);
+	if (open_report(&rep, &c, &e) < 0) {
 		config_free(&c);
 		return fail(&e);
 	}
@@ -39,7 +65,7 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RUN:
 	case MODE_EXPLAIN:
-		status = run_sandbox(&c, c.mode == MODE_EXPLAIN, &e);
+		status = run_sandbox(&c, c.mode == MODE_EXPLAIN, &rep, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;
@@ -56,6 +82,7 @@ int main(int argc, char **argv)
 		status = fail(&e);
 		break;
 	}
+	report_close(&rep);
 	config_free(&c);
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;

@@ -366,12 +366,34 @@ static void command_gone(void *ctx)
 	protect_command_gone(ctx);
 }
 
-int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
+/* The report is written before the host paths are released: it describes
+ * the run, and the paths it names are still the resolved ones. */
+static void write_report(struct report *rep, const struct config *c, const struct run_state *s,
+			 const struct run_outcome *out, int r, const struct cordon_err *e)
+{
+	struct cordon_err we;
+	if (!rep || rep->dirfd < 0)
+		return;
+	if (out) {
+		rep->out.started = out->started;
+		rep->out.timed_out = out->timed_out;
+		rep->out.forwarded = out->killed_by;
+		rep->out.have_error = out->have_error;
+		rep->out.have_rusage = out->reaped;
+		rep->out.rusage = out->rusage;
+	}
+	const struct cordon_err *why = r < 0 ? e : out && out->have_error ? &out->inner_err : NULL;
+	if (report_write(rep, c, &s->res, r < 0 ? EXIT_CORDON_FAILED : r, why, &we) < 0)
+		err_print(&we); /* the command has run: its status stands */
+}
+
+int run_sandbox(const struct config *c, int explain, struct report *rep, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
 			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
+	int have_out = 0;
 	int r;
 
 	if ((r = supervisor_block_signals(e)) < 0)
@@ -425,6 +447,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	resolved_close(&s.res);
 	struct supervisor_hooks hooks = { command_gone, &s.prot };
 	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], c->timeout, &hooks, &out, e);
+	have_out = 1;
 	if (out.reaped)
 		s.bwrap_pid = 0;
 	if (r < 0)
@@ -444,6 +467,8 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		r = -EIO;
 	}
 done:
+	if (!explain)
+		write_report(rep, c, &s, have_out ? &out : NULL, r, e);
 	state_free(&s);
 	return r;
 }

@@ -4,10 +4,12 @@
 
 #include "config.h"
 #include "err.h"
+#include "report.h"
 
 /* Returns the exit status for cordon (>= 0), or -errno with *e filled when the
  * sandbox could not be built (the caller prints *e and exits 125).  With
- * explain != 0, prints the plan and the bwrap argv instead of running. */
-int run_sandbox(const struct config *c, int explain, struct cordon_err *e);
+ * explain != 0, prints the plan and the bwrap argv instead of running.
+ * rep (NULL: none) is written before returning, whatever the end. */
+int run_sandbox(const struct config *c, int explain, struct report *rep, struct cordon_err *e);
 
 #endif

@@ -415,8 +415,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 			       "and --net-log%s", later);
 	if (c->protect_missing == PROTECT_MISSING_WATCH)
 		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
-	if (c->report)
-		return err_set(e, ENOTSUP, "--report%s", later);
 	if (c->reclaim_caches)
 		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
 	if (c->die_with_parent)

@@ -128,7 +128,7 @@ int supervisor_wait(pid_t bwrap, pid_t sandbox, int ctrl, unsigned timeout,
 
 	for (;;) {
 		int st;
-		pid_t w = waitpid(bwrap, &st, WNOHANG);
+		pid_t w = wait4(bwrap, &st, WNOHANG, &out->rusage);
 		if (w == bwrap) {
 			out->wstatus = st;
 			out->reaped = 1;

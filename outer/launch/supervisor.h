@@ -11,6 +11,7 @@
 #define CORDON_SUPERVISOR_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "err.h"
 
@@ -31,6 +32,8 @@ struct run_outcome {
 	int killed_by;            /* SIGTERM if cordon was asked to end the run, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
 	int reaped;               /* bwrap was waited for (wstatus is valid) */
+	struct rusage rusage;     /* bwrap's, with everything it waited for: the
+				   * sandbox's whole process tree (once reaped) */
 };
 
 /* Block the forwarded signals (call before anything forks). */
