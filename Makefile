@@ -175,7 +175,7 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
-LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
+LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
