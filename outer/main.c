@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 	if (cli_parse(argc, argv, &c, &e) < 0)
 		return fail_early(&rep, &c, &e);
 	if (open_report(&rep, &c, &e) < 0) {
+		report_close(&rep);
 		config_free(&c);
 		return fail(&e);
 	}
