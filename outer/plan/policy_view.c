@@ -97,6 +97,12 @@ static void path_origin(const struct config *c, const struct strlist *l, const c
 		(void)snprintf(buf, size, "--%s or policy %s", name, key);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -138,7 +144,14 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	}
 	for (size_t i = 0; rc == 0 && i < r->ncarves; i++) {
 		const char *p = r->carves[i].path;
+		if (r->carves[i].pin) {
+			rc = policy_view_add(v, p, VIEW_RW, "pinned in place: a directory on the way "
+					     "to cordon's run registry cannot be renamed");
+			continue;
+		}
 		path_origin(c, &c->read_only, "read-only", p, why, sizeof(why));
+		if (!in_list(&c->read_only, p) && ends_with(p, "/cordon/registry"))
+			why[0] = '\0'; /* $XDG_STATE_HOME/cordon/registry, carved by cordon */
 		rc = policy_view_add(v, p, VIEW_RO, "%s",
 				     why[0] ? why : "cordon's run registry, kept from the command");
 	}

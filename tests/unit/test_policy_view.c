@@ -65,6 +65,17 @@ Test(policy_view, each_access_kind_and_its_origin)
 	for (size_t i = 0; i < v.n; i++)
 		hg += strcmp(v.rows[i].path, "/w/flag/.hg") == 0;
 	cr_assert_eq(hg, 1, "explain's placeholder for a missing name is not a second row");
+	policy_view_free(&v);
+	struct rpath carves2[] = { rp("/w/flag/vendor"), rp("/w/file/.local"), rp("/w/file/.local/state/cordon/registry") };
+	carves2[1].pin = 1;
+	r.carves = carves2;
+	r.ncarves = 3;
+	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(row(&v, "/w/file/.local")->access, VIEW_RW);
+	cr_assert_not_null(strstr(row(&v, "/w/file/.local")->why, "pinned"));
+	cr_assert_eq(row(&v, "/w/file/.local/state/cordon/registry")->access, VIEW_RO);
+	cr_assert_str_eq(row(&v, "/w/file/.local/state/cordon/registry")->why,
+			 "cordon's run registry, kept from the command");
 	cr_assert_eq(policy_view_add(&v, "/cache", VIEW_CACHE, "--cache %s", "private"), 0);
 	cr_assert_str_eq(policy_view_access(row(&v, "/cache")->access), "cache");
 	cr_assert_str_eq(row(&v, "/cache")->why, "--cache private");
