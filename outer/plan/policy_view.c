@@ -158,26 +158,35 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	return rc;
 }
 
-static int add_protected(const struct config *c, const struct resolved *r, struct policy_view *v)
+int policy_view_protected(struct policy_view *v, const struct config *c, const char *path,
+			  enum view_protect kind)
 {
 	char why[VIEW_WHY_MAX];
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < r->nprotects; i++) {
-		const char *p = r->protects[i].path;
-		if (is_missing(r, p))
-			continue; /* explain's placeholder for a missing name: below */
-		protect_origin(c, base_name(p), why, sizeof(why));
-		rc = policy_view_add(v, p, VIEW_PROTECTED, "%s: exists, read-only", why);
-	}
-	for (size_t i = 0; rc == 0 && i < r->nmissing; i++) {
-		protect_origin(c, r->missing[i].name, why, sizeof(why));
+	protect_origin(c, base_name(path), why, sizeof(why));
+	switch (kind) {
+	case VIEW_PROTECT_EXISTS:
+		return policy_view_add(v, path, VIEW_PROTECTED, "%s: exists, read-only", why);
+	case VIEW_PROTECT_MISSING:
 		if (c->protect_missing == PROTECT_MISSING_WATCH)
-			rc = policy_view_add(v, r->missing[i].path, VIEW_WATCHED,
-					     "%s: missing; creating it stops the run", why);
-		else
-			rc = policy_view_add(v, r->missing[i].path, VIEW_PROTECTED,
-					     "%s: missing; an empty read-only mount point", why);
+			return policy_view_add(v, path, VIEW_WATCHED,
+					       "%s: missing; creating it stops the run", why);
+		return policy_view_add(v, path, VIEW_PROTECTED,
+				       "%s: missing; an empty read-only mount point", why);
+	case VIEW_PROTECT_OTHER_RUN:
+		return policy_view_add(v, path, VIEW_PROTECTED,
+				       "another run's mount point, kept in place");
 	}
+	return -EINVAL;
+}
+
+static int add_protected(const struct config *c, const struct resolved *r, struct policy_view *v)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < r->nprotects; i++)
+		if (!is_missing(r, r->protects[i].path)) /* explain's placeholder: below */
+			rc = policy_view_protected(v, c, r->protects[i].path, VIEW_PROTECT_EXISTS);
+	for (size_t i = 0; rc == 0 && i < r->nmissing; i++)
+		rc = policy_view_protected(v, c, r->missing[i].path, VIEW_PROTECT_MISSING);
 	return rc;
 }
 

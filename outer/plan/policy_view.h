@@ -38,6 +38,13 @@ int policy_view_build(const struct config *c, const struct resolved *r, struct p
 int policy_view_add(struct policy_view *v, const char *path, enum view_access a,
 		    const char *why, ...) __attribute__((format(printf, 4, 5), warn_unused_result));
 
+/* A protected name's row: one that exists (bound read-only), one that is
+ * missing (watched, or an empty read-only mount point, by
+ * c->protect_missing), or another live run's mount point kept in place. */
+enum view_protect { VIEW_PROTECT_EXISTS, VIEW_PROTECT_MISSING, VIEW_PROTECT_OTHER_RUN };
+int policy_view_protected(struct policy_view *v, const struct config *c, const char *path,
+			  enum view_protect kind) __attribute__((warn_unused_result));
+
 /* Where the setting of flag NAME (long name, no dashes) came from: "--NAME",
  * "policy KEY" or "default". */
 void policy_view_origin(const struct config *c, const char *name, char *buf, size_t size);
