@@ -62,10 +62,19 @@ static void text_list(FILE *out, const struct config *c, const char *label,
 	}
 }
 
+/* The mode's origin; --allow-domain (or a policy's allow list) implies the
+ * proxy when no mode was given. */
+static void net_origin(const struct config *c, char *why, size_t size)
+{
+	policy_view_origin(c, "net", why, size);
+	if (strcmp(why, "default") == 0 && c->net == NET_PROXY)
+		(void)snprintf(why, size, "implied by the allowed domains");
+}
+
 static void text_network(FILE *out, const struct config *c)
 {
 	char why[VIEW_WHY_MAX];
-	policy_view_origin(c, "net", why, sizeof(why));
+	net_origin(c, why, sizeof(why));
 	fprintf(out, "\nnetwork: %s  (%s)\n", net_name(c->net), why);
 	if (c->net == NET_NONE)
 		fprintf(out, "  a private network namespace with its own loopback only\n");
@@ -187,7 +196,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	policy_view_free(&v);
 	json_out_object(j, "network");
 	json_out_str(j, "mode", net_name(c->net));
-	policy_view_origin(c, "net", why, sizeof(why));
+	net_origin(c, why, sizeof(why));
 	json_out_str(j, "why", why);
 	json_list(j, c, "allow", &c->allow_domain, "allow-domain");
 	json_list(j, c, "deny", &c->deny_domain, "deny-domain");
