@@ -2,7 +2,8 @@
 #
 #   build/cordon         outer supervisor (musl, static PIE; glibc under SAN)
 #   build/cordon-inner   PID 1 in the sandbox (musl, static)
-#   build/unit/*         Criterion unit tests (glibc builds of common/ outer/ inner/)
+#   build/unit/*         Criterion unit tests (glibc host builds of common/ outer/ inner/)
+#   build/fuzz/*         libFuzzer harnesses (clang), built and run by `make fuzz`
 
 PREFIX ?= /usr/local
 BUILD  ?= build
@@ -30,12 +31,26 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -Icommon -I$(BUILD)/gen \
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
+# Each binary's sources, named: a new file is added here on purpose.
+COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
+              common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
+              common/sys.c common/wire.c common/wire_guardian.c
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
-COMMON_SRC := $(sort $(filter-out $(FORTIFY_SHIM),$(wildcard common/*.c)))
-OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c outer/*/*.c)))
-INNER_SRC  := $(sort $(filter-out inner/main.c,$(wildcard inner/*.c)))
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/outcome.c \
+              outer/prepare.c outer/procstat.c outer/report.c outer/run.c outer/supervise.c \
+              outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
+              outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c \
+              outer/plan/policy_view.c outer/plan/resolve.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
+              outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
+              outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
+              outer/hostpaths/registry_sweep.c \
+              outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
+              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
+INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/netcheck.c inner/pid1.c \
+              inner/spawn.c
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 
@@ -55,6 +70,25 @@ OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMO
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
+# Compiler flags are part of what an object is built from: each object
+# depends on a stamp holding its compiler and flags, rewritten (at parse
+# time, without running anything) only when they change, so `make OPT=-O0`
+# or `make SAN=...` rebuilds what it must and nothing when they are unchanged.
+FLAGS_HOST_TEXT := $(CC) $(CFLAGS_HOST) $(LDFLAGS_HOST)
+FLAGS_MUSL_TEXT := $(MUSLCC) $(CFLAGS_MUSL)
+HOST_STAMP := $(BUILD)/flags.host
+MUSL_STAMP := $(BUILD)/flags.musl
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(file <$(HOST_STAMP)),$(FLAGS_HOST_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(HOST_STAMP),$(FLAGS_HOST_TEXT))
+endif
+ifneq ($(file <$(MUSL_STAMP)),$(FLAGS_MUSL_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(MUSL_STAMP),$(FLAGS_MUSL_TEXT))
+endif
+endif
+
 # Quiet by default; `make V=1` shows every command.
 Q := $(if $(V),,@)
 say = $(if $(V),,@echo "  $(1)	$(2)")
@@ -70,7 +104,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration install clean lint check-asan bench
+.PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
 
 deps:
@@ -84,7 +118,7 @@ demo: deps
 # outer/ includes its headers with their folder ("plan/mount_plan.h").
 $(HOBJ)/outer/%.o $(MOBJ)/outer/%.o: DIR_INC := -Iouter
 
-$(HOBJ)/%.o: %.c
+$(HOBJ)/%.o: %.c $(HOST_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_HOST) $(DIR_INC) -MMD -MP -c $< -o $@
@@ -113,9 +147,9 @@ endif
 # Only what the generator uses: an edit elsewhere in common/ must not
 # regenerate the filter (and recompile what embeds it).
 SECCOMP_GEN_OBJ := $(addprefix $(HOBJ)/common/,err.o sys.o seccomp_policy.o seccomp_table.o)
-$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(SECCOMP_GEN_OBJ)
+$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(SECCOMP_GEN_OBJ) $(HOST_STAMP)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(filter %.c %.o,$^) $(LDFLAGS_HOST) -lseccomp
 
 $(GEN_HDR): $(BUILD)/seccomp-gen
 	@mkdir -p $(dir $@)
@@ -136,7 +170,7 @@ $(BUILD)/musl-include/.stamp-v2:
 	ln -sfn /usr/include/jansson_config.h $(BUILD)/musl-include/jansson_config.h
 	@touch $@
 
-$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp-v2
+$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp-v2 $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) $(DIR_INC) -MMD -MP -c $< -o $@
@@ -146,15 +180,16 @@ $(BUILD)/cordon-inner: $(INNER_MOBJ)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^ $(MUSL_LIBS)
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
-$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ)
+$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ) $(HOST_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Itests/unit -o $@ $^ \
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Itests/unit -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
 # Small programs the integration tests run inside the sandbox (static, so
 # they work whatever the sandbox hides).
-$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp-v2
+$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp-v2 $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
@@ -184,6 +219,43 @@ lint: $(GEN_HDR)
 	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)
 	clang-tidy --quiet $(LINT_SRC) -- -std=c11 $(LINT_DEFS)
 
+# libFuzzer harnesses, one per parser of untrusted input (tests/fuzz/fuzz_*.c):
+# each is linked with clang against every host source (compiled once more,
+# instrumented) and run for FUZZ_SECONDS.  Not part of `make check`: a
+# bounded fuzz run proves little on its own, and it is slow.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FOBJ          = $(BUILD)/fuzz-obj
+FUZZ_CFLAGS  := $(CSTD) -O1 -g $(filter-out -Wno-format-truncation,$(WARN)) -fno-omit-frame-pointer \
+                -fsanitize=address,undefined -fsanitize=fuzzer-no-link \
+                -Icommon -I$(BUILD)/gen $(NL_CFLAGS)
+FUZZ_OBJ     := $(patsubst %.c,$(FOBJ)/%.o,$(COMMON_SRC) $(OUTER_SRC) $(INNER_SRC))
+FLAGS_FUZZ_TEXT := $(FUZZ_CC) $(FUZZ_CFLAGS)
+FUZZ_STAMP   := $(BUILD)/flags.fuzz
+ifneq ($(filter fuzz $(BUILD)/fuzz/%,$(MAKECMDGOALS)),)
+ifneq ($(file <$(FUZZ_STAMP)),$(FLAGS_FUZZ_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(FUZZ_STAMP),$(FLAGS_FUZZ_TEXT))
+endif
+endif
+$(FOBJ)/outer/%.o: DIR_INC := -Iouter
+$(FOBJ)/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DIR_INC) -MMD -MP -c $< -o $@
+$(FOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -Iouter -Iinner \
+	    -MMD -MP -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+fuzz: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_BIN); do \
+	    echo "== $$f ($(FUZZ_SECONDS) s)"; mkdir -p $$f.corpus; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$f.corpus; done
+
 check: deps
 	$(MAKE) all
 	$(MAKE) lint
@@ -201,4 +273,8 @@ install: $(BUILD)/cordon $(BUILD)/cordon-inner
 clean:
 	rm -rf build build-asan
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The header dependencies the compiler wrote (-MMD), named from the object
+# lists rather than searched for.
+ALL_OBJ := $(COMMON_HOBJ) $(OUTER_HOBJ) $(INNER_HOBJ) $(HOBJ)/outer/main.o \
+           $(OUTER_MOBJ) $(INNER_MOBJ) $(FUZZ_OBJ)
+-include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

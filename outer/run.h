@@ -7,9 +7,8 @@
 #include "report.h"
 
 /* Returns the exit status for cordon (>= 0), or -errno with *e filled when the
- * sandbox could not be built (the caller prints *e and exits 125).  With
- * explain != 0, prints the plan and the bwrap argv instead of running.
+ * sandbox could not be built (the caller prints *e and exits 125).
  * rep (NULL: none) is written before returning, whatever the end. */
-int run_sandbox(const struct config *c, int explain, struct report *rep, struct cordon_err *e);
+int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e);
 
 #endif

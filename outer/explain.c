@@ -1,0 +1,29 @@
+/* explain.c: see explain.h. */
+#include "explain.h"
+
+#include <stdio.h>
+#include "explain_print.h"
+#include "hostpaths/protect.h"
+#include "prepare.h"
+
+void explain_verbose(const struct argv *a)
+{
+	fputs("cordon: bwrap", stderr);
+	for (size_t i = 1; i < a->n; i++)
+		fprintf(stderr, " %s", a->v[i]);
+	fputc('\n', stderr);
+}
+
+int explain_run(const struct config *c, struct cordon_err *e)
+{
+	struct prepared p;
+	struct inner_term t = { 0, 0 };
+	int r;
+	prepare_init(&p);
+	if ((r = prepare_open(c, &t, &p, e)) == 0 &&
+	    (r = protect_explain(&p.res, e)) == 0 &&
+	    (r = prepare_argv(c, &p, e)) == 0)
+		r = explain_print(stdout, c, &p.res, &p.argv, e);
+	prepare_free(&p);
+	return r;
+}
