@@ -38,17 +38,21 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
-OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/outcome.c \
-              outer/prepare.c outer/procstat.c outer/report.c outer/run.c outer/supervise.c \
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting.c \
+              outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c outer/report.c \
+              outer/run.c outer/supervise.c outer/toolenv.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
-              outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c \
-              outer/plan/policy_view.c outer/plan/resolve.c \
+              outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/fstype.c \
+              outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
+              outer/plan/policy_view.c outer/plan/resolve.c outer/plan/walk.c \
+              outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/registry_sweep.c \
               outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
-              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
+              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/sandbox_limits.c \
+              outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/netcheck.c inner/pid1.c \
               inner/spawn.c
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -104,7 +108,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
+.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
 
 deps:
@@ -200,6 +204,11 @@ unit: $(UNIT_BIN)
 integration: all
 	@BUILD=$(BUILD) tests/integration/run.sh
 
+# Real toolchains (Go, Python, npm, cargo, git, make, rg), each scenario run
+# directly and inside cordon, offline, as an unprivileged user.
+toolchains: all
+	@BUILD=$(BUILD) tests/toolchains/run.sh
+
 # The same unit and integration tests once more, with cordon and the unit
 # tests built under AddressSanitizer (with LeakSanitizer, so a leak in cordon
 # fails the run that leaks) and UndefinedBehaviorSanitizer.  cordon-inner is
@@ -261,6 +270,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) integration
+	$(MAKE) toolchains
 	$(MAKE) check-asan
 
 install: $(BUILD)/cordon $(BUILD)/cordon-inner

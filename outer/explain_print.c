@@ -169,13 +169,19 @@ static void json_env(struct json_out *j, const struct config *c)
 }
 
 int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
-			struct cordon_err *e)
+			const char *cache_dir, struct cordon_err *e)
 {
 	struct policy_view v;
 	char why[VIEW_WHY_MAX];
 	int rc = policy_view_build(c, r, &v, e);
 	if (rc < 0)
 		return rc;
+	if (cache_dir && cache_dir[0]) {
+		policy_view_origin(c, "cache", why, sizeof(why));
+		(void)snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			       ": the workspace's tool caches (cache private)");
+		(void)policy_view_retag(&v, cache_dir, VIEW_CACHE, why); /* absent: nothing to say */
+	}
 	json_out_object(j, "policy_file");
 	json_out_str(j, "path", c->policy);
 	json_out_str(j, "format", c->policy ? (c->policy_srt ? "srt" : "cordon") : NULL);
@@ -216,7 +222,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
 	json_out_init(&j, JSON_CAP);
 	json_out_object(&j, NULL);
-	int rc = explain_policy_json(&j, c, r, e);
+	int rc = explain_policy_json(&j, c, r, NULL, e);
 	if (rc < 0) {
 		json_out_free(&j);
 		return rc;

@@ -17,8 +17,9 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 		  const struct argv *bwrap, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The policy parts (file, paths, network, env, run) as members of the
- * object open in j: shared with --report. */
+ * object open in j: shared with --report, whose run may have a cache
+ * directory (cache_dir, NULL or "": none; explain opens none). */
 int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
-			struct cordon_err *e) __attribute__((warn_unused_result));
+			const char *cache_dir, struct cordon_err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "plan/env.h"
+#include "toolenv.h"
 
 extern char **environ;
 
@@ -53,15 +56,40 @@ static int collect_keep(struct prepared *p, struct cordon_err *e)
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
+/* How the limits are enforced here (plan/limits.h): who the caller is and
+ * what the kernel offers. */
+static int decide_limits(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	struct utsname u;
+	struct limits_facts f = {
+		.root = geteuid() == 0,
+		.own_pidns = c->pid != PID_INHERIT,
+		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
+	};
+	return limits_decide(c, &f, &p->limits, e);
+}
+
+/* What resolve found worth telling (a --deny-read path missing inside a
+ * writable root), for a run and explain alike. */
+static void print_notes(const struct resolved *r)
+{
+	for (size_t i = 0; i < r->nnotes; i++)
+		fprintf(stderr, "cordon: %s\n", r->notes[i]);
+}
+
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct cordon_err *e)
 {
 	int r;
-	if ((r = resolve_config(c, &p->res, e)) < 0 ||
+	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
+		return r;
+	print_notes(&p->res);
+	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, e)) < 0 ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
-	    (r = env_build(environ, c, &p->env, e)) < 0)
+	    (r = env_build(environ, c, &p->env, e)) < 0 ||
+	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0)
 		return r;
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
@@ -83,6 +111,8 @@ int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *
 		p->res.roots, p->res.nroots, p->res.carves, p->res.ncarves,
 		p->res.protects, p->res.nprotects, p->res.masks, p->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
+		p->res.proc, p->res.tmpfs_size,
+		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

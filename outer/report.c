@@ -191,7 +191,7 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	if (c) {
 		struct resolved none = { .cwd = { .fd = -1 } };
 		json_out_object(j, "policy");
-		int rc = explain_policy_json(j, c, res ? res : &none, e);
+		int rc = explain_policy_json(j, c, res ? res : &none, r->cache_dir, e);
 		if (rc < 0)
 			return rc;
 		json_out_end(j);

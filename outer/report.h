@@ -48,6 +48,7 @@ struct report_outcome {
 
 struct report {
 	int dirfd;            /* -1: no report asked for */
+	char cache_dir[4096]; /* the run's cache directory (--cache private), "" if none */
 	char *name;           /* FILE's last component, owned */
 	const char *path;     /* FILE as given */
 	struct timespec t0;   /* CLOCK_MONOTONIC at report_init */

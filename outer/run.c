@@ -6,10 +6,16 @@
 #include "run.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "launch/sandbox_limits.h"
+#include "nesting.h"
+#include "netnote.h"
 #include "outcome.h"
 #include "prepare.h"
 #include "supervise.h"
@@ -86,6 +92,35 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	return r < 0 ? r : outcome_finish(out, c, e);
 }
 
+/* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
+ * started it exits, and the supervisor ends the sandbox as for any forwarded
+ * SIGTERM.  A parent that was gone before the request took effect shows as a
+ * changed getppid(): then nothing is started.  Called before the signals are
+ * blocked: SIGTERM must reach cordon even if its caller ignored it (the user
+ * asked for this end), and until it is blocked it ends cordon before
+ * anything exists. */
+static int die_with_parent(pid_t parent, struct cordon_err *e)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	if (sigaction(SIGTERM, &dfl, NULL) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot reset SIGTERM");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		return err_sys(e, errno, "--die-with-parent: cannot ask for a parent-death signal");
+	if (getppid() != parent)
+		return err_set(e, ESRCH, "--die-with-parent: cordon's parent has already exited; "
+			       "nothing was started");
+	return 0;
+}
+
+/* --net none: the sandbox's no-route counters, opened once its namespaces
+ * exist, for the note after a failed run (netnote.h). */
+static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
+{
+	if (c->net == NET_NONE)
+		netnote_open(n, p->bwrap.child);
+	return 0;
+}
+
 /* The report is written before the host paths are released: it describes
  * the run, and the paths it names are still the resolved ones. */
 static void write_report(struct report *rep, const struct config *c, const struct prepared *p,
@@ -94,6 +129,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	struct cordon_err we;
 	if (!rep || rep->dirfd < 0)
 		return;
+	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
@@ -114,11 +150,14 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
+	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
 	struct inner_term t = { 0, 0 };
+	pid_t parent = getppid();
 
-	if ((r = supervise_block_signals(&sig, e)) < 0) {
+	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
+	    (r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0) {
 		write_report(rep, c, &p, NULL, r, e);
 		prepare_free(&p);
 		return r;
@@ -139,6 +178,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
+	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
+	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = send_checks(&p, e)) < 0)
@@ -146,7 +187,9 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	resolved_close(&p.res);
 	r = supervise(c, &p, &prot, &sig, &out, e);
 	have_out = 1;
+	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
+	netnote_finish(&net, 0);
 	write_report(rep, c, &p, have_out ? &out : NULL, r, e);
 	bwrap_close(&p.bwrap);
 	protect_release(&prot);

@@ -99,7 +99,10 @@ const char cli_usage[] =
 "      --protect-missing watch|mount  a missing protected name stays absent and\n"
 "                           creating it stops the run (watch), or is an empty\n"
 "                           read-only mount point (mount)\n"
-"      --cache private|none tool caches in a private per-workspace directory\n"
+"      --cache private|none  private (default): Go, npm, pip, yarn, pnpm, ccache,\n"
+"                           pre-commit and XDG_CACHE_HOME caches go to a writable\n"
+"                           directory per workspace, $XDG_CACHE_HOME/cordon/NAME;\n"
+"                           none: they stay where they are (read-only)\n"
 "      --kill-after SECONDS after a forwarded SIGTERM/SIGINT/SIGHUP, SIGKILL the\n"
 "                           sandbox after SECONDS (default 10)\n"
 "      --net proxy|full     network only through cordon's allowlisting proxy,\n"
@@ -117,9 +120,11 @@ const char cli_usage[] =
 "      --report FILE        write a JSON run report when the run ends, however\n"
 "                           it ends\n"
 "      --die-with-parent    end the sandbox when cordon's parent dies\n"
-"      --tmp-size BYTES     size of the private /tmp (K, M, G allowed)\n"
-"      --limit-memory BYTES, --limit-pids N, --limit-cpu SECONDS\n"
-"                           resource limits; refused when they cannot be enforced\n"
+"      --tmp-size BYTES     size of the private /tmp and /dev/shm, each (K, M, G\n"
+"                           allowed; default 1 GiB, at most a quarter of the memory)\n"
+"      --limit-pids N       at most N tasks in the sandbox (default 4096)\n"
+"      --limit-memory BYTES, --limit-cpu SECONDS\n"
+"                           RLIMIT_DATA and RLIMIT_CPU of each process\n"
 "      --require-landlock   refuse to run where Landlock is unavailable\n"
 "      --allow-no-landlock  as root, accept a sandbox without Landlock\n"
 "  -v, --verbose            say what is set up, on stderr\n"
@@ -419,12 +424,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 			       "and --net-log%s", later);
 	if (c->protect_missing == PROTECT_MISSING_WATCH)
 		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
-	if (c->reclaim_caches)
-		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
-	if (c->die_with_parent)
-		return err_set(e, ENOTSUP, "--die-with-parent%s", later);
-	if (c->tmp_size || c->limit_memory || c->limit_pids || c->limit_cpu)
-		return err_set(e, ENOTSUP, "--tmp-size and --limit-*%s", later);
 	return 0;
 }
 
@@ -434,7 +433,7 @@ void cli_defaults(struct config *c)
 	c->mode = MODE_RUN;
 	/* The default until watch mode is built: mount points for missing names. */
 	c->protect_missing = PROTECT_MISSING_MOUNT;
-	c->cache = CACHE_NONE;
+	c->cache = CACHE_PRIVATE;
 	c->kill_after = 10;
 }
 

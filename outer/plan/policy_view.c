@@ -109,7 +109,8 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Why NAME is protected inside every writable root. */
+/* Why NAME is protected inside every writable root; a path bound read-only
+ * like a protected name without being one is git metadata a .git names. */
 static void protect_origin(const struct config *c, const char *name, char *buf, size_t size)
 {
 	for (size_t i = 0; i < c->protect.n; i++) {
@@ -118,7 +119,13 @@ static void protect_origin(const struct config *c, const char *name, char *buf, 
 			return;
 		}
 	}
-	(void)snprintf(buf, size, "default protected name");
+	for (const char *const *n = config_default_protect; c->default_protect && *n; n++) {
+		if (strcmp(*n, name) == 0) {
+			(void)snprintf(buf, size, "default protected name");
+			return;
+		}
+	}
+	(void)snprintf(buf, size, "git metadata a .git names (git directory or hooks)");
 }
 
 static int is_missing(const struct resolved *r, const char *path)
@@ -220,6 +227,18 @@ int policy_view_build(const struct config *c, const struct resolved *r, struct p
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+int policy_view_retag(struct policy_view *v, const char *path, enum view_access a, const char *why)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		if (strcmp(v->rows[i].path, path) == 0) {
+			v->rows[i].access = a;
+			(void)snprintf(v->rows[i].why, sizeof(v->rows[i].why), "%s", why);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 void policy_view_free(struct policy_view *v)

@@ -53,6 +53,10 @@ void policy_view_origin(const struct config *c, const char *name, char *buf, siz
 void policy_view_list_origin(const struct config *c, const struct strlist *l, size_t i,
 			     const char *name, char *buf, size_t size);
 
+/* The row for PATH gets access A and WHY instead (a writable root that is
+ * in fact the workspace's cache directory).  0, or -ENOENT without one. */
+int policy_view_retag(struct policy_view *v, const char *path, enum view_access a, const char *why);
+
 void policy_view_free(struct policy_view *v);
 
 #endif

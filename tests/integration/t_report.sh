@@ -31,6 +31,11 @@ has "normal exit: no violations" .violations '[]'
 has "normal exit: network none, nothing decided" '.network | [.mode, .allowed, .refused]' '["none",0,0]'
 has "normal exit: the effective policy" ".policy.effective.write" "[\"$ws\"]"
 has "normal exit: the path rules" ".policy.paths | map(select(.path == \"$ws\")) | .[0].access" '"rw"'
+if [ "$(q '.policy.effective.cache')" = '"private"' ] && [ -n "$(q '.policy.paths[] | select(.access == "cache")')" ]; then
+	ok "normal exit: the workspace's cache directory is a cache row"
+elif [ "$(q '.policy.effective.cache')" = '"private"' ]; then
+	bad "normal exit: --cache private but no cache row in the report"
+fi
 
 # CPU the command's children spend is counted too (everything bwrap waited for).
 rm -f "$R"

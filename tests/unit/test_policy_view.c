@@ -2,6 +2,7 @@
  * policy key or default. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "plan/policy_view.h"
@@ -38,11 +39,13 @@ Test(policy_view, each_access_kind_and_its_origin)
 	};
 	struct rpath roots[] = { rp("/w/file"), rp("/w/flag") };
 	struct rpath carves[] = { rp("/w/flag/vendor") };
-	struct rpath prot[] = { rp("/w/flag/.git"), rp("/w/flag/.hg") };
+	struct rpath prot[] = { rp("/w/flag/.git"), rp("/w/flag/.hg"), rp("/w/flag/hooks") };
 	struct rpath masks[] = { rp("/w/flag/.env") };
 	struct missing_name missing[] = { { 1, ".hg", "/w/flag/.hg" } };
 	struct resolved r = {
-		roots, 2, carves, 1, prot, 2, masks, 1, missing, 1, { .fd = -1 },
+		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1, .protects = prot,
+		.nprotects = 3, .masks = masks, .nmasks = 1, .missing = missing, .nmissing = 1,
+		.cwd = { .fd = -1 },
 	};
 	struct policy_view v;
 	struct cordon_err e;
@@ -57,6 +60,8 @@ Test(policy_view, each_access_kind_and_its_origin)
 	cr_assert_str_eq(row(&v, "/w/flag/vendor")->why, "--read-only");
 	cr_assert_eq(row(&v, "/w/flag/.git")->access, VIEW_PROTECTED);
 	cr_assert_str_eq(row(&v, "/w/flag/.git")->why, "default protected name: exists, read-only");
+	cr_assert_eq(row(&v, "/w/flag/hooks")->access, VIEW_PROTECTED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/hooks")->why, "git metadata"));
 	cr_assert_eq(row(&v, "/w/flag/.hg")->access, VIEW_WATCHED);
 	cr_assert_not_null(strstr(row(&v, "/w/flag/.hg")->why, "--protect: missing"));
 	cr_assert_eq(row(&v, "/w/flag/.env")->access, VIEW_DENIED);
@@ -76,6 +81,9 @@ Test(policy_view, each_access_kind_and_its_origin)
 	cr_assert_eq(row(&v, "/w/file/.local/state/cordon/registry")->access, VIEW_RO);
 	cr_assert_str_eq(row(&v, "/w/file/.local/state/cordon/registry")->why,
 			 "cordon's run registry, kept from the command");
+	cr_assert_eq(policy_view_retag(&v, "/w/flag", VIEW_CACHE, "cache dir"), 0);
+	cr_assert_eq(row(&v, "/w/flag")->access, VIEW_CACHE);
+	cr_assert_eq(policy_view_retag(&v, "/nowhere", VIEW_CACHE, "x"), -ENOENT);
 	cr_assert_eq(policy_view_add(&v, "/cache", VIEW_CACHE, "--cache %s", "private"), 0);
 	cr_assert_str_eq(policy_view_access(row(&v, "/cache")->access), "cache");
 	cr_assert_str_eq(row(&v, "/cache")->why, "--cache private");
