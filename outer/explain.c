@@ -2,9 +2,11 @@
 #include "explain.h"
 
 #include <stdio.h>
+#include <unistd.h>
 #include "explain_print.h"
 #include "hostpaths/protect.h"
 #include "prepare.h"
+#include "supervise.h"
 
 void explain_verbose(const struct argv *a)
 {
@@ -17,7 +19,8 @@ void explain_verbose(const struct argv *a)
 int explain_run(const struct config *c, struct cordon_err *e)
 {
 	struct prepared p;
-	struct inner_term t = { 0, 0 };
+	/* What a run from here would pass on (run.c). */
+	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
 	int r;
 	prepare_init(&p);
 	if ((r = prepare_open(c, &t, &p, e)) == 0 &&

@@ -93,10 +93,9 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		return r;
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
-		/* With a terminal, stay in the caller's session so shells and
-		 * editors keep job control; TIOCSTI and TIOCLINUX, the reason
-		 * bwrap offers --new-session, are refused by seccomp instead. */
-		.new_session = !isatty(STDIN_FILENO),
+		/* Never the caller's session: with a terminal the command
+		 * gets a session of its own on its own pty (launch/pty.h). */
+		.new_session = 1,
 		.share_pid = c->pid == PID_INHERIT,
 		.cmd = c->cmd,
 	};

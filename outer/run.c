@@ -6,6 +6,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
 #include "netnote.h"
@@ -34,9 +36,9 @@ static void mark_late(struct resolved *r)
 
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
-static void command_gone(void *ctx)
+static void command_gone(struct protect_run *prot)
 {
-	protect_command_gone(ctx);
+	protect_command_gone(prot);
 }
 
 /* The guardian ends whoever still holds cordon-inner's end of the control
@@ -52,17 +54,21 @@ static int name_sandbox_socket(const struct inner_link *l, struct protect_run *p
 	return 0;
 }
 
-static int start_bwrap(struct prepared *p, const struct supervise_signals *sig,
+static int start_bwrap(struct prepared *p, struct pty *pty, const struct supervise_signals *sig,
 		       struct cordon_err *e)
 {
 	char *empty_env[] = { NULL };
+	int stdio[3];
+	pty_stdio(pty, stdio);
 	struct bwrap_start s = {
 		p->bin.fd, &p->bo, p->env.v ? p->env.v : empty_env, p->keep, p->nkeep,
-		&sig->old_mask,
+		&sig->old_mask, stdio,
 	};
 	int r = bwrap_start(&p->bwrap, &s, e);
-	if (r == 0)
+	if (r == 0) {
 		inner_link_started(&p->inner);
+		pty_started(pty);
+	}
 	return r;
 }
 
@@ -77,18 +83,57 @@ static int send_checks(struct prepared *p, struct cordon_err *e)
 	return r;
 }
 
+struct run_ctx {
+	struct protect_run *prot;
+	struct pty *pty;
+};
+
+static void on_exited(void *ctx)
+{
+	command_gone(((struct run_ctx *)ctx)->prot);
+}
+
+static void on_winch(void *ctx)
+{
+	pty_resize(((struct run_ctx *)ctx)->pty);
+}
+
+static void on_keys(struct supervise_watch *w, short revents)
+{
+	(void)revents;
+	if (pty_input(w->ctx) < 0)
+		w->fd = -1;
+}
+
+static void on_output(struct supervise_watch *w, short revents)
+{
+	(void)revents;
+	if (pty_output(w->ctx) < 0)
+		w->fd = -1;
+}
+
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
-		     const struct supervise_signals *sig, struct run_outcome *out,
+		     struct pty *pty, const struct supervise_signals *sig, struct run_outcome *out,
 		     struct cordon_err *e)
 {
+	struct run_ctx ctx = { prot, pty };
+	struct supervise_watch relay[2] = {
+		{ pty->master >= 0 ? pty->in : -1, POLLIN, on_keys, pty },
+		{ pty->master, POLLIN, on_output, pty },
+	};
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
-		.on_exited = command_gone, .ctx = prot,
+		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
+		.watch = relay, .nwatch = 2,
 	};
-	int r = supervise_run(&s, out, e);
+	int r = pty_raw(pty, e);
+	if (r == 0)
+		r = supervise_run(&s, out, e);
 	if (out->reaped)
 		bwrap_reaped(&p->bwrap);
+	/* The user's terminal back before anything is said on it. */
+	pty_close(pty);
 	return r < 0 ? r : outcome_finish(out, c, e);
 }
 
@@ -145,15 +190,15 @@ static void write_report(struct report *rep, const struct config *c, const struc
 
 int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
 {
-	struct run_outcome out;
+	struct run_outcome out = { 0 };
 	int have_out = 0;
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
+	struct pty pty = PTY_INIT;
 	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
-	struct inner_term t = { 0, 0 };
 	pid_t parent = getppid();
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
@@ -162,9 +207,12 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		prepare_free(&p);
 		return r;
 	}
+	if ((r = pty_open(&pty, e)) < 0)
+		goto done;
+	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
-	    (r = start_bwrap(&p, &sig, e)) < 0 ||
+	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;
 	mark_late(&p.res);
@@ -185,13 +233,14 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = send_checks(&p, e)) < 0)
 		goto done;
 	resolved_close(&p.res);
-	r = supervise(c, &p, &prot, &sig, &out, e);
+	r = supervise(c, &p, &prot, &pty, &sig, &out, e);
 	have_out = 1;
 	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
 	netnote_finish(&net, 0);
 	write_report(rep, c, &p, have_out ? &out : NULL, r, e);
 	bwrap_close(&p.bwrap);
+	pty_close(&pty);
 	protect_release(&prot);
 	prepare_free(&p);
 	return r;
