@@ -168,20 +168,37 @@ static void json_env(struct json_out *j, const struct config *c)
 	json_out_end(j);
 }
 
+/* The rows, and the cache directory's (--cache private): a run opened it
+ * as a writable root, whose row it retags; explain opens none, and adds the
+ * row for the directory a run would use. */
+static int build_view(const struct config *c, const struct resolved *r,
+		      const struct protect_decision *d, const char *cache_dir,
+		      struct policy_view *v, struct cordon_err *e)
+{
+	char why[VIEW_WHY_MAX];
+	int rc = policy_view_build(c, r, d, v, e);
+	if (rc < 0 || !cache_dir || !cache_dir[0])
+		return rc;
+	policy_view_origin(c, "cache", why, sizeof(why));
+	(void)snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		       ": the workspace's tool caches (cache private)%s",
+		       c->mode == MODE_EXPLAIN ? ", made at the first run" : "");
+	if (policy_view_retag(v, cache_dir, VIEW_CACHE, why) == -ENOENT &&
+	    policy_view_add(v, cache_dir, VIEW_CACHE, "%s", why) < 0) {
+		policy_view_free(v);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
-			const char *cache_dir, struct cordon_err *e)
+			const struct protect_decision *d, const char *cache_dir, struct cordon_err *e)
 {
 	struct policy_view v;
 	char why[VIEW_WHY_MAX];
-	int rc = policy_view_build(c, r, &v, e);
+	int rc = build_view(c, r, d, cache_dir, &v, e);
 	if (rc < 0)
 		return rc;
-	if (cache_dir && cache_dir[0]) {
-		policy_view_origin(c, "cache", why, sizeof(why));
-		(void)snprintf(why + strlen(why), sizeof(why) - strlen(why),
-			       ": the workspace's tool caches (cache private)");
-		(void)policy_view_retag(&v, cache_dir, VIEW_CACHE, why); /* absent: nothing to say */
-	}
 	json_out_object(j, "policy_file");
 	json_out_str(j, "path", c->policy);
 	json_out_str(j, "format", c->policy ? (c->policy_srt ? "srt" : "cordon") : NULL);
@@ -215,6 +232,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 }
 
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
+		      const struct protect_decision *d, const char *cache_dir,
 		      const struct argv *bwrap, struct cordon_err *e)
 {
 	struct json_out j;
@@ -222,7 +240,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
 	json_out_init(&j, JSON_CAP);
 	json_out_object(&j, NULL);
-	int rc = explain_policy_json(&j, c, r, NULL, e);
+	int rc = explain_policy_json(&j, c, r, d, cache_dir, e);
 	if (rc < 0) {
 		json_out_free(&j);
 		return rc;
@@ -255,12 +273,13 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 }
 
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
-		  const struct argv *bwrap, struct cordon_err *e)
+		  const struct protect_decision *d, const char *cache_dir, const struct argv *bwrap,
+		  struct cordon_err *e)
 {
 	if (c->json)
-		return print_json(out, c, r, bwrap, e);
+		return print_json(out, c, r, d, cache_dir, bwrap, e);
 	struct policy_view v;
-	int rc = policy_view_build(c, r, &v, e);
+	int rc = build_view(c, r, d, cache_dir, &v, e);
 	if (rc < 0)
 		return rc;
 	text_paths(out, &v);

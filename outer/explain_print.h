@@ -11,15 +11,20 @@
 #include "config.h"
 #include "err.h"
 #include "json_out.h"
+#include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
+/* r and d: the resolved paths and protect's decision (a row per protected
+ * name); cache_dir: the --cache private directory a run binds (NULL or "":
+ * none), a row of its own. */
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
-		  const struct argv *bwrap, struct cordon_err *e) __attribute__((warn_unused_result));
+		  const struct protect_decision *d, const char *cache_dir, const struct argv *bwrap,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The policy parts (file, paths, network, env, run) as members of the
- * object open in j: shared with --report, whose run may have a cache
- * directory (cache_dir, NULL or "": none; explain opens none). */
+ * object open in j: shared with --report. */
 int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
-			const char *cache_dir, struct cordon_err *e) __attribute__((warn_unused_result));
+			const struct protect_decision *d, const char *cache_dir,
+			struct cordon_err *e) __attribute__((warn_unused_result));
 
 #endif

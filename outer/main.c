@@ -33,7 +33,7 @@ static int open_report(struct report *rep, const struct config *c, struct cordon
 static int fail_early(struct report *rep, struct config *c, const struct cordon_err *e)
 {
 	struct cordon_err re;
-	if (open_report(rep, c, &re) < 0 || report_write(rep, NULL, NULL, EXIT_CORDON_FAILED, e, &re) < 0)
+	if (open_report(rep, c, &re) < 0 || report_write(rep, NULL, NULL, NULL, EXIT_CORDON_FAILED, e, &re) < 0)
 		err_print(&re);
 	report_close(rep);
 	config_free(c);

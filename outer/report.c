@@ -42,8 +42,8 @@ int report_open(struct report *r, const char *path, struct cordon_err *e)
 	return 0;
 }
 
-void report_add_violation(struct report *r, const char *kind, const char *path,
-			  const char *detail)
+void report_add_violation(struct report *r, const char *kind, const char *name,
+			  const char *path, const char *quarantined, const char *detail)
 {
 	if (!r)
 		return;
@@ -53,7 +53,9 @@ void report_add_violation(struct report *r, const char *kind, const char *path,
 	}
 	struct report_violation *v = &r->violations[r->nviolations++];
 	(void)snprintf(v->kind, sizeof(v->kind), "%s", kind);
+	(void)snprintf(v->name, sizeof(v->name), "%s", name ? name : "");
 	(void)snprintf(v->path, sizeof(v->path), "%s", path ? path : "");
+	(void)snprintf(v->quarantined, sizeof(v->quarantined), "%s", quarantined ? quarantined : "");
 	(void)snprintf(v->detail, sizeof(v->detail), "%s", detail ? detail : "");
 }
 
@@ -129,7 +131,10 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 	for (size_t i = 0; i < r->nviolations; i++) {
 		json_out_object(j, NULL);
 		json_out_str(j, "kind", r->violations[i].kind);
+		json_out_str(j, "name", r->violations[i].name[0] ? r->violations[i].name : NULL);
 		json_out_str(j, "path", r->violations[i].path);
+		json_out_str(j, "quarantined",
+			     r->violations[i].quarantined[0] ? r->violations[i].quarantined : NULL);
 		json_out_str(j, "detail", r->violations[i].detail);
 		json_out_end(j);
 	}
@@ -153,8 +158,8 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 }
 
 static int render(struct json_out *j, const struct report *r, const struct config *c,
-		  const struct resolved *res, int status, const struct cordon_err *err,
-		  struct cordon_err *e)
+		  const struct resolved *res, const struct protect_decision *d, int status,
+		  const struct cordon_err *err, struct cordon_err *e)
 {
 	struct timespec now;
 	char when[32];
@@ -191,7 +196,7 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	if (c) {
 		struct resolved none = { .cwd = { .fd = -1 } };
 		json_out_object(j, "policy");
-		int rc = explain_policy_json(j, c, res ? res : &none, r->cache_dir, e);
+		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, e);
 		if (rc < 0)
 			return rc;
 		json_out_end(j);
@@ -203,13 +208,14 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 }
 
 int report_write(struct report *r, const struct config *c, const struct resolved *res,
-		 int status, const struct cordon_err *err, struct cordon_err *e)
+		 const struct protect_decision *d, int status, const struct cordon_err *err,
+		 struct cordon_err *e)
 {
 	if (r->dirfd < 0)
 		return 0;
 	struct json_out j;
 	json_out_init(&j, REPORT_CAP);
-	int rc = render(&j, r, c, res, status, err, e);
+	int rc = render(&j, r, c, res, d, status, err, e);
 	if (rc == 0 && (rc = json_out_finish(&j)) < 0)
 		(void)err_set(e, -rc, "--report %s: the report does not fit in %u bytes", r->path, REPORT_CAP);
 	if (rc < 0) {

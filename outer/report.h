@@ -19,14 +19,17 @@
 #include <time.h>
 #include "config.h"
 #include "err.h"
+#include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
 #define REPORT_MAX_VIOLATIONS 64
 #define REPORT_MAX_REFUSALS 64
 
 struct report_violation {
-	char kind[32];        /* "protected_name", "quarantined", ... */
-	char path[512];
+	char kind[32];        /* "protected_name" */
+	char name[256];       /* the protected name, ".git" */
+	char path[512];       /* what was created */
+	char quarantined[512]; /* where it was moved aside; "": not moved */
 	char detail[160];
 };
 
@@ -69,16 +72,18 @@ void report_init(struct report *r);
 int report_open(struct report *r, const char *path, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-void report_add_violation(struct report *r, const char *kind, const char *path,
-			  const char *detail);
+/* name, quarantined and detail may be NULL. */
+void report_add_violation(struct report *r, const char *kind, const char *name,
+			  const char *path, const char *quarantined, const char *detail);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
 
 /* Write the report: c (NULL when the flags could not be parsed), res (the
- * resolved paths, NULL if none yet), cordon's exit status and, for a
+ * resolved paths, NULL if none yet), d (protect's decision, NULL if none), cordon's exit status and, for a
  * 125/126/127, its message.  0 or -errno. */
 int report_write(struct report *r, const struct config *c, const struct resolved *res,
-		 int status, const struct cordon_err *err, struct cordon_err *e)
+		 const struct protect_decision *d, int status, const struct cordon_err *err,
+		 struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 void report_close(struct report *r);

@@ -97,12 +97,6 @@ static void path_origin(const struct config *c, const struct strlist *l, const c
 		(void)snprintf(buf, size, "--%s or policy %s", name, key);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -125,15 +119,13 @@ static void protect_origin(const struct config *c, const char *name, char *buf, 
 			return;
 		}
 	}
+	for (const char *const *n = config_default_dotfiles; c->default_protect && *n; n++) {
+		if (strcmp(*n, name) == 0) {
+			(void)snprintf(buf, size, "default protected dotfile");
+			return;
+		}
+	}
 	(void)snprintf(buf, size, "git metadata a .git names (git directory or hooks)");
-}
-
-static int is_missing(const struct resolved *r, const char *path)
-{
-	for (size_t i = 0; i < r->nmissing; i++)
-		if (strcmp(r->missing[i].path, path) == 0)
-			return 1;
-	return 0;
 }
 
 static int add_roots(const struct config *c, const struct resolved *r, struct policy_view *v)
@@ -151,16 +143,8 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	}
 	for (size_t i = 0; rc == 0 && i < r->ncarves; i++) {
 		const char *p = r->carves[i].path;
-		if (r->carves[i].pin) {
-			rc = policy_view_add(v, p, VIEW_RW, "pinned in place: a directory on the way "
-					     "to cordon's run registry cannot be renamed");
-			continue;
-		}
 		path_origin(c, &c->read_only, "read-only", p, why, sizeof(why));
-		if (!in_list(&c->read_only, p) && ends_with(p, "/cordon/registry"))
-			why[0] = '\0'; /* $XDG_STATE_HOME/cordon/registry, carved by cordon */
-		rc = policy_view_add(v, p, VIEW_RO, "%s",
-				     why[0] ? why : "cordon's run registry, kept from the command");
+		rc = policy_view_add(v, p, VIEW_RO, "%s", why[0] ? why : "--read-only");
 	}
 	return rc;
 }
@@ -173,10 +157,10 @@ int policy_view_protected(struct policy_view *v, const struct config *c, const c
 	switch (kind) {
 	case VIEW_PROTECT_EXISTS:
 		return policy_view_add(v, path, VIEW_PROTECTED, "%s: exists, read-only", why);
+	case VIEW_PROTECT_WATCHED:
+		return policy_view_add(v, path, VIEW_WATCHED,
+				       "%s: missing; creating it stops the run", why);
 	case VIEW_PROTECT_MISSING:
-		if (c->protect_missing == PROTECT_MISSING_WATCH)
-			return policy_view_add(v, path, VIEW_WATCHED,
-					       "%s: missing; creating it stops the run", why);
 		return policy_view_add(v, path, VIEW_PROTECTED,
 				       "%s: missing; an empty read-only mount point", why);
 	case VIEW_PROTECT_OTHER_RUN:
@@ -186,18 +170,42 @@ int policy_view_protected(struct policy_view *v, const struct config *c, const c
 	return -EINVAL;
 }
 
-static int add_protected(const struct config *c, const struct resolved *r, struct policy_view *v)
+/* protect's decision, action by action (plan/protect_decide.h). */
+static int add_decision(const struct config *c, const struct protect_decision *d,
+			struct policy_view *v)
 {
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < r->nprotects; i++)
-		if (!is_missing(r, r->protects[i].path)) /* explain's placeholder: below */
-			rc = policy_view_protected(v, c, r->protects[i].path, VIEW_PROTECT_EXISTS);
-	for (size_t i = 0; rc == 0 && i < r->nmissing; i++)
-		rc = policy_view_protected(v, c, r->missing[i].path, VIEW_PROTECT_MISSING);
+	for (size_t i = 0; d && rc == 0 && i < d->n; i++) {
+		const struct protect_action *a = &d->v[i];
+		switch (a->act) {
+		case PROTECT_BIND:
+			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_EXISTS);
+			break;
+		case PROTECT_WATCH:
+			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_WATCHED);
+			break;
+		case PROTECT_SHARE:
+		case PROTECT_CREATE:
+		case PROTECT_ADOPT:
+			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_MISSING);
+			break;
+		case PROTECT_PIN:
+			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_OTHER_RUN);
+			break;
+		case PROTECT_CARVE:
+			rc = policy_view_add(v, a->path, VIEW_RO, "cordon's run registry, kept from the command");
+			break;
+		case PROTECT_KEEP:
+			rc = policy_view_add(v, a->path, VIEW_RW, "pinned in place: a directory on the way "
+					     "to cordon's run registry cannot be renamed");
+			break;
+		}
+	}
 	return rc;
 }
 
-int policy_view_build(const struct config *c, const struct resolved *r, struct policy_view *v,
+int policy_view_build(const struct config *c, const struct resolved *r,
+		      const struct protect_decision *d, struct policy_view *v,
 		      struct cordon_err *e)
 {
 	char why[VIEW_WHY_MAX];
@@ -216,7 +224,7 @@ int policy_view_build(const struct config *c, const struct resolved *r, struct p
 	if (rc == 0)
 		rc = add_roots(c, r, v);
 	if (rc == 0)
-		rc = add_protected(c, r, v);
+		rc = add_decision(c, d, v);
 	for (size_t i = 0; rc == 0 && i < r->nmasks; i++) {
 		path_origin(c, &c->deny_read, "deny-read", r->masks[i].path, why, sizeof(why));
 		rc = policy_view_add(v, r->masks[i].path, VIEW_DENIED, "%s",

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "config.h"
 #include "err.h"
+#include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
 enum view_access { VIEW_RW, VIEW_RO, VIEW_DENIED, VIEW_PROTECTED, VIEW_WATCHED, VIEW_CACHE };
@@ -30,8 +31,9 @@ struct policy_view {
 /* "rw", "ro", "denied", "protected", "watched", "cache". */
 const char *policy_view_access(enum view_access a);
 
-/* The rows for c and r (after protect_explain or protect_prepare). */
-int policy_view_build(const struct config *c, const struct resolved *r, struct policy_view *v,
+/* The rows for c, r and d (protect's decision, NULL if none yet). */
+int policy_view_build(const struct config *c, const struct resolved *r,
+		      const struct protect_decision *d, struct policy_view *v,
 		      struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* One more row; why is a printf format.  0 or -ENOMEM. */
@@ -39,9 +41,13 @@ int policy_view_add(struct policy_view *v, const char *path, enum view_access a,
 		    const char *why, ...) __attribute__((format(printf, 4, 5), warn_unused_result));
 
 /* A protected name's row: one that exists (bound read-only), one that is
- * missing (watched, or an empty read-only mount point, by
- * c->protect_missing), or another live run's mount point kept in place. */
-enum view_protect { VIEW_PROTECT_EXISTS, VIEW_PROTECT_MISSING, VIEW_PROTECT_OTHER_RUN };
+ * missing (an empty read-only mount point, --protect-missing mount), one
+ * that is missing and watched (--protect-missing watch, and a missing
+ * protected dotfile in either mode), or another live run's mount point kept
+ * in place. */
+enum view_protect {
+	VIEW_PROTECT_EXISTS, VIEW_PROTECT_MISSING, VIEW_PROTECT_WATCHED, VIEW_PROTECT_OTHER_RUN
+};
 int policy_view_protected(struct policy_view *v, const struct config *c, const char *path,
 			  enum view_protect kind) __attribute__((warn_unused_result));
 

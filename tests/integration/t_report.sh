@@ -107,16 +107,30 @@ expect 0 "explain writes no report" -- "$CORDON" explain --report "$W/reports/ex
 assert "no report from explain" -- test ! -e "$W/reports/explain.json"
 
 # --- a protected-name violation -------------------------------------------
-# Watch mode ends the run when a missing protected name appears; its
-# violation record is added by that code (report_add_violation).
-if "$CORDON" explain --protect-missing watch -w "$ws" -- true >/dev/null 2>&1; then
-	rm -f "$R"
-	refuse "creating .git in watch mode ends the run" -- \
-		"${C[@]}" --protect-missing watch --report "$R" -- mkdir .git
-	has "violation: reason" .reason '"violation"'
-	has "violation: the path" '.violations[0].path' "\"$ws/.git\""
-else
-	ok "(watch mode not built yet: the violation report is checked once it is)"
-fi
+# Watch mode (the default) ends the run when a missing protected name
+# appears, moves it aside and the report names all three.
+rm -f "$R"
+rm -rf "$ws/.git" "$ws"/.git.cordon-quarantine-*
+refuse "creating .git in watch mode ends the run" -- \
+	"${C[@]}" --protect-missing watch --report "$R" -- mkdir .git
+has "violation: reason" .reason '"violation"'
+has "violation: status 1" .status 1
+has "violation: one" '.violations | length' 1
+has "violation: the kind" '.violations[0].kind' '"protected_name"'
+has "violation: the name" '.violations[0].name' '".git"'
+has "violation: the path" '.violations[0].path' "\"$ws/.git\""
+moved=$(q '.violations[0].quarantined' | tr -d '"')
+case "$moved" in
+"$ws"/.git.cordon-quarantine-*) ok "violation: the quarantined path" ;;
+*) bad "violation: the quarantined path is $moved" ;;
+esac
+assert "violation: the quarantined directory is where the report says" -- test -d "$moved"
+assert "violation: nothing left at .git" -- test ! -e "$ws/.git"
+rm -rf "$moved"
+# Control: the same run in a subdirectory is no violation.
+rm -f "$R"
+expect 0 "control: mkdir sub/.git is allowed" -- "${C[@]}" --report "$R" -- sh -c 'mkdir -p sub/.git'
+has "control: no violations" .violations '[]'
+rm -rf "$ws/sub"
 
 finish

@@ -39,17 +39,25 @@ Test(policy_view, each_access_kind_and_its_origin)
 	};
 	struct rpath roots[] = { rp("/w/file"), rp("/w/flag") };
 	struct rpath carves[] = { rp("/w/flag/vendor") };
-	struct rpath prot[] = { rp("/w/flag/.git"), rp("/w/flag/.hg"), rp("/w/flag/hooks") };
 	struct rpath masks[] = { rp("/w/flag/.env") };
-	struct missing_name missing[] = { { 1, ".hg", "/w/flag/.hg" } };
 	struct resolved r = {
-		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1, .protects = prot,
-		.nprotects = 3, .masks = masks, .nmasks = 1, .missing = missing, .nmissing = 1,
-		.cwd = { .fd = -1 },
+		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1,
+		.masks = masks, .nmasks = 1, .cwd = { .fd = -1 },
 	};
+	struct protect_action acts[] = {
+		{ PROTECT_BIND, "/w/flag/.git", 0, 3, 0 },
+		{ PROTECT_BIND, "/w/flag/hooks", 0, 4, 0 },
+		{ PROTECT_WATCH, "/w/flag/.hg", 1, -1, 0 },
+		{ PROTECT_WATCH, "/w/flag/.bashrc", 2, -1, 0 },
+		{ PROTECT_CREATE, "/w/file/.agents", 3, -1, 0 },
+		{ PROTECT_PIN, "/w/file/.codex", 0, -1, 0 },
+		{ PROTECT_KEEP, "/w/file/.local", 0, -1, 1 },
+		{ PROTECT_CARVE, "/w/file/.local/state/cordon/registry", 0, -1, 1 },
+	};
+	struct protect_decision d = { acts, sizeof(acts) / sizeof(acts[0]) };
 	struct policy_view v;
 	struct cordon_err e;
-	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(policy_view_build(&c, &r, &d, &v, &e), 0);
 	cr_assert_eq(row(&v, "/")->access, VIEW_RO);
 	cr_assert_str_eq(row(&v, "/")->why, "default: everything not listed is read-only");
 	cr_assert_eq(row(&v, "/tmp")->access, VIEW_RW);
@@ -64,23 +72,19 @@ Test(policy_view, each_access_kind_and_its_origin)
 	cr_assert_not_null(strstr(row(&v, "/w/flag/hooks")->why, "git metadata"));
 	cr_assert_eq(row(&v, "/w/flag/.hg")->access, VIEW_WATCHED);
 	cr_assert_not_null(strstr(row(&v, "/w/flag/.hg")->why, "--protect: missing"));
-	cr_assert_eq(row(&v, "/w/flag/.env")->access, VIEW_DENIED);
-	cr_assert_str_eq(row(&v, "/w/flag/.env")->why, "--deny-read");
-	size_t hg = 0;
-	for (size_t i = 0; i < v.n; i++)
-		hg += strcmp(v.rows[i].path, "/w/flag/.hg") == 0;
-	cr_assert_eq(hg, 1, "explain's placeholder for a missing name is not a second row");
-	policy_view_free(&v);
-	struct rpath carves2[] = { rp("/w/flag/vendor"), rp("/w/file/.local"), rp("/w/file/.local/state/cordon/registry") };
-	carves2[1].pin = 1;
-	r.carves = carves2;
-	r.ncarves = 3;
-	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(row(&v, "/w/file/.codex")->access, VIEW_PROTECTED);
+	cr_assert_not_null(strstr(row(&v, "/w/file/.codex")->why, "another run"));
 	cr_assert_eq(row(&v, "/w/file/.local")->access, VIEW_RW);
 	cr_assert_not_null(strstr(row(&v, "/w/file/.local")->why, "pinned"));
 	cr_assert_eq(row(&v, "/w/file/.local/state/cordon/registry")->access, VIEW_RO);
 	cr_assert_str_eq(row(&v, "/w/file/.local/state/cordon/registry")->why,
 			 "cordon's run registry, kept from the command");
+	cr_assert_eq(row(&v, "/w/flag/.bashrc")->access, VIEW_WATCHED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/.bashrc")->why, "default protected dotfile: missing"));
+	cr_assert_eq(row(&v, "/w/file/.agents")->access, VIEW_PROTECTED);
+	cr_assert_not_null(strstr(row(&v, "/w/file/.agents")->why, "empty read-only mount point"));
+	cr_assert_eq(row(&v, "/w/flag/.env")->access, VIEW_DENIED);
+	cr_assert_str_eq(row(&v, "/w/flag/.env")->why, "--deny-read");
 	cr_assert_eq(policy_view_retag(&v, "/w/flag", VIEW_CACHE, "cache dir"), 0);
 	cr_assert_eq(row(&v, "/w/flag")->access, VIEW_CACHE);
 	cr_assert_eq(policy_view_retag(&v, "/nowhere", VIEW_CACHE, "x"), -ENOENT);
@@ -103,7 +107,7 @@ Test(policy_view, full_write_and_scalar_origins)
 	struct resolved r = { .cwd = { .fd = -1 } };
 	struct policy_view v;
 	struct cordon_err e;
-	cr_assert_eq(policy_view_build(&c, &r, &v, &e), 0);
+	cr_assert_eq(policy_view_build(&c, &r, NULL, &v, &e), 0);
 	cr_assert_eq(row(&v, "/")->access, VIEW_RW);
 	cr_assert_str_eq(row(&v, "/")->why, "policy full_write");
 	cr_assert_not_null(strstr(row(&v, "/tmp")->why, "--tmp"), "a flag overrides the file");

@@ -37,7 +37,7 @@ static json_t *write_and_read(struct report *r, const struct config *c, int stat
 			      const struct cordon_err *err)
 {
 	struct cordon_err e = { 0 };
-	cr_assert_eq(report_write(r, c, NULL, status, err, &e), 0, "%s", e.msg);
+	cr_assert_eq(report_write(r, c, NULL, NULL, status, err, &e), 0, "%s", e.msg);
 	report_close(r);
 	json_error_t je;
 	json_t *root = json_load_file(file, 0, &je);
@@ -111,14 +111,18 @@ Test(report, each_way_a_run_ends)
 		r.out.forwarded = cases[i].forwarded;
 		r.out.have_error = cases[i].have_error;
 		if (cases[i].violation)
-			report_add_violation(&r, "protected_name", "/w/.git", "created by the command");
+			report_add_violation(&r, "protected_name", ".git", "/w/.git",
+					     "/w/.git.cordon-quarantine-1", "a directory");
 		json_t *root = write_and_read(&r, NULL, cases[i].status, NULL);
 		cr_assert_str_eq(str(root, "reason"), cases[i].reason, "case %zu", i);
 		cr_assert_eq(json_integer_value(json_object_get(root, "signal")), cases[i].signal, "case %zu", i);
 		cr_assert(json_is_null(json_object_get(root, "policy")));
-		if (cases[i].violation)
-			cr_assert_str_eq(str(json_array_get(json_object_get(root, "violations"), 0), "path"),
-					 "/w/.git");
+		if (cases[i].violation) {
+			json_t *v = json_array_get(json_object_get(root, "violations"), 0);
+			cr_assert_str_eq(str(v, "path"), "/w/.git");
+			cr_assert_str_eq(str(v, "name"), ".git");
+			cr_assert_str_eq(str(v, "quarantined"), "/w/.git.cordon-quarantine-1");
+		}
 		json_decref(root);
 	}
 }
