@@ -139,19 +139,22 @@ row "a flag overrides a policy scalar (tmp)" "^  /tmp +rw +--tmp \(tmp host\)$"
 row "a carve-out is ro" "^  $ws/vendor +ro +policy read_only$"
 row "a deny-read file is denied" "^  $ws/secret.pem +denied +policy deny_read$"
 row "an existing protected name is protected" "^  $ws/.git +protected +default protected name: exists"
-row "a missing protected name from the file" "^  $ws/.hg +(protected|watched) +policy protect: missing"
+row "a missing protected name from the file is watched (the default)" \
+	"^  $ws/.hg +watched +policy protect: missing; creating it stops the run"
+row "a missing protected dotfile is watched" "^  $ws/.bashrc +watched +default protected dotfile: missing"
 row "the network section follows" '^network: none +\(policy network.mode\)$'
 row "environment changes with their origin" '^  set +CI=1 +\(policy env.set.CI\)$'
 row "seccomp rules follow" '^seccomp rules'
 assert "the bwrap argv comes last" -- test "$(grep -n '^bwrap argv' "$OUT" | cut -d: -f1)" -gt \
 	"$(grep -n '^seccomp rules' "$OUT" | cut -d: -f1)"
-if "$CORDON" explain --protect-missing watch -w "$ws" -- true >"$OUT" 2>"$ERR"; then
-	row "a missing protected name is watched in watch mode" "^  $ws/.codex +watched +default protected name"
-else
-	ok "(watch mode not built yet: no watched row to check)"
-fi
-# Cache rows (access "cache") come with the caches themselves (--cache
-# private), whose change adds the row and its check here.
+expect 0 "explain --protect-missing mount" -- "$CORDON" explain --protect-missing mount -w "$ws" -- true
+row "mount mode: a missing protected name is an empty read-only mount point" \
+	"^  $ws/.codex +protected +default protected name: missing; an empty read-only mount point"
+row "mount mode: a missing dotfile is still watched" "^  $ws/.bashrc +watched +default protected dotfile"
+expect 0 "explain --cache private" -- "$CORDON" explain --cache private -w "$ws" -- true
+row "the cache directory a run would bind is a cache row" "^  /.*/cordon/[^ ]+ +cache +--cache: the workspace's tool caches"
+expect 0 "explain --cache none" -- "$CORDON" explain --cache none -w "$ws" -- true
+assert "--cache none: no cache row" -- sh -c "! grep -Eq '^  [^ ]+ +cache ' '$OUT'"
 expect_out 0 '"access":"denied"' "explain --json has the same rows" -- \
 	"$CORDON" explain --json -w "$ws" --deny-read "$ws/secret.pem" -- true
 expect_err 125 "--json goes with cordon explain" "--json outside explain is refused" -- "$CORDON" --json -- true
