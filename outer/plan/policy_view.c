@@ -143,6 +143,12 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	}
 	for (size_t i = 0; rc == 0 && i < r->ncarves; i++) {
 		const char *p = r->carves[i].path;
+		if (r->carves[i].pin) {
+			/* plan/pins.h: above a read-only path deeper than its root */
+			rc = policy_view_add(v, p, VIEW_RW, "pinned in place: a directory above a "
+					     "read-only path cannot be renamed");
+			continue;
+		}
 		path_origin(c, &c->read_only, "read-only", p, why, sizeof(why));
 		rc = policy_view_add(v, p, VIEW_RO, "%s", why[0] ? why : "--read-only");
 	}

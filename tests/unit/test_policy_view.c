@@ -38,10 +38,11 @@ Test(policy_view, each_access_kind_and_its_origin)
 		.flags_given = { given, 4, 0 },
 	};
 	struct rpath roots[] = { rp("/w/file"), rp("/w/flag") };
-	struct rpath carves[] = { rp("/w/flag/vendor") };
+	struct rpath carves[] = { rp("/w/flag/vendor"), rp("/w/flag/lib") };
+	carves[1].pin = 1;
 	struct rpath masks[] = { rp("/w/flag/.env") };
 	struct resolved r = {
-		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1,
+		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 2,
 		.masks = masks, .nmasks = 1, .cwd = { .fd = -1 },
 	};
 	struct protect_action acts[] = {
@@ -66,6 +67,8 @@ Test(policy_view, each_access_kind_and_its_origin)
 	cr_assert_str_eq(row(&v, "/w/flag")->why, "--write");
 	cr_assert_eq(row(&v, "/w/flag/vendor")->access, VIEW_RO);
 	cr_assert_str_eq(row(&v, "/w/flag/vendor")->why, "--read-only");
+	cr_assert_eq(row(&v, "/w/flag/lib")->access, VIEW_RW);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/lib")->why, "pinned in place"));
 	cr_assert_eq(row(&v, "/w/flag/.git")->access, VIEW_PROTECTED);
 	cr_assert_str_eq(row(&v, "/w/flag/.git")->why, "default protected name: exists, read-only");
 	cr_assert_eq(row(&v, "/w/flag/hooks")->access, VIEW_PROTECTED);
