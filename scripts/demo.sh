@@ -27,12 +27,19 @@ try "read /etc/passwd (read-only view)"      sh -c "head -c1 /etc/passwd >/dev/n
 try "write to /etc"                          sh -c "echo x > /etc/cordon-demo"
 try "write to the home directory"            sh -c "echo x > \$HOME/.cordon-demo"
 try "plant a git hook (.git is read-only)"   sh -c "echo evil > .git/hooks/pre-commit"
-try "create .codex/config.toml"              sh -c "mkdir -p .codex && echo x > .codex/config.toml"
 try "open a Unix socket (Docker, D-Bus)"     python3 -c "import socket; socket.socket(socket.AF_UNIX)"
 try "reach a host service on 127.0.0.1"      python3 -c "import socket,os; socket.create_connection((\"127.0.0.1\", int(os.environ[\"PORT\"])), 1)"
 try "see host processes"                     sh -c "test \$(ls -d /proc/[0-9]* | wc -l) -gt 10"
 try "use a private /tmp"                     sh -c "mktemp >/dev/null"
 '
 status=$?
-echo "exit status: $status; on the host afterwards: $(ls -A "$ws" | tr '\n' ' ')"
-exit $status
+echo "exit status: $status"
+
+# A missing protected name (.codex here) stays absent; creating it stops the
+# run at once and the new entry is moved aside on the host, never deleted.
+echo
+echo "\$ cordon -w $ws -- sh -c 'mkdir .codex && echo x > .codex/config.toml'"
+"$CORDON" -w "$ws" -C "$ws" -- sh -c 'mkdir .codex && echo x > .codex/config.toml'
+stopped=$?
+echo "exit status: $stopped; on the host afterwards: $(ls -A "$ws" | tr '\n' ' ')"
+[ "$status" -eq 0 ] && [ "$stopped" -ge 1 ] && [ "$stopped" -le 123 ]
