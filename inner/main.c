@@ -2,7 +2,8 @@
  *
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
- *                [--require-landlock] [--full-write] -- COMMAND...
+ *                [--require-landlock] [--full-write] [--net none|proxy|full]
+ *                -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -30,6 +31,7 @@ struct inner_opts {
 	int allow_unix_sockets;
 	int require_landlock;
 	int full_write;
+	enum netcheck_mode net;
 	char **cmd;
 };
 
@@ -56,6 +58,9 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->require_landlock = 1;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
+		} else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
+			if (netcheck_mode_parse(argv[++i], &o->net) < 0)
+				return err_set(e, EINVAL, "cordon-inner: bad --net %s", argv[i]);
 		} else {
 			return err_set(e, EINVAL, "cordon-inner: unknown argument %s "
 				       "(cordon-inner is started by cordon, not by hand)", a);
@@ -138,7 +143,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
-	if ((r = netcheck_loopback_only(e)) < 0) {
+	if ((r = netcheck_for_mode(o->net, e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

@@ -157,6 +157,8 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 		r |= argv_push(&s->inner_args, "--require-landlock");
 	if (c->full_write)
 		r |= argv_push(&s->inner_args, "--full-write");
+	r |= argv_push(&s->inner_args, "--net");
+	r |= argv_push(&s->inner_args, c->net == NET_FULL ? "full" : c->net == NET_PROXY ? "proxy" : "none");
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
@@ -275,6 +277,7 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 		 * bwrap offers --new-session, are refused by seccomp instead. */
 		.new_session = !isatty(STDIN_FILENO),
 		.share_pid = c->pid == PID_INHERIT,
+		.share_net = c->net == NET_FULL,
 		.info_fd = s->info[1],
 		.userns_block_fd = s->block[0],
 		.inner_exec = s->inner_exec,

@@ -407,8 +407,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 	static const char later[] = " is not available in this version";
 	if (c->net == NET_PROXY)
 		return err_set(e, ENOTSUP, "--net proxy%s; use --net none", later);
-	if (c->net == NET_FULL)
-		return err_set(e, ENOTSUP, "--net full%s; use --net none", later);
 	if (c->deny_domain.n || c->proxy_upstream || c->attribution_token || c->net_log)
 		return err_set(e, ENOTSUP, "--deny-domain, --proxy-upstream, --attribution-token "
 			       "and --net-log%s", later);

@@ -382,8 +382,10 @@ Test(cli, net)
 	/* Modes this version cannot provide are refused, never run with less. */
 	expect_refused(PARSE(&p, "--net", "proxy", "true"), "--net proxy ");
 	cr_assert_eq(p.e.err, ENOTSUP);
-	expect_refused(PARSE(&p, "--net=full", "true"), "--net full ");
-	cr_assert_eq(p.e.err, ENOTSUP);
+	PARSE(&p, "--net=full", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.net, NET_FULL);
+	config_free(&p.c);
 }
 
 Test(cli, allow_unix_sockets)
