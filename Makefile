@@ -33,6 +33,7 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 COMMON_SRC := $(sort $(wildcard common/*.c))
 OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c outer/*/*.c)))
 INNER_SRC  := $(sort $(filter-out inner/main.c inner/fortify_shim.c,$(wildcard inner/*.c)))
+BRIDGE_SRC := $(sort $(filter-out bridge/main.c,$(wildcard bridge/*.c)))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 
@@ -41,6 +42,7 @@ MOBJ = $(BUILD)/musl
 COMMON_HOBJ := $(COMMON_SRC:%.c=$(HOBJ)/%.o)
 OUTER_HOBJ  := $(OUTER_SRC:%.c=$(HOBJ)/%.o)
 INNER_HOBJ  := $(INNER_SRC:%.c=$(HOBJ)/%.o)
+BRIDGE_HOBJ := $(BRIDGE_SRC:%.c=$(HOBJ)/%.o)
 # libseccomp is needed only to compile the filter at build time (see
 # common/seccomp_bpf.h): cordon and cordon-inner link without it.
 SECCOMP_COMPILER := common/seccomp_policy.c
@@ -62,7 +64,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration install clean lint check-asan bench
+.PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
 
 deps:
@@ -136,10 +138,10 @@ $(BUILD)/cordon-inner: $(INNER_MOBJ)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^ $(MUSL_LIBS)
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
-$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ)
+$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Itests/unit -o $@ $^ \
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Ibridge -Itests/unit -o $@ $^ \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
 # Small programs the integration tests run inside the sandbox (static, so
@@ -148,6 +150,22 @@ $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c) with ASan and UBSan, each run for
+# FUZZ_SECONDS.  Not part of `make check`.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icommon -Ibridge
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BRIDGE_SRC) common/err.c
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$@)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
+
+fuzz: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_BIN); do echo "== $$f"; mkdir -p $(BUILD)/fuzz/corpus-$$(basename $$f); \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus-$$(basename $$f) 2>&1 | tail -n 2; done
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 1; done
@@ -166,7 +184,7 @@ check-asan:
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
 LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
-LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -I$(BUILD)/gen $(NL_CFLAGS)
+LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
 	cppcheck -q --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
