@@ -3,6 +3,7 @@
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock] [--full-write] [--net none|proxy|full]
+ *                [--bridge FD]
  *                -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
@@ -18,6 +19,7 @@
 #include "caps.h"
 #include "err.h"
 #include "landlock.h"
+#include "listen.h"
 #include "netcheck.h"
 #include "pid1.h"
 #include "seccomp_bpf.h"
@@ -32,12 +34,13 @@ struct inner_opts {
 	int require_landlock;
 	int full_write;
 	enum netcheck_mode net;
+	int bridge;      /* --net proxy: the socket to cordon-bridge */
 	char **cmd;
 };
 
 static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon_err *e)
 {
-	*o = (struct inner_opts){ .ctrl = -1 };
+	*o = (struct inner_opts){ .ctrl = -1, .bridge = -1 };
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -58,6 +61,12 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->require_landlock = 1;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
+		} else if (strcmp(a, "--bridge") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 3 || v > 65535)
+				return err_set(e, EINVAL, "cordon-inner: bad --bridge %s", argv[i]);
+			o->bridge = (int)v;
 		} else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
 			if (netcheck_mode_parse(argv[++i], &o->net) < 0)
 				return err_set(e, EINVAL, "cordon-inner: bad --net %s", argv[i]);
@@ -73,6 +82,8 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 	 * cross the command's. */
 	if (fcntl(o->ctrl, F_SETFD, FD_CLOEXEC) < 0)
 		return err_sys(e, errno, "cordon-inner: control socket");
+	if (o->bridge >= 0 && fcntl(o->bridge, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(e, errno, "cordon-inner: bridge socket");
 	return 0;
 }
 
@@ -143,7 +154,8 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
-	if ((r = netcheck_for_mode(o->net, e)) < 0) {
+	if ((r = netcheck_for_mode(o->net, e)) < 0 ||
+	    (r = listen_for_mode(o->net, o->bridge, e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}
