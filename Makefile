@@ -49,6 +49,7 @@ SECCOMP_COMPILER := common/seccomp_policy.c
 RUNTIME_COMMON := $(filter-out $(SECCOMP_COMPILER),$(COMMON_SRC))
 INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
                $(MOBJ)/inner/main.o $(MOBJ)/inner/fortify_shim.o
+BRIDGE_MOBJ := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(BRIDGE_SRC:%.c=$(MOBJ)/%.o) $(MOBJ)/bridge/main.o
 OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
@@ -65,7 +66,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 .SECONDARY:
 
 .PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
-all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
+all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(HELPER_BIN)
 
 deps:
 	@scripts/deps.sh
@@ -138,6 +139,14 @@ $(BUILD)/cordon-inner: $(INNER_MOBJ)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^ $(MUSL_LIBS)
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
+# cordon-bridge: static musl too.  It resolves names with musl's resolver
+# (/etc/hosts, then the nameservers of /etc/resolv.conf; no NSS modules), so
+# nothing is loaded after it confined itself.
+$(BUILD)/cordon-bridge: $(BRIDGE_MOBJ)
+	$(call say,LD,$@)
+	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
+	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
+
 $(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
@@ -199,11 +208,12 @@ check: deps
 	$(MAKE) integration
 	$(MAKE) check-asan
 
-install: $(BUILD)/cordon $(BUILD)/cordon-inner
+install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
+	install -m 0755 $(BUILD)/cordon-bridge $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-bridge
 	install -m 0644 doc/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon.1
 
 clean:

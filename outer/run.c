@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "argv.h"
 #include "plan/bwrap_argv.h"
+#include "launch/bridge.h"
 #include "launch/bwrap_find.h"
 #include "plan/env.h"
 #include "launch/inner_find.h"
@@ -36,6 +37,8 @@ struct run_state {
 	int ctrl[2];
 	int info[2];
 	int args[2];          /* bwrap --args: [0] bwrap reads, [1] cordon writes */
+	int bsock[2];         /* --net proxy: [0] cordon-bridge, [1] cordon-inner (wire_bridge.h) */
+	pid_t bridge_pid;     /* > 0 once started, until reaped */
 	int block[2];         /* bwrap --userns-block-fd: [0] bwrap reads the byte cordon
 			       * sends once the mount points exist and the user
 			       * namespace is mapped (a socket: no SIGPIPE) */
@@ -79,6 +82,7 @@ static void state_free(struct run_state *s)
 	/* Still running here only when the run failed before the command
 	 * could start: cordon-inner waits for the bind checks. */
 	(void)end_bwrap(s);
+	bridge_end(&s->bridge_pid, 0);
 	protect_release(&s->prot);
 	resolved_free(&s->res);
 	sys_close(&s->bwrap.fd);
@@ -91,6 +95,8 @@ static void state_free(struct run_state *s)
 	sys_close(&s->args[1]);
 	sys_close(&s->block[0]);
 	sys_close(&s->block[1]);
+	sys_close(&s->bsock[0]);
+	sys_close(&s->bsock[1]);
 	mount_plan_free(&s->plan);
 	argv_free(&s->argv);
 	argv_free(&s->env);
@@ -123,6 +129,7 @@ static int collect_keep(struct run_state *s, struct cordon_err *e)
 	r |= keep_fd(s, s->inner_fd);
 	r |= keep_fd(s, s->args[0]);
 	r |= keep_fd(s, s->block[0]);
+	r |= keep_fd(s, s->bsock[1]);
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
 			if (lists[l].v[i].fd >= 0) {
@@ -157,6 +164,10 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 		r |= argv_push(&s->inner_args, "--require-landlock");
 	if (c->full_write)
 		r |= argv_push(&s->inner_args, "--full-write");
+	if (s->bsock[1] >= 0) {
+		r |= argv_push(&s->inner_args, "--bridge");
+		r |= argv_push_int(&s->inner_args, s->bsock[1]);
+	}
 	r |= argv_push(&s->inner_args, "--net");
 	r |= argv_push(&s->inner_args, c->net == NET_FULL ? "full" : c->net == NET_PROXY ? "proxy" : "none");
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
@@ -263,6 +274,9 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s->block) < 0)
 		return err_sys(e, errno, "cannot create the sockets cordon talks to bwrap over "
 			       "(too many open files? check ulimit -n)");
+	if (c->net == NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->bsock) < 0)
+		return err_sys(e, errno, "cannot create the socket between the sandbox and "
+			       "cordon-bridge (too many open files? check ulimit -n)");
 	if ((r = build_inner_args(c, s, e)) < 0)
 		return r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
@@ -392,7 +406,8 @@ static void command_gone(void *ctx)
 int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 {
 	struct run_state s = { .inner_fd = -1, .ctrl = { -1, -1 }, .info = { -1, -1 },
-			       .args = { -1, -1 }, .block = { -1, -1 }, .prot = PROTECT_RUN_INIT };
+			       .args = { -1, -1 }, .block = { -1, -1 }, .bsock = { -1, -1 },
+			       .prot = PROTECT_RUN_INIT };
 	s.bwrap.fd = -1;
 	struct run_outcome out;
 	int r;
@@ -403,6 +418,11 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done;
 	if (!explain && (r = fork_bwrap(&s, e)) < 0)
 		goto done;
+	if (!explain && s.bsock[0] >= 0) {
+		if ((r = bridge_start(c, s.bsock[0], &s.bridge_pid, e)) < 0)
+			goto done;
+		sys_close(&s.bsock[0]);
+	}
 	if ((r = prepare_late(c, explain, &s, e)) < 0)
 		goto done;
 	if (explain || c->verbose)
@@ -419,6 +439,7 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	pid_t pid = s.bwrap_pid;
 	sys_close(&s.ctrl[1]);
 	sys_close(&s.info[1]);
+	sys_close(&s.bsock[1]);
 	/* bwrap creates its namespaces meanwhile, then waits: the mount points
 	 * first, then the user namespace's map, then it may mount.  On failure
 	 * state_free kills it, still blocked, before it mounted anything. */
@@ -450,6 +471,9 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 	r = supervisor_wait(pid, s.sandbox, s.ctrl[0], c->timeout, &hooks, &out, e);
 	if (out.reaped)
 		s.bwrap_pid = 0;
+	/* The sandbox is gone, so the bridge's socket is at EOF: it logs its
+	 * last connections and exits. */
+	bridge_end(&s.bridge_pid, 2000);
 	if (r < 0)
 		goto done;
 	r = supervisor_exit_code(&out);
