@@ -66,7 +66,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 .SECONDARY:
 
 .PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
-all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(HELPER_BIN)
+all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
 deps:
 	@scripts/deps.sh
@@ -147,6 +147,12 @@ $(BUILD)/cordon-bridge: $(BRIDGE_MOBJ)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
+# cordon-connect HOST PORT: the CONNECT client ssh's ProxyCommand runs inside
+# the sandbox (GIT_SSH_COMMAND), static so it runs whatever the sandbox hides.
+$(BUILD)/cordon-connect: $(MOBJ)/connect/main.o $(MOBJ)/common/sys.o
+	$(call say,LD,$@)
+	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
+
 $(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
@@ -192,7 +198,8 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
-LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
+LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c) \
+	    $(wildcard connect/*.c)
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
@@ -208,12 +215,13 @@ check: deps
 	$(MAKE) integration
 	$(MAKE) check-asan
 
-install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge
+install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
 	install -m 0755 $(BUILD)/cordon-bridge $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-bridge
+	install -m 0755 $(BUILD)/cordon-connect $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-connect
 	install -m 0644 doc/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon.1
 
 clean:

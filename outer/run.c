@@ -281,6 +281,15 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 		return r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)
 		return r;
+	if (c->net == NET_PROXY) {
+		char connect_path[PATH_MAX];
+		int cfd = -1;
+		/* Without cordon-connect only GIT_SSH_COMMAND is left out. */
+		int found = helper_find("cordon-connect", &cfd, connect_path, NULL) == 0;
+		sys_close(&cfd);
+		if ((r = env_add_proxy(c, found ? connect_path : NULL, &s->env, e)) < 0)
+			return r;
+	}
 	/* bwrap execs cordon-inner through this descriptor: the binary cordon
 	 * chose is the one that runs, even where the sandbox hides its path. */
 	(void)snprintf(s->inner_exec, sizeof(s->inner_exec), "/proc/self/fd/%d", s->inner_fd);
@@ -427,6 +436,12 @@ int run_sandbox(const struct config *c, int explain, struct cordon_err *e)
 		goto done;
 	if (explain || c->verbose)
 		print_argv(&s.argv, explain);
+	if (explain && c->net == NET_PROXY) {
+		printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
+		for (size_t i = 0; i < s.env.n; i++)
+			if (env_is_proxy_key(s.env.v[i]))
+				printf("  %s\n", s.env.v[i]);
+	}
 	if (explain) {
 		r = 0;
 		goto done;
