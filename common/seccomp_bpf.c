@@ -13,3 +13,9 @@ void seccomp_bpf_program(int allow_unix_sockets, struct sock_fprog *prog)
 		prog->filter = (struct sock_filter *)seccomp_bpf_default;
 	}
 }
+
+void seccomp_bpf_pid1_program(struct sock_fprog *prog)
+{
+	prog->len = sizeof(seccomp_bpf_pid1) / sizeof(seccomp_bpf_pid1[0]);
+	prog->filter = (struct sock_filter *)seccomp_bpf_pid1;
+}

@@ -13,4 +13,7 @@
  * points to static storage; nothing to free. */
 void seccomp_bpf_program(int allow_unix_sockets, struct sock_fprog *prog);
 
+/* cordon-inner's own filter (seccomp_policy_pid1_allowed()), the same way. */
+void seccomp_bpf_pid1_program(struct sock_fprog *prog);
+
 #endif

@@ -5,9 +5,11 @@
 #include "seccomp_policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -32,14 +34,35 @@
 #error "libseccomp 2.5 or later is required"
 #endif
 
+/* Syscalls newer than some libseccomp 2.5.x builds, by x86_64 number (the
+ * kernel's syscall_64.tbl); libseccomp accepts a native number it cannot
+ * name. */
+static const struct {
+	const char *name;
+	int nr;
+} newer_syscalls[] = {
+	{ "openat2", 437 },
+	{ "fchmodat2", 452 },
+};
+
+int seccomp_policy_nr(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr != __NR_SCMP_ERROR)
+		return nr;
+	for (size_t i = 0; i < sizeof(newer_syscalls) / sizeof(newer_syscalls[0]); i++)
+		if (strcmp(name, newer_syscalls[i].name) == 0)
+			return newer_syscalls[i].nr;
+	return -ENOENT;
+}
+
 int seccomp_policy_resolve(const struct seccomp_rule_desc *r)
 {
 	if (!r || !r->syscall || r->match == SECCOMP_POLICY_FOREIGN_ABI)
 		return -EINVAL;
-	int nr = seccomp_syscall_resolve_name(r->syscall);
-	if (nr == __NR_SCMP_ERROR)
-		return -ENOENT;
-	return nr;
+	return seccomp_policy_nr(r->syscall);
 }
 
 static void ctx_release(scmp_filter_ctx *ctx)
@@ -89,21 +112,71 @@ static int add_socket_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc 
 	return add_rule(ctx, r, nr, 1, &above, e);
 }
 
+/* One rule per bit of r->value set in the argument (libseccomp ANDs the
+ * comparisons of a rule and ORs rules): "any bit" is a union.  With
+ * `create`, each is also ANDed with one of the creating open flags in the
+ * argument before the mode.  Masks test single bits, so whatever the upper
+ * 32 bits hold, a bit the kernel reads is seen. */
+static int add_bits_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r, int nr,
+			  int create, struct cordon_err *e)
+{
+	/* __O_TMPFILE alone: O_TMPFILE also carries O_DIRECTORY. */
+	static const uint64_t creating[] = { O_CREAT, O_TMPFILE & ~O_DIRECTORY };
+	unsigned int mode_arg = r->arg + (create ? 1 : 0);
+	for (unsigned int bit = 0; bit < 64; bit++) {
+		uint64_t b = (uint64_t)1 << bit;
+		if (!(r->value & b))
+			continue;
+		struct scmp_arg_cmp c[2] = { cmp_of(mode_arg, SCMP_CMP_MASKED_EQ, b, b) };
+		if (!create) {
+			int rc = add_rule(ctx, r, nr, 1, c, e);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(creating) / sizeof(creating[0]); i++) {
+			c[1] = cmp_of(r->arg, SCMP_CMP_MASKED_EQ, creating[i], creating[i]);
+			int rc = add_rule(ctx, r, nr, 2, c, e);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* "Type not allowed" spelled as one rule per forbidden value of the type
+ * field (SOCK_TYPE_MASK, 0..15), on the low 32 bits the kernel reads, the
+ * two flags masked off.  Any other bit makes the kernel answer EINVAL. */
+static int add_socketpair_type_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
+				     int nr, struct cordon_err *e)
+{
+	const uint64_t mask = 0xffffffffu & ~(uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	for (uint64_t type = 0; type <= 15; type++) {
+		if (seccomp_policy_socketpair_type_allowed(type))
+			continue;
+		struct scmp_arg_cmp c = cmp_of(1, SCMP_CMP_MASKED_EQ, mask, type);
+		int rc = add_rule(ctx, r, nr, 1, &c, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 		   const struct seccomp_opts *o, struct cordon_err *e)
 {
 	if (r->match == SECCOMP_POLICY_FOREIGN_ABI)
 		return 0; /* enforced by SCMP_FLTATR_ACT_BADARCH */
 
-	/* A name this libseccomp does not know is skipped, and only then
-	 * (__NR_SCMP_ERROR): the kernel may still have that syscall, which
-	 * then goes unfiltered.  The program is compiled at build time, and
+	/* A name neither this libseccomp nor newer_syscalls knows is skipped,
+	 * and only then: the kernel may still have that syscall, which then
+	 * goes unfiltered.  The program is compiled at build time, and
 	 * the unit tests check that every row resolves with the library they
 	 * run with.  Names that exist on other arches only
 	 * resolve to negative pseudo-numbers that libseccomp itself drops for
 	 * x86_64; they are passed through, not skipped. */
-	int nr = seccomp_syscall_resolve_name(r->syscall);
-	if (nr == __NR_SCMP_ERROR)
+	int nr = seccomp_policy_nr(r->syscall);
+	if (nr == -ENOENT)
 		return 0;
 
 	struct scmp_arg_cmp c;
@@ -122,6 +195,12 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 	case SECCOMP_POLICY_ARG1_LOW32_EQ:
 		c = cmp_of(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, r->value);
 		return add_rule(ctx, r, nr, 1, &c, e);
+	case SECCOMP_POLICY_ARG_ANY_BITS:
+		return add_bits_rules(ctx, r, nr, 0, e);
+	case SECCOMP_POLICY_CREATE_MODE:
+		return add_bits_rules(ctx, r, nr, 1, e);
+	case SECCOMP_POLICY_SOCKETPAIR_TYPE:
+		return add_socketpair_type_rules(ctx, r, nr, e);
 	case SECCOMP_POLICY_FOREIGN_ABI:
 		break;
 	}
@@ -129,10 +208,9 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 		       r->syscall, (int)r->match);
 }
 
-/* Build the filter into *out (released by the caller with ctx_release even
- * on failure). */
-static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
-		     struct cordon_err *e)
+/* A filter with default action `def` for the native arch only, into *out
+ * (released by the caller with ctx_release even on failure). */
+static int ctx_new(uint32_t def, scmp_filter_ctx *out, struct cordon_err *e)
 {
 	/* The build-time check covers the headers; a dynamically linked
 	 * binary may meet an older library at run time. */
@@ -142,7 +220,7 @@ static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
 			       "(2.5 or later needed)", v ? v->major : 0,
 			       v ? v->minor : 0, v ? v->micro : 0);
 
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	scmp_filter_ctx ctx = seccomp_init(def);
 	*out = ctx;
 	if (!ctx)
 		return err_set(e, ENOMEM, "seccomp: seccomp_init failed");
@@ -166,7 +244,18 @@ static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 	if (rc < 0)
 		return err_sys(e, -rc, "seccomp: setting SCMP_FLTATR_API_SYSRAWRC");
+	return 0;
+}
 
+/* The command's filter into *out (released by the caller with ctx_release
+ * even on failure). */
+static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
+		     struct cordon_err *e)
+{
+	int rc = ctx_new(SCMP_ACT_ALLOW, out, e);
+	if (rc < 0)
+		return rc;
+	scmp_filter_ctx ctx = *out;
 	size_t n;
 	const struct seccomp_rule_desc *policy = seccomp_policy_table(&n);
 	for (size_t i = 0; i < n; i++) {
@@ -199,20 +288,13 @@ int seccomp_policy_load(const struct seccomp_opts *o, struct cordon_err *e)
 	return 0;
 }
 
-int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
-			  struct cordon_err *e)
+/* libseccomp 2.5 exports only to a descriptor: go through a memfd. */
+static int export_ctx(scmp_filter_ctx ctx, struct sock_fprog *prog, struct cordon_err *e)
 {
-	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = NULL;
-	prog->len = 0;
-	prog->filter = NULL;
-	int rc = build_ctx(o, &ctx, e);
-	if (rc < 0)
-		return rc;
-	/* libseccomp 2.5 exports only to a descriptor: go through a memfd. */
 	AUTO_FD fd = memfd_create("cordon-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
 		return err_sys(e, errno, "seccomp: memfd_create");
-	rc = seccomp_export_bpf(ctx, fd);
+	int rc = seccomp_export_bpf(ctx, fd);
 	if (rc < 0)
 		return err_sys(e, -rc, "seccomp: exporting the filter");
 	off_t size = lseek(fd, 0, SEEK_END);
@@ -230,4 +312,36 @@ int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
 	prog->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
 	prog->filter = f;
 	return 0;
+}
+
+int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
+			  struct cordon_err *e)
+{
+	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = NULL;
+	prog->len = 0;
+	prog->filter = NULL;
+	int rc = build_ctx(o, &ctx, e);
+	return rc < 0 ? rc : export_ctx(ctx, prog, e);
+}
+
+int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
+{
+	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = NULL;
+	prog->len = 0;
+	prog->filter = NULL;
+	int rc = ctx_new(SCMP_ACT_KILL_PROCESS, &ctx, e);
+	if (rc < 0)
+		return rc;
+	size_t n;
+	const char *const *allowed = seccomp_policy_pid1_allowed(&n);
+	for (size_t i = 0; i < n; i++) {
+		int nr = seccomp_policy_nr(allowed[i]);
+		if (nr < 0)
+			return err_set(e, ENOENT, "seccomp: cordon-inner's filter names %s, "
+				       "which libseccomp does not know", allowed[i]);
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 0, NULL);
+		if (rc < 0)
+			return err_sys(e, -rc, "seccomp: allowing %s to cordon-inner", allowed[i]);
+	}
+	return export_ctx(ctx, prog, e);
 }

@@ -31,6 +31,15 @@ enum seccomp_policy_match {
 	SECCOMP_POLICY_ARG0_NE,        /* arg0 != value (all 64 bits) */
 	SECCOMP_POLICY_ARG0_BITS_SET,  /* (arg0 & value) == value */
 	SECCOMP_POLICY_ARG1_LOW32_EQ,  /* (arg1 & 0xffffffff) == value */
+	SECCOMP_POLICY_ARG_ANY_BITS,   /* arg `arg` has any bit of value set */
+	SECCOMP_POLICY_CREATE_MODE,    /* arg `arg` (open flags) has O_CREAT or
+	                                  __O_TMPFILE set, and arg `arg` + 1
+	                                  (the mode) any bit of value */
+	SECCOMP_POLICY_SOCKETPAIR_TYPE, /* arg1 with SOCK_NONBLOCK and
+	                                   SOCK_CLOEXEC masked off (low 32 bits)
+	                                   is a type for which
+	                                   seccomp_policy_socketpair_type_allowed()
+	                                   is 0 */
 	SECCOMP_POLICY_FOREIGN_ABI,    /* not a syscall: any non-x86_64 ABI;
 	                                  `syscall` is a description */
 };
@@ -43,16 +52,32 @@ struct seccomp_rule_desc {
 	int errno_value;      /* errno returned; 0 = kill the process */
 	enum seccomp_policy_match match;
 	uint64_t value;       /* operand of `match`, unused for the others */
+	unsigned int arg;     /* argument index for ARG_ANY_BITS, CREATE_MODE */
 };
 
 /* The static table; *n receives its length.  Never NULL. */
 const struct seccomp_rule_desc *seccomp_policy_table(size_t *n);
+
+/* The syscalls cordon-inner (PID 1) may still make once the command runs:
+ * its supervision loop and its exit.  Everything else kills it (which ends
+ * the sandbox).  *n receives the length.  Never NULL. */
+const char *const *seccomp_policy_pid1_allowed(size_t *n);
+
+/* x86_64 number of a syscall by name: libseccomp's answer, or for a syscall
+ * newer than the libseccomp at hand (fchmodat2 is unknown to some 2.5.4
+ * builds), the number from a small table here; -ENOENT when neither knows. */
+int seccomp_policy_nr(const char *name);
 
 /* The native syscall number of row r, or -ENOENT when the libseccomp this
  * binary runs with does not know the name (the row is then skipped by
  * seccomp_policy_load()), or -EINVAL for a row that is not a syscall
  * (SECCOMP_POLICY_FOREIGN_ABI). */
 int seccomp_policy_resolve(const struct seccomp_rule_desc *r);
+
+/* Whether socketpair(AF_UNIX, type, ...) is allowed, for type with
+ * SOCK_NONBLOCK and SOCK_CLOEXEC masked off: only SOCK_STREAM and
+ * SOCK_SEQPACKET, which cannot address a named socket.  Pure. */
+int seccomp_policy_socketpair_type_allowed(uint64_t type);
 
 /* Whether socket(family, ...) is allowed under o (o may be NULL: defaults).
  * Pure; the loader denies every 64-bit value of arg0 for which this is 0. */
@@ -73,5 +98,10 @@ int seccomp_policy_load(const struct seccomp_opts *o, struct cordon_err *e)
  * prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) right before exec. */
 int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
 			  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The same for cordon-inner's own filter (seccomp_policy_pid1_allowed()):
+ * default kill, the listed syscalls allowed, any other ABI killed. */
+int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 #endif

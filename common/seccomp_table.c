@@ -5,48 +5,76 @@
 #include "seccomp_policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #define MOUNT_API "always (mount API: could hide or replace what bwrap set up)"
+#define SUGID ((uint64_t)(S_ISUID | S_ISGID))
+#define SUGID_MODE "mode has S_ISUID or S_ISGID"
+#define SUGID_CREATE "creating (O_CREAT or O_TMPFILE) with S_ISUID or S_ISGID in the mode"
 
 static const struct seccomp_rule_desc policy[] = {
 	{ "(i386 or x32 ABI)", "any syscall not made through the x86_64 ABI "
-	  "(int 0x80, or nr with bit 0x40000000): kills the process", 0,
-	  SECCOMP_POLICY_FOREIGN_ABI, 0 },
+	  "(int 0x80, or nr with bit 0x40000000)", 0,
+	  SECCOMP_POLICY_FOREIGN_ABI, 0, 0 },
 
 	/* Raw packet, bluetooth, vsock, ... sockets reach kernel code (and
 	 * hosts) that bwrap's network namespace does not fence off. */
 	{ "socket", "family is not AF_INET, AF_INET6 or AF_NETLINK (AF_UNIX "
 	  "only with --allow-unix-sockets)", EPERM,
-	  SECCOMP_POLICY_SOCKET_FAMILY, 0 },
+	  SECCOMP_POLICY_SOCKET_FAMILY, 0, 0 },
 	{ "socketpair", "family is not AF_UNIX", EPERM,
-	  SECCOMP_POLICY_ARG0_NE, AF_UNIX },
+	  SECCOMP_POLICY_ARG0_NE, AF_UNIX, 0 },
+	/* A datagram socket can sendto or connect to any named socket on the
+	 * host (journald, syslog, sd_notify, a root daemon's control socket),
+	 * descriptors included; a stream or seqpacket pair is connected to
+	 * itself and can address nothing else. */
+	{ "socketpair", "type (SOCK_NONBLOCK, SOCK_CLOEXEC masked off) is not "
+	  "SOCK_STREAM or SOCK_SEQPACKET", EPERM, SECCOMP_POLICY_SOCKETPAIR_TYPE, 0, 0 },
 
 	/* io_uring performs syscalls on the command's behalf where no seccomp
 	 * filter sees them, and is a rich source of kernel bugs. */
-	{ "io_uring_setup", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "io_uring_enter", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "io_uring_register", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "io_uring_setup", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "io_uring_enter", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "io_uring_register", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
-	{ "ptrace", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "process_vm_readv", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "process_vm_writev", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	/* A setuid or setgid file made by the command outlives the run: as
+	 * root it is a root shell for every local user.  Whatever creates a
+	 * file or sets a mode is covered; the bits are checked wherever the
+	 * mode sits in the arguments. */
+	{ "chmod", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 1 },
+	{ "fchmod", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 1 },
+	{ "fchmodat", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 2 },
+	{ "fchmodat2", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 2 },
+	{ "creat", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 1 },
+	{ "open", SUGID_CREATE, EPERM, SECCOMP_POLICY_CREATE_MODE, SUGID, 1 },
+	{ "openat", SUGID_CREATE, EPERM, SECCOMP_POLICY_CREATE_MODE, SUGID, 2 },
+	{ "mknod", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 1 },
+	{ "mknodat", SUGID_MODE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, SUGID, 2 },
+	/* openat2 passes its flags and mode in memory, which seccomp cannot
+	 * read; ENOSYS makes libc and runtimes fall back to openat. */
+	{ "openat2", "always (libc falls back to openat)", ENOSYS, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
-	{ "bpf", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "perf_event_open", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "ptrace", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "process_vm_readv", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "process_vm_writev", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+
+	{ "bpf", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "perf_event_open", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 	/* userfaultfd stalls the kernel mid-copy_from_user: the classic way
 	 * to win a race in a kernel exploit. */
-	{ "userfaultfd", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "userfaultfd", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
 	/* Keyrings are not namespaced: the user's session keyring (and the
 	 * secrets in it) would be shared with the sandbox. */
-	{ "keyctl", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "add_key", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "request_key", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "keyctl", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "add_key", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "request_key", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
 	/* TIOCSTI pushes bytes into the input of a terminal the command shares
 	 * with the user's shell, which runs them after cordon exits; TIOCLINUX
@@ -54,51 +82,51 @@ static const struct seccomp_rule_desc policy[] = {
 	 * int, so only the low 32 bits are compared: set high bits must not
 	 * dodge the rule. */
 	{ "ioctl", "request is TIOCSTI (low 32 bits)", EPERM,
-	  SECCOMP_POLICY_ARG1_LOW32_EQ, TIOCSTI },
+	  SECCOMP_POLICY_ARG1_LOW32_EQ, TIOCSTI, 0 },
 	{ "ioctl", "request is TIOCLINUX (low 32 bits)", EPERM,
-	  SECCOMP_POLICY_ARG1_LOW32_EQ, TIOCLINUX },
+	  SECCOMP_POLICY_ARG1_LOW32_EQ, TIOCLINUX, 0 },
 
 	/* A new user namespace gives back every capability bwrap dropped,
 	 * inside it, and with them the attack surface of namespaced code. */
 	{ "unshare", "flags include CLONE_NEWUSER", EPERM,
-	  SECCOMP_POLICY_ARG0_BITS_SET, CLONE_NEWUSER },
+	  SECCOMP_POLICY_ARG0_BITS_SET, CLONE_NEWUSER, 0 },
 	{ "clone", "flags include CLONE_NEWUSER", EPERM,
-	  SECCOMP_POLICY_ARG0_BITS_SET, CLONE_NEWUSER },
+	  SECCOMP_POLICY_ARG0_BITS_SET, CLONE_NEWUSER, 0 },
 	/* clone3 passes its flags in memory, which seccomp cannot read; ENOSYS
 	 * makes glibc and others fall back to clone, whose flags it can. */
 	{ "clone3", "always (libc falls back to clone)", ENOSYS,
-	  SECCOMP_POLICY_ALWAYS, 0 },
+	  SECCOMP_POLICY_ALWAYS, 0, 0 },
 
-	{ "mount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "umount2", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "pivot_root", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "open_tree", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "move_mount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "fsopen", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "fsconfig", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "fsmount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "fspick", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "mount_setattr", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "setns", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "mount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "umount2", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "pivot_root", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "open_tree", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "move_mount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "fsopen", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "fsconfig", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "fsmount", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "fspick", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "mount_setattr", MOUNT_API, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "setns", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 	/* A file handle opens an inode by number, around the mount tree and
 	 * so around every bind mount that hides a path (the "shocker"
 	 * container escape). */
-	{ "open_by_handle_at", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "name_to_handle_at", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "open_by_handle_at", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "name_to_handle_at", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
-	{ "init_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "finit_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "delete_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "kexec_load", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "kexec_file_load", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "reboot", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "swapon", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "swapoff", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "acct", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "quotactl", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
-	{ "quotactl_fd", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "init_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "finit_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "delete_module", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "kexec_load", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "kexec_file_load", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "reboot", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "swapon", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "swapoff", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "acct", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "quotactl", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "quotactl_fd", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 	/* The kernel log leaks kernel addresses and other users' activity. */
-	{ "syslog", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0 },
+	{ "syslog", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 };
 
 const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
@@ -106,6 +134,29 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
 	if (n)
 		*n = sizeof(policy) / sizeof(policy[0]);
 	return policy;
+}
+
+/* cordon-inner's own filter, loaded once the command's process is forked:
+ * what its supervision loop (pid1.c), the release of the command (spawn.c),
+ * its reports to cordon (wire.c) and its exit call.  No open, no socket, no
+ * ioctl, no exec: a PID 1 taken over through some kernel bug could neither
+ * reach the host nor type into the caller's terminal. */
+static const char *const pid1_allowed[] = {
+	"read", "write", "writev", "close", "poll", "ppoll", "wait4", "waitid",
+	"kill", "sendmsg", "rt_sigprocmask", "rt_sigreturn", "restart_syscall",
+	"munmap", "madvise", "exit", "exit_group",
+};
+
+const char *const *seccomp_policy_pid1_allowed(size_t *n)
+{
+	if (n)
+		*n = sizeof(pid1_allowed) / sizeof(pid1_allowed[0]);
+	return pid1_allowed;
+}
+
+int seccomp_policy_socketpair_type_allowed(uint64_t type)
+{
+	return type == SOCK_STREAM || type == SOCK_SEQPACKET;
 }
 
 static const int base_families[] = { AF_INET, AF_INET6, AF_NETLINK };

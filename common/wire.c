@@ -5,23 +5,17 @@
 #include <string.h>
 #include "fdpass.h"
 
-struct wire_spec {
-	const char *name;
-	enum wire_dir dir;
-	size_t min, max;
-	int fd;   /* 1: a descriptor must come with it; 0: none may */
-	int once;
+static const struct wire_spec wire_table[WIRE_TYPE_END] = {
+	[WIRE_BIND_CHECK] = { "bind-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, WIRE_FD_MUST, 0 },
+	[WIRE_BINDS_END] = { "binds-end", WIRE_TO_INNER, 4, 4, WIRE_FD_NONE, 1 },
+	[WIRE_STARTED] = { "started", WIRE_TO_OUTER, 4, 4, WIRE_FD_NONE, 1 },
+	[WIRE_ERROR] = { "error", WIRE_TO_OUTER, sizeof(struct cordon_err),
+			 sizeof(struct cordon_err), WIRE_FD_NONE, 1 },
+	[WIRE_RO_CHECK] = { "ro-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, WIRE_FD_MUST, 0 },
+	[WIRE_EXITED] = { "exited", WIRE_TO_OUTER, 4, 4, WIRE_FD_NONE, 1 },
 };
 
-static const struct wire_spec wire_table[WIRE_TYPE_END] = {
-	[WIRE_BIND_CHECK] = { "bind-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, 1, 0 },
-	[WIRE_BINDS_END] = { "binds-end", WIRE_TO_INNER, 4, 4, 0, 1 },
-	[WIRE_STARTED] = { "started", WIRE_TO_OUTER, 4, 4, 0, 1 },
-	[WIRE_ERROR] = { "error", WIRE_TO_OUTER, sizeof(struct cordon_err),
-			 sizeof(struct cordon_err), 0, 1 },
-	[WIRE_RO_CHECK] = { "ro-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, 1, 0 },
-	[WIRE_EXITED] = { "exited", WIRE_TO_OUTER, 4, 4, 0, 1 },
-};
+static const struct wire_proto wire_inner = { wire_table, WIRE_TYPE_END };
 
 int wire_send(int sock, uint32_t type, const void *data, size_t len, int fd)
 {
@@ -37,14 +31,20 @@ int wire_send(int sock, uint32_t type, const void *data, size_t len, int fd)
 int wire_check(const struct wire_peer *p, uint32_t type, size_t len, int has_fd,
 	       struct cordon_err *e)
 {
-	if (type == 0 || type >= WIRE_TYPE_END || !wire_table[type].name)
+	return wire_check_proto(&wire_inner, p, type, len, has_fd, e);
+}
+
+int wire_check_proto(const struct wire_proto *pr, const struct wire_peer *p, uint32_t type,
+		     size_t len, int has_fd, struct cordon_err *e)
+{
+	if (type == 0 || type >= pr->ntypes || type >= 32 || !pr->table[type].name)
 		return err_set(e, EPROTO, "protocol error: unknown record type %u", type);
-	const struct wire_spec *s = &wire_table[type];
+	const struct wire_spec *s = &pr->table[type];
 	if (s->dir != p->accept)
 		return err_set(e, EPROTO, "protocol error: %s record sent the wrong way", s->name);
 	if (len < s->min || len > s->max)
 		return err_set(e, EPROTO, "protocol error: %s record of %zu bytes", s->name, len);
-	if (has_fd != s->fd)
+	if (s->fd != WIRE_FD_MAY && has_fd != (s->fd == WIRE_FD_MUST))
 		return err_set(e, EPROTO, "protocol error: %s record %s a descriptor",
 			       s->name, has_fd ? "carries" : "lacks");
 	if (s->once && (p->seen & (1u << type)))
@@ -53,6 +53,12 @@ int wire_check(const struct wire_peer *p, uint32_t type, size_t len, int has_fd,
 }
 
 int wire_recv(int sock, struct wire_peer *p, struct wire_rec *r, struct cordon_err *e)
+{
+	return wire_recv_proto(&wire_inner, sock, p, r, e);
+}
+
+int wire_recv_proto(const struct wire_proto *pr, int sock, struct wire_peer *p,
+		    struct wire_rec *r, struct cordon_err *e)
 {
 	unsigned char buf[sizeof(uint32_t) + WIRE_DATA_MAX];
 	int fd = -1;
@@ -71,13 +77,12 @@ int wire_recv(int sock, struct wire_peer *p, struct wire_rec *r, struct cordon_e
 	uint32_t type;
 	memcpy(&type, buf, sizeof(type));
 	size_t len = (size_t)n - sizeof(type);
-	int rc = wire_check(p, type, len, fd >= 0, e);
+	int rc = wire_check_proto(pr, p, type, len, fd >= 0, e);
 	if (rc < 0) {
 		sys_close(&fd);
 		return rc;
 	}
-	if (type < 32)
-		p->seen |= 1u << type;
+	p->seen |= 1u << type;
 	r->type = type;
 	r->len = (uint32_t)len;
 	r->fd = fd;

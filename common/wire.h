@@ -35,6 +35,26 @@ struct wire_rec {
 	char data[WIRE_DATA_MAX + 1];  /* payload, always NUL-terminated */
 };
 
+/* One type of a protocol's table.  fd: WIRE_FD_NONE, WIRE_FD_MUST (a
+ * descriptor must come with it) or WIRE_FD_MAY (optional, such as a pidfd a
+ * kernel without pidfd_open cannot make). */
+enum wire_fd { WIRE_FD_NONE, WIRE_FD_MUST, WIRE_FD_MAY };
+
+struct wire_spec {
+	const char *name;          /* NULL: no such type */
+	enum wire_dir dir;
+	size_t min, max;
+	enum wire_fd fd;
+	int once;
+};
+
+/* A protocol: its table, indexed by type (0 is never a type; at most 32
+ * types, for wire_peer.seen). */
+struct wire_proto {
+	const struct wire_spec *table;
+	uint32_t ntypes;
+};
+
 /* Receiving end state: which direction we accept, which once-only types we saw. */
 struct wire_peer {
 	enum wire_dir accept;
@@ -50,5 +70,11 @@ int wire_recv(int sock, struct wire_peer *p, struct wire_rec *r,
 /* Pure validation used by wire_recv, exposed for unit tests. */
 int wire_check(const struct wire_peer *p, uint32_t type, size_t len, int has_fd,
 	       struct cordon_err *e) WUR;
+
+/* The same two for another protocol's table (wire_guardian.h). */
+int wire_recv_proto(const struct wire_proto *pr, int sock, struct wire_peer *p,
+		    struct wire_rec *r, struct cordon_err *e) WUR;
+int wire_check_proto(const struct wire_proto *pr, const struct wire_peer *p, uint32_t type,
+		     size_t len, int has_fd, struct cordon_err *e) WUR;
 
 #endif

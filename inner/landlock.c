@@ -149,6 +149,25 @@ static int ll_add_path(int ruleset_fd, const char *path, unsigned long long allo
 	return 0;
 }
 
+/* Without Landlock, writes are confined by the read-only mounts alone: a
+ * writable file the mount plan misses (a /proc or /sys knob, a device) is
+ * then writable, by root whatever its mode.  A root caller accepts that
+ * only with --allow-no-landlock. */
+static int refuse_without_landlock(int required, struct cordon_err *e)
+{
+	if (required == LANDLOCK_ROOT)
+		return err_set(e, EOPNOTSUPP,
+			       "Landlock is unavailable here (kernel, lsm= or a container's seccomp): "
+			       "as root, the read-only mounts alone would confine writes, with no "
+			       "second wall; --allow-no-landlock accepts that weaker sandbox");
+	if (required)
+		return err_set(e, EOPNOTSUPP,
+			       "--require-landlock: Landlock is unavailable here (not built in, left "
+			       "out of lsm=, or blocked by a container's seccomp); enable it, or run "
+			       "without --require-landlock");
+	return 0;
+}
+
 int landlock_prepare(const struct landlock_plan *p, int required, int *ruleset_out,
 		     struct cordon_err *e)
 {
@@ -157,15 +176,8 @@ int landlock_prepare(const struct landlock_plan *p, int required, int *ruleset_o
 		return err_set(e, EINVAL, "landlock: no plan");
 
 	int abi = landlock_abi();
-	if (abi == 0) {
-		if (required)
-			return err_set(e, EOPNOTSUPP,
-				       "--require-landlock: this kernel offers no Landlock "
-				       "(not built in, or left out of the lsm= boot parameter); "
-				       "enable it, or run without --require-landlock to rely "
-				       "on the mounts alone");
-		return 0;
-	}
+	if (abi == 0)
+		return refuse_without_landlock(required, e);
 
 	struct landlock_masks m;
 	landlock_masks_for_abi(abi, p->scope, &m);

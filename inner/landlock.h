@@ -45,13 +45,21 @@ struct landlock_masks {
 };
 void landlock_masks_for_abi(int abi, int scope, struct landlock_masks *m);
 
+/* What a missing Landlock means for the run (the `required` argument below). */
+enum landlock_need {
+	LANDLOCK_OPTIONAL = 0, /* run on the other layers */
+	LANDLOCK_REQUIRED = 1, /* --require-landlock: refuse */
+	LANDLOCK_ROOT = 2,     /* a root caller without --allow-no-landlock: refuse */
+};
+
 /* Apply the plan to the calling thread (cordon-inner's command child is
  * single-threaded, and the domain is inherited across fork and exec).  The
  * caller has already set PR_SET_NO_NEW_PRIVS.
  *
  * Returns 1 when the domain is enforced; 0 when the kernel has no Landlock and
- * required == 0; -errno with *e filled otherwise, including -EOPNOTSUPP when
- * required != 0 and Landlock is unavailable, and a write path that is not
+ * required is LANDLOCK_OPTIONAL; -errno with *e filled otherwise, including
+ * -EOPNOTSUPP when Landlock is unavailable and required is another
+ * landlock_need (the message says which flag decides), and a write path that is not
  * absolute, does not exist or cannot be opened (the message names it).  On
  * failure nothing has been applied.  Opens descriptors only transiently, all
  * O_CLOEXEC. */

@@ -2,13 +2,14 @@
  *
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
- *                [--require-landlock] [--full-write] [--net none|proxy|full]
- *                [--bridge FD]
+ *                [--require-landlock | --root-needs-landlock] [--full-write]
+ *                [--net none|proxy|full] [--bridge FD]
  *                -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ struct inner_opts {
 	int ctrl;
 	int tmp_private;
 	int allow_unix_sockets;
-	int require_landlock;
+	int landlock_need; /* enum landlock_need */
 	int full_write;
 	enum netcheck_mode net;
 	int bridge;      /* --net proxy: the socket to cordon-bridge */
@@ -58,7 +59,10 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 		} else if (strcmp(a, "--allow-unix-sockets") == 0) {
 			o->allow_unix_sockets = 1;
 		} else if (strcmp(a, "--require-landlock") == 0) {
-			o->require_landlock = 1;
+			o->landlock_need = LANDLOCK_REQUIRED;
+		} else if (strcmp(a, "--root-needs-landlock") == 0) {
+			if (o->landlock_need == LANDLOCK_OPTIONAL)
+				o->landlock_need = LANDLOCK_ROOT;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
 		} else if (strcmp(a, "--bridge") == 0 && i + 1 < argc) {
@@ -124,8 +128,29 @@ static int prepare_landlock(const struct inner_opts *o, const struct binds *b, i
 		paths[n++] = "/dev";
 	}
 	struct landlock_plan plan = { paths, n, 1 };
-	int r = landlock_prepare(&plan, o->require_landlock, fd, e);
+	int r = landlock_prepare(&plan, o->landlock_need, fd, e);
 	return r < 0 ? r : 0;
+}
+
+/* bwrap arms this process's parent-death signal only after its setup: if
+ * bwrap died before that (killed with cordon, --die-with-parent), nothing
+ * would end the command, and the bind checks cordon queued before it died
+ * are still there to read.  cordon holds the other end of the control
+ * socket until it exits: once it is gone (hang-up), the command must not
+ * start.  If cordon is still alive here, bwrap was alive when it armed the
+ * signal, and it ends this process with bwrap. */
+static int check_cordon_alive(int ctrl, struct cordon_err *e)
+{
+	struct pollfd p = { ctrl, POLLRDHUP, 0 };
+	int r;
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return err_sys(e, errno, "cordon-inner: poll on the control socket");
+	if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
+		return err_set(e, EPIPE, "cordon-inner: cordon is gone; the command does not start");
+	return 0;
 }
 
 /* The checks, in order; the command's process is forked (confined, waiting)
@@ -144,7 +169,8 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0)
+	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0 ||
+	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
 		goto out;
@@ -154,8 +180,15 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
+	/* PID 1's own filter comes after the fork (the command must not
+	 * inherit it) and after the network check (netlink) and the proxy
+	 * listeners (socket, bind, listen), before the command execs. */
 	if ((r = netcheck_for_mode(o->net, e)) < 0 ||
-	    (r = listen_for_mode(o->net, o->bridge, e)) < 0) {
+	    (r = listen_for_mode(o->net, o->bridge, e)) < 0 || (r = pid1_confine(e)) < 0) {
+		spawn_abort(&h);
+		goto out;
+	}
+	if ((r = check_cordon_alive(o->ctrl, e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

@@ -2,10 +2,33 @@
 #include "pid1.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "seccomp_bpf.h"
+
+int pid1_make_undumpable(struct cordon_err *e)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return err_sys(e, errno, "cordon-inner: prctl(PR_SET_DUMPABLE, 0) failed; refusing "
+			       "to run the command next to a PID 1 it could write into");
+	return 0;
+}
+
+int pid1_confine(struct cordon_err *e)
+{
+	struct sock_fprog prog;
+	seccomp_bpf_pid1_program(&prog);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return err_sys(e, errno, "cordon-inner: setting its own no_new_privs failed");
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		return err_sys(e, errno, "cordon-inner: loading its own seccomp filter failed; "
+			       "refusing to run the command (cordon doctor checks seccomp)");
+	return 0;
+}
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
 

@@ -14,6 +14,20 @@
 #include <sys/types.h>
 #include "err.h"
 
+/* Make cordon-inner non-dumpable, before the command's process exists:
+ * /proc/1/mem, /proc/1/environ, /proc/1/fd and ptrace then need
+ * CAP_SYS_PTRACE, which nothing in the sandbox has.  Without it, a command on
+ * a host without Landlock could write into PID 1's memory through
+ * /proc/1/mem (same user, and the fresh /proc is read-write) and act with
+ * PID 1's descriptors and unfiltered syscalls.  0 or -errno with *e. */
+int pid1_make_undumpable(struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Load cordon-inner's own seccomp filter (seccomp_policy_pid1_allowed()):
+ * after the command's process is forked, which must not inherit it, and
+ * before the command is released.  Sets no_new_privs on PID 1 first (it has
+ * no capabilities and never execs again).  0 or -errno with *e. */
+int pid1_confine(struct cordon_err *e) __attribute__((warn_unused_result));
+
 /* The signals cordon forwards and cordon-inner passes on. */
 void pid1_forwarded_set(sigset_t *s);
 

@@ -1,7 +1,6 @@
 /* doctor.c: see doctor.h. */
 #include "doctor.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -102,8 +101,10 @@ static void check_trial(void)
 			_exit(EXIT_CORDON_FAILED);
 		static char *cmd[] = { "true", NULL };
 		/* A hung trial must not hang doctor: 30 s is ample for `true`. */
+		/* The trial checks the sandbox's mechanics; whether root may run
+		 * without Landlock is the landlock line's business. */
 		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
-				    .timeout = 30 };
+				    .timeout = 30, .allow_no_landlock = 1 };
 		struct cordon_err e;
 		int r = run_sandbox(&c, 0, &e);
 		if (r < 0)
@@ -138,6 +139,28 @@ static void check_seccomp(void)
 	     n, prog.len);
 }
 
+/* Without Landlock, say what is lost and what each remaining layer still
+ * stops, so that a user can judge the weaker sandbox. */
+static void landlock_missing(int err)
+{
+	int root = geteuid() == 0;
+	line(!root, "landlock", "ABI 0, not enforced (%s)%s",
+	     err == EOPNOTSUPP ? "disabled at boot" :
+	     err == ENOSYS ? "not in this kernel, or blocked by a container's seccomp profile" :
+	     strerror(err),
+	     root ? "; as root cordon refuses to run unless --allow-no-landlock" : "");
+	printf("  lost: the second wall on writes; the read-only mounts alone confine them,\n"
+	       "    so a file they leave writable (in /proc, /sys or /dev) can be written,\n"
+	       "    by root whatever its mode bits\n"
+	       "  still enforced: read-only mounts outside the writable roots, /tmp and /dev;\n"
+	       "    seccomp (no mount API, ptrace, setuid/setgid bits, io_uring, bpf, new user\n"
+	       "    namespaces, TIOCSTI, non-AF_UNIX socketpairs); cordon-inner (PID 1)\n"
+	       "    non-dumpable under its own seccomp filter; private PID namespace (no\n"
+	       "    signals out) and network namespace (loopback only, no host abstract\n"
+	       "    sockets); no capabilities\n"
+	       "  --require-landlock refuses to run here\n");
+}
+
 static void check_landlock(void)
 {
 	/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) */
@@ -147,9 +170,7 @@ static void check_landlock(void)
 		     "writable roots, /tmp and /dev%s", abi,
 		     abi >= 6 ? "; abstract Unix sockets and signals scoped to the sandbox" : "");
 	else
-		line(1, "landlock", "ABI 0, not enforced (%s): the mounts alone confine writes; "
-		     "--require-landlock would refuse to run",
-		     errno == EOPNOTSUPP ? "disabled at boot" : "not in this kernel");
+		landlock_missing(errno);
 }
 
 /* The registry of materialized mount points: usable, and nothing leaked. */
@@ -163,15 +184,11 @@ static void check_registry(void)
 		return;
 	}
 	size_t records = 0;
-	int fd = openat(reg.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d && fd >= 0)
-		(void)close(fd);
-	for (struct dirent *de; d && (de = readdir(d));)
-		if (strncmp(de->d_name, "run-", 4) == 0)
-			records++;
-	if (d)
-		(void)closedir(d);
+	if (registry_count(&reg, &records, &e) < 0) {
+		line(0, "registry", "%s", e.msg);
+		registry_close(&reg);
+		return;
+	}
 	line(1, "registry", "%s, %zu run record%s (cordon reclaim removes what dead runs left)",
 	     reg.path, records, records == 1 ? "" : "s");
 	registry_close(&reg);

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "doctor.h"
 #include "err.h"
-#include "hostpaths/registry.h"
+#include "hostpaths/registry_sweep.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)

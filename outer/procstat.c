@@ -70,3 +70,19 @@ int procstat_field(const char *stat, int field, unsigned long long *out)
 	*out = v;
 	return 0;
 }
+
+int procstat_start(pid_t pid, uint64_t *start)
+{
+	char buf[1024];
+	unsigned long long v;
+	ssize_t n = procstat_read(-1, pid, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	char state = procstat_state(buf);
+	if (state == 'Z' || state == 'X')
+		return -ESRCH;
+	if (!state || procstat_field(buf, 22, &v) < 0)
+		return -EINVAL;
+	*start = v;
+	return 0;
+}

@@ -5,6 +5,7 @@
 #define CORDON_PROCSTAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read /proc/PID/stat into buf (NUL-terminated): through dirfd (an open
@@ -20,5 +21,11 @@ char procstat_state(const char *stat);
  * time) of a stat line.  0, or -1 if it is missing or not a number. */
 int procstat_field(const char *stat, int field, unsigned long long *out)
 	__attribute__((warn_unused_result));
+
+/* Start time (field 22 of /proc/PID/stat) of a running process: 0, -ESRCH
+ * when there is no such process or it is a zombie, or -errno when it cannot
+ * be read.  With (pid, start time) a process is named for good: a pid can be
+ * reused, never with the same start time. */
+int procstat_start(pid_t pid, uint64_t *start) __attribute__((warn_unused_result));
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -162,6 +163,8 @@ static int build_inner_args(const struct config *c, struct run_state *s, struct 
 		r |= argv_push(&s->inner_args, "--allow-unix-sockets");
 	if (c->require_landlock)
 		r |= argv_push(&s->inner_args, "--require-landlock");
+	else if (geteuid() == 0 && !c->allow_no_landlock)
+		r |= argv_push(&s->inner_args, "--root-needs-landlock"); /* DESIGN section 4 */
 	if (c->full_write)
 		r |= argv_push(&s->inner_args, "--full-write");
 	if (s->bsock[1] >= 0) {
@@ -277,6 +280,12 @@ static int prepare_early(const struct config *c, int explain, struct run_state *
 	if (c->net == NET_PROXY && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->bsock) < 0)
 		return err_sys(e, errno, "cannot create the socket between the sandbox and "
 			       "cordon-bridge (too many open files? check ulimit -n)");
+	/* The guardian ends whoever still holds this socket if cordon dies
+	 * (bwrap's child may be blocked for good, see guardian.h). */
+	struct stat sst;
+	if (fstat(s->ctrl[1], &sst) < 0)
+		return err_sys(e, errno, "cannot inspect the socket cordon talks to bwrap over");
+	s->prot.sandbox_sock = sst.st_ino;
 	if ((r = build_inner_args(c, s, e)) < 0)
 		return r;
 	if ((r = env_build(environ, c, &s->env, e)) < 0)

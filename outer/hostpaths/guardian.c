@@ -14,11 +14,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "fdpass.h"
+#include <dirent.h>
+#include "wire_guardian.h"
 #include "procstat.h"
+#include "hostpaths/registry_sweep.h"
 #include "sys.h"
 
-#define MSG_MAX 96
 #define READY_TIMEOUT_MS 5000
 #define POLL_FALLBACK_MS 20
 #define MAX_CHILDREN 16
@@ -34,27 +35,6 @@ static int pidfd_open_compat(pid_t pid)
 #endif
 }
 
-/* Parse "WORD PID START" (exactly). */
-static int parse_pid_msg(const char *msg, const char *word, pid_t *pid, uint64_t *start)
-{
-	size_t wl = strlen(word);
-	if (strncmp(msg, word, wl) != 0 || msg[wl] != ' ')
-		return -1;
-	const char *s = msg + wl + 1;
-	char *end = NULL;
-	errno = 0;
-	long p = strtol(s, &end, 10);
-	if (errno || end == s || *end != ' ' || p <= 0 || p > REC_PID_MAX)
-		return -1;
-	s = end + 1;
-	unsigned long long st = strtoull(s, &end, 10);
-	if (errno || end == s || *end != '\0' || *s == '-')
-		return -1;
-	*pid = (pid_t)p;
-	*start = st;
-	return 0;
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -66,7 +46,7 @@ static void sleep_ms(long ms)
 static int same_process(pid_t pid, uint64_t start)
 {
 	uint64_t now;
-	return registry_proc_start(pid, &now) == 0 && now == start;
+	return procstat_start(pid, &now) == 0 && now == start;
 }
 
 /* 1 while the process of a pidfd has not exited (so its pid is still its). */
@@ -147,67 +127,125 @@ static void wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nk
 	}
 }
 
+/* Whoever still holds the sandbox's end of its control socket (inode ino) is
+ * a process of this run: bwrap's child, blocked for good on bwrap's
+ * internal event counter when bwrap died (with cordon, --die-with-parent)
+ * before releasing it, or cordon-inner and its command if bwrap died before
+ * its child armed its own parent-death signal.  Nothing else can end them. */
+static void kill_holders(ino_t ino)
+{
+	char want[48], link[64], dir[64];
+	(void)snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return;
+	for (struct dirent *de; (de = readdir(proc));) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (pid <= 0 || *end || pid == (long)getpid())
+			continue;
+		(void)snprintf(dir, sizeof(dir), "/proc/%ld/fd", pid);
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *fds = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!fds) {
+			sys_close(&dfd);
+			continue; /* not ours to look at (another user's) */
+		}
+		int hit = 0;
+		for (struct dirent *f; !hit && (f = readdir(fds));) {
+			ssize_t n = readlinkat(dirfd(fds), f->d_name, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				hit = strcmp(link, want) == 0;
+			}
+		}
+		(void)closedir(fds);
+		/* The pidfd is taken after the look; the pid cannot have been
+		 * reused in between by a holder of this run's socket. */
+		if (hit) {
+			int pfd = pidfd_open_compat((pid_t)pid);
+			if (pfd >= 0) {
+				(void)syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
+				sys_close(&pfd);
+			}
+		}
+	}
+	(void)closedir(proc);
+}
+
+/* Listen to cordon until "done" (exit), or its end of file or a record that
+ * breaks the protocol (clean up).  *sb and *pidfd: the bwrap to wait for. */
+static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
+{
+	struct wire_peer peer = { GWIRE_TO_GUARDIAN, 0 };
+	for (;;) {
+		struct wire_rec rec;
+		struct cordon_err e;
+		if (wire_recv_proto(&gwire_proto, sock, &peer, &rec, &e) <= 0)
+			return 0;
+		if (rec.type == GWIRE_DONE)
+			return 1;
+		if (rec.type == GWIRE_SANDBOX && gwire_sandbox_parse(rec.data, rec.len, sb) == 0) {
+			*pidfd = rec.fd;
+			continue;
+		}
+		sys_close(&rec.fd);
+		memset(sb, 0, sizeof(*sb));
+		return 0;
+	}
+}
+
 /* The guardian's life once it runs on its own.  It is a process of its own
  * now, single-threaded (cordon has no threads, and fork copies only the
  * calling one), so ordinary library calls are safe here.  It never returns
- * and never calls exit(): that would flush stdio buffers copied from cordon. */
-static void __attribute__((noreturn)) guardian_main(int sock, struct registry reg,
-						      const char *name)
+ * and never calls exit(): that would flush stdio buffers copied from cordon.
+ * `from` is cordon's registry handle as fork copied it: only its dirfd is
+ * still open here, and the guardian makes a handle of its own from it. */
+static void __attribute__((noreturn)) guardian_main(int sock, const struct registry *from,
+						      const char *name, ino_t sandbox_sock)
 {
-	char msg[MSG_MAX];
-	pid_t sandbox = 0;
-	uint64_t sandbox_start = 0;
+	struct gwire_sandbox sb = { 0 };
 	int pidfd = -1;
 	struct cordon_err e;
+	struct registry reg = REGISTRY_INIT;
 
-	/* The lock descriptor inherited through fork shares cordon's flock;
-	 * the guardian needs one of its own (the inherited one is closed). */
-	reg.lockfd = -1;
-	reg.locked = 0;
-	reg.live = NULL;
-	reg.nlive = 0;
 	/* cordon knows this process's pid and start time already (it read
 	 * them from /proc for its unreaped child): "ready" says only that it
 	 * runs on its own now. */
-	if (registry_reopen_lock(&reg, &e) < 0 || fdpass_send(sock, "ready", 5, -1) < 0)
-		_exit(1);
-
-	for (;;) {
-		int fd = -1;
-		ssize_t got = fdpass_recv(sock, msg, sizeof(msg) - 1, &fd);
-		if (got <= 0)
-			break; /* end of file (cordon is gone) or a broken socket */
-		msg[got] = '\0';
-		if (strcmp(msg, "done") == 0)
-			_exit(0);
-		if (!sandbox && parse_pid_msg(msg, "sandbox", &sandbox, &sandbox_start) == 0) {
-			pidfd = fd;
-			continue;
-		}
-		/* Not cordon's protocol: stop listening and clean up. */
-		sys_close(&fd);
-		break;
+	if (from) {
+		int rc = registry_dup(from, &reg, &e);
+		int inherited = from->dirfd;
+		sys_close(&inherited);
+		if (rc < 0)
+			_exit(1);
 	}
+	if (wire_send(sock, GWIRE_READY, NULL, 0, -1) < 0)
+		_exit(1);
+	if (listen_to_cordon(sock, &sb, &pidfd))
+		_exit(0);
 
+	if (sandbox_sock)
+		kill_holders(sandbox_sock);
 	int kids[MAX_CHILDREN];
 	size_t nkids = 0;
-	if (sandbox > 0 && (pidfd >= 0 ? alive(pidfd) : same_process(sandbox, sandbox_start)))
+	pid_t sandbox = sb.pid;
+	if (sandbox > 0 && (pidfd >= 0 ? alive(pidfd) : same_process(sandbox, sb.start)))
 		nkids = sandbox_children(sandbox, kids, MAX_CHILDREN);
-	wait_gone(sandbox, sandbox_start, pidfd, kids, nkids);
+	wait_gone(sandbox, sb.start, pidfd, kids, nkids);
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	if (registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
+	if (from && registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
 		/* Nobody to tell: the record stays for the next sweep. */
 	}
-	registry_unlock(&reg);
+	registry_close(&reg);
 	_exit(0);
 }
 
 /* The child, still a copy of cordon: only async-signal-safe calls until it
  * is settled in its own session. */
 static void __attribute__((noreturn)) guardian_child(int sock, const struct registry *reg,
-						       const char *name)
+						       const char *name, ino_t sandbox_sock)
 {
 	static const int ignored[] = {
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2,
@@ -219,8 +257,8 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 	 * opens nothing but /dev/null, /proc and the registry's regular files. */
 	if (setsid() < 0)
 		_exit(1);
-	int keep[2] = { sock, reg->dirfd };
-	if (sys_close_except(keep, 2) < 0)
+	int keep[2] = { sock, reg ? reg->dirfd : -1 };
+	if (sys_close_except(keep, reg ? 2 : 1) < 0)
 		_exit(1);
 	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
@@ -242,11 +280,11 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)prctl(PR_SET_NAME, "cordon-guardian", 0, 0, 0);
-	guardian_main(sock, *reg, name);
+	guardian_main(sock, reg, name, sandbox_sock);
 }
 
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
-		   struct cordon_err *e)
+		   ino_t sandbox_sock, struct cordon_err *e)
 {
 	int sv[2];
 	*g = (struct guardian)GUARDIAN_INIT;
@@ -263,11 +301,11 @@ int guardian_start(struct guardian *g, const struct registry *reg, const char *n
 		return err_sys(e, err, "cannot start the guardian: fork");
 	}
 	if (pid == 0)
-		guardian_child(sv[1], reg, name);
+		guardian_child(sv[1], reg, name, sandbox_sock);
 	sys_close(&sv[1]);
 	g->sock = sv[0];
 	g->pid = pid;
-	int r = registry_proc_start(pid, &g->start);
+	int r = procstat_start(pid, &g->start);
 	if (r < 0) {
 		guardian_abandon(g);
 		return err_sys(e, -r, "cannot start the guardian: reading its start time");
@@ -284,12 +322,14 @@ int guardian_confirm(struct guardian *g, struct cordon_err *e)
 	do
 		r = poll(&p, 1, READY_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);
-	char msg[MSG_MAX];
-	int fd = -1;
-	ssize_t n = r == 1 ? fdpass_recv(g->sock, msg, sizeof(msg) - 1, &fd) : -ETIMEDOUT;
-	sys_close(&fd);
-	if (n == 5 && memcmp(msg, "ready", 5) == 0)
+	struct wire_peer peer = { GWIRE_TO_CORDON, 0 };
+	struct wire_rec rec;
+	struct cordon_err re;
+	int n = r == 1 ? wire_recv_proto(&gwire_proto, g->sock, &peer, &rec, &re) : -ETIMEDOUT;
+	if (n == 1 && rec.type == GWIRE_READY)
 		return 0;
+	if (n == 0)
+		n = -EPROTO;
 	sys_close(&g->sock);
 	return err_set(e, n < 0 ? (int)-n : EPROTO,
 		       "the guardian did not start (it cleans up if cordon is killed); "
@@ -298,14 +338,13 @@ int guardian_confirm(struct guardian *g, struct cordon_err *e)
 
 int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordon_err *e)
 {
-	char msg[MSG_MAX];
 	if (g->sock < 0)
 		return 0;
 	/* bwrap is cordon's unreaped child here, so its pid cannot have been
 	 * reused: the pidfd is the guardian's race-free handle on it. */
 	AUTO_FD pfd = pidfd_open_compat(bwrap);
-	int n = snprintf(msg, sizeof(msg), "sandbox %d %llu", (int)bwrap, (unsigned long long)start);
-	int r = fdpass_send(g->sock, msg, (size_t)n, pfd);
+	struct gwire_sandbox sb = { (int32_t)bwrap, 0, start };
+	int r = wire_send(g->sock, GWIRE_SANDBOX, &sb, sizeof(sb), pfd);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 
@@ -322,7 +361,7 @@ void guardian_done(struct guardian *g)
 {
 	if (g->sock >= 0) {
 		/* If the guardian is gone already there is nobody to tell. */
-		int r = fdpass_send(g->sock, "done", 4, -1);
+		int r = wire_send(g->sock, GWIRE_DONE, NULL, 0, -1);
 		(void)r;
 	}
 	sys_close(&g->sock);

@@ -9,13 +9,16 @@
  * bwrap and the sandbox never hold it).  It closes every other descriptor but
  * the registry directory, and names itself "cordon-guardian".
  *
- * Messages: guardian -> cordon "ready" once it runs on its own;
- * cordon -> guardian "sandbox PID START" (with a pidfd of bwrap when the
- * kernel has pidfd_open) and "done".  On "done" the guardian exits at once.
- * On end of file without "done" (cordon died, or left the cleanup to it), it
- * waits until bwrap and bwrap's child (the sandbox's PID 1, which dies with
- * bwrap: --die-with-parent) are gone, then releases cordon's record exactly
- * as cordon would have (registry_sweep with the record released), and exits.
+ * Messages (common/wire_guardian.h): guardian -> cordon GWIRE_READY once it
+ * runs on its own; cordon -> guardian GWIRE_SANDBOX (bwrap's pid and start
+ * time, with a pidfd of it when the kernel has pidfd_open) and GWIRE_DONE.
+ * On GWIRE_DONE the guardian exits at once.  On end of file without it
+ * (cordon died, or left the cleanup to it), it first kills every process
+ * that holds the sandbox's end of the control socket (bwrap's child may be
+ * blocked for good, see kill_holders), waits until bwrap and bwrap's child
+ * are gone, then releases cordon's record exactly as cordon would have
+ * (registry_sweep with the record released), and exits.  It works on a
+ * registry handle of its own (registry_dup), made after the fork.
  */
 #ifndef CORDON_GUARDIAN_H
 #define CORDON_GUARDIAN_H
@@ -34,12 +37,14 @@ struct guardian {
 #define GUARDIAN_INIT { 0, 0, -1 }
 
 /* Start the guardian of the record `name` in reg (open; the lock may be
- * held: the guardian takes a lock descriptor of its own).  Returns once it
+ * held: the guardian takes a lock descriptor of its own), or of a run with
+ * no record (reg NULL): then it only ends what is left of the run.  sandbox_sock: the
+ * inode of the socket end bwrap's child holds (0: none).  Returns once it
  * is forked, with g->pid and g->start set, without waiting for it: from the
  * fork on, it holds the other end of the socket, so cordon's death reaches
  * it whenever it gets there. */
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
-		   struct cordon_err *e) __attribute__((warn_unused_result));
+		   ino_t sandbox_sock, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Wait until the guardian has settled and said "ready" (by then, usually
  * long ago: cordon calls this once bwrap is running). */

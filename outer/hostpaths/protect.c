@@ -13,7 +13,11 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpaths/registry_carve.h"
+#include "hostpaths/registry_io.h"
+#include "hostpaths/registry_sweep.h"
 #include "path.h"
+#include "procstat.h"
 #include "sys.h"
 
 /* A protected name whose host path has to be materialized or referenced. */
@@ -152,54 +156,6 @@ static int pin_live(struct resolved *r, int full_write, struct protect_run *p,
 		}
 		if ((rc = record_add(&p->rec, REC_REFERENCED, l->dev, l->ino, l->path)) < 0)
 			return err_set(e, -rc, "recording %s in the registry", l->path);
-	}
-	return 0;
-}
-
-/* The registry read-only wherever a writable root reaches it: a root that
- * is the registry or one of its ancestors (same dev and inode, so a bind
- * mount of an ancestor counts too). */
-static int carve_registry(struct resolved *r, int full_write, const struct registry *reg,
-			  struct cordon_err *e)
-{
-	size_t nroots = r->nroots + (full_write ? 1 : 0);
-	for (size_t i = 0; i < nroots; i++) {
-		const char *rp = i < r->nroots ? r->roots[i].path : "/";
-		char dest[PATH_MAX];
-		size_t k;
-		if (i < r->nroots) {
-			for (k = 0; k < reg->nanc; k++)
-				if (reg->anc[k].dev == r->roots[i].dev && reg->anc[k].ino == r->roots[i].ino)
-					break;
-			if (k == reg->nanc)
-				continue;
-		} else {
-			k = 0;
-		}
-		const char *suffix = reg->path + reg->anc[k].off;
-		int n = snprintf(dest, sizeof(dest), "%s%s", strcmp(rp, "/") == 0 ? "" : rp, suffix);
-		if (n < 0 || (size_t)n >= sizeof(dest))
-			return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long", reg->path, rp);
-		if (dest[0] == '\0')
-			(void)snprintf(dest, sizeof(dest), "/");
-		int dup = 0;
-		for (size_t c = 0; c < r->ncarves; c++)
-			if (strcmp(r->carves[c].path, dest) == 0)
-				dup = 1;
-		if (dup)
-			continue;
-		struct rpath c = { .fd = -1 };
-		c.fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
-		if (c.fd < 0)
-			return err_sys(e, errno, "registry %s: cannot open it", reg->path);
-		c.path = strdup(dest);
-		c.dev = reg->dev;
-		c.ino = reg->ino;
-		c.is_dir = 1;
-		if (!c.path || rpath_push(&r->carves, &r->ncarves, &c) < 0) {
-			rpath_free(&c);
-			return err_set(e, ENOMEM, "out of memory");
-		}
 	}
 	return 0;
 }
@@ -375,34 +331,46 @@ static int classify(struct resolved *r, int full_write, struct protect_run *p,
 	return 0;
 }
 
-/* Name this run's record and start the guardian, both before anything is
- * created, so that no path ever depends on cordon alone.  The record names
- * cordon, the guardian and bwrap from its first write. */
-static int start_recording(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
+/* Start the guardian before bwrap has its arguments, so before bwrap's
+ * child exists: if cordon is killed from then on, the guardian ends
+ * whatever of the run is left (guardian.h).  Every run has one, even a run
+ * with nothing to record.  When the run will own or share paths
+ * (with_record), its record is named first, so that no path ever depends
+ * on cordon alone. */
+static int start_guard(struct protect_run *p, int with_record, struct cordon_err *e)
 {
-	uint64_t self_start, bwrap_start;
+	uint64_t self_start;
 	int rc;
-	if ((rc = registry_proc_start(getpid(), &self_start)) < 0)
-		return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
-	if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
-		p->name[0] = '\0';
-		return err_set(e, EINVAL, "internal: cannot name this run's record");
+	if (with_record) {
+		if ((rc = procstat_start(getpid(), &self_start)) < 0)
+			return err_sys(e, -rc, "cannot read my own start time from /proc/self/stat");
+		if (record_name(p->name, sizeof(p->name), p->reg.boot, getpid(), self_start) < 0) {
+			p->name[0] = '\0';
+			return err_set(e, EINVAL, "internal: cannot name this run's record");
+		}
+		memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
+		p->rec.pidns = p->reg.pidns;
+		p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
 	}
-	memcpy(p->rec.boot, p->reg.boot, sizeof(p->rec.boot));
-	p->rec.pidns = p->reg.pidns;
-	p->rec.proc[REC_OWNER] = (struct rec_proc){ getpid(), self_start };
 	/* Its "ready" is collected only once bwrap runs (protect_started), off
 	 * the path every start waits on. */
-	if ((rc = guardian_start(&p->guard, &p->reg, p->name, e)) < 0) {
+	if ((rc = guardian_start(&p->guard, with_record ? &p->reg : NULL, p->name,
+				 p->sandbox_sock, e)) < 0) {
 		p->name[0] = '\0';
 		return rc;
 	}
 	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
+	return 0;
+}
+
+/* The record names cordon, the guardian and bwrap from its first write. */
+static void record_sandbox(struct protect_run *p, pid_t bwrap)
+{
+	uint64_t bwrap_start;
 	/* Best effort: without it a sweep still sees cordon or the guardian
 	 * alive, and bwrap dies with cordon. */
-	if (bwrap > 0 && registry_proc_start(bwrap, &bwrap_start) == 0)
+	if (bwrap > 0 && procstat_start(bwrap, &bwrap_start) == 0)
 		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
-	return 0;
 }
 
 int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
@@ -418,7 +386,7 @@ int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct prot
 		if (!p->reg.absent || r->nmissing)
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
-		return 0;
+		return start_guard(p, 0, e);
 	}
 	if (!(p->pending = calloc(1, sizeof(*p->pending))))
 		return err_set(e, ENOMEM, "out of memory");
@@ -427,8 +395,9 @@ int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct prot
 	if ((rc = registry_lock(&p->reg, e)) < 0)
 		return rc;
 	if ((rc = registry_sweep(&p->reg, NULL, NULL, NULL, e)) == 0 &&
-	    (rc = carve_registry(r, full_write, &p->reg, e)) == 0)
-		rc = classify(r, full_write, p, e);
+	    (rc = registry_carve(r, full_write, &p->reg, e)) == 0 &&
+	    (rc = classify(r, full_write, p, e)) == 0)
+		rc = start_guard(p, p->rec.n > 0, e);
 	return rc;
 }
 
@@ -436,11 +405,11 @@ int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon
 {
 	int rc = 0;
 	/* Nothing to own or share: no guardian, no record. */
-	if (p->pending && p->rec.n > 0) {
+	if (p->pending && p->name[0]) {
 		/* Intent first, on disk, then the directories: a crash in
 		 * between leaves a record that names every path that may exist. */
-		if ((rc = start_recording(p, p->pending->bwrap, e)) == 0 &&
-		    (rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
+		record_sandbox(p, p->pending->bwrap);
+		if ((rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
 			rc = create_all(r, p, e);
 			int w = registry_write(&p->reg, p->name, &p->rec, rc < 0 ? NULL : e);
 			if (rc == 0)
@@ -456,7 +425,7 @@ int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 {
 	struct cordon_err e;
-	if (!p->name[0])
+	if (p->guard.pid <= 0)
 		return 0;
 	p->sandbox = bwrap;
 	/* Without a guardian a kill of cordon would leave the paths to the next
@@ -466,8 +435,8 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 		return -ECHILD;
 	/* Best effort: without it the guardian still cleans up (just without
 	 * waiting for bwrap, which dies with cordon). */
-	const struct rec_proc *sb = &p->rec.proc[REC_SANDBOX];
-	if (sb->pid == bwrap && guardian_watch(&p->guard, bwrap, sb->start, &e) < 0) {
+	uint64_t start;
+	if (procstat_start(bwrap, &start) == 0 && guardian_watch(&p->guard, bwrap, start, &e) < 0) {
 		/* The guardian is gone: the next sweep is the fallback. */
 	}
 	return 0;
@@ -497,8 +466,9 @@ void protect_release(struct protect_run *p)
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the
 	 * sandbox to go and cleans up itself. */
-	if (p->name[0] && !(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
-	    registry_lock(&p->reg, &e) == 0 && registry_release(&p->reg, p->name, &p->rec, &e) == 0)
+	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
+	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);

@@ -40,9 +40,11 @@ struct protect_run {
 	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
 	pid_t sandbox;               /* bwrap, once started */
 	struct protect_pending *pending; /* from protect_prepare to protect_materialize */
+	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
+					child holds (guardian_start) */
 };
 
-#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0, NULL }
+#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0, NULL, 0 }
 
 /* Open, lock and sweep the registry, carve it out of the writable roots,
  * and decide what the plan binds: into r->protects go live runs' paths to

@@ -51,6 +51,34 @@ static int used_by_live(const struct rec_entry *en, const struct rec_entry *live
 	return 0;
 }
 
+static int time_before(struct rec_time a, struct rec_time b)
+{
+	return a.sec < b.sec || (a.sec == b.sec && a.nsec < b.nsec);
+}
+
+/* An intent has no inode: cordon stopped between writing it and recording
+ * the directory it made.  A directory born after the intent was written
+ * (the record's mtime; both stamps come from the same coarse clock, so
+ * "not before") is the one that run made: nobody else could create the
+ * name while that run held the registry lock and the name was missing. */
+static struct reclaim_decision intent_decide(const struct reclaim_input *in)
+{
+	const struct path_fact *now = &in->now;
+	if (!now->is_dir)
+		return (struct reclaim_decision){ RECLAIM_KEEP, "not a directory" };
+	if (!now->is_empty)
+		return (struct reclaim_decision){ RECLAIM_KEEP, "not empty" };
+	if (!now->has_btime || !in->has_written)
+		return (struct reclaim_decision){
+			RECLAIM_KEEP, "no inode was recorded for it and its filesystem keeps no birth "
+				      "time; remove it by hand if it is an empty directory you do not need" };
+	if (time_before(now->btime, in->written))
+		return (struct reclaim_decision){ RECLAIM_KEEP, "it existed before its run meant "
+							  "to create it" };
+	return (struct reclaim_decision){ RECLAIM_REMOVE, "empty, unused, and created by a run "
+							  "that stopped while creating it" };
+}
+
 struct reclaim_decision reclaim_decide(const struct reclaim_input *in)
 {
 	const struct rec_entry *en = in->entry;
@@ -63,10 +91,14 @@ struct reclaim_decision reclaim_decide(const struct reclaim_input *in)
 		return (struct reclaim_decision){ RECLAIM_KEEP, "in use by another live run" };
 	if (!now->exists)
 		return (struct reclaim_decision){ RECLAIM_DROP, "already gone" };
+	if (now->via_link)
+		return (struct reclaim_decision){ RECLAIM_KEEP, "reached through a symbolic link, "
+							  "not the path its run used" };
+	if (!now->name_ok)
+		return (struct reclaim_decision){ RECLAIM_KEEP, "not a protected name: cordon "
+							  "never creates it" };
 	if (en->kind == REC_INTENT)
-		return (struct reclaim_decision){
-			RECLAIM_KEEP, "no inode was recorded for it (cordon stopped while creating it); "
-				      "remove it by hand if it is an empty directory you do not need" };
+		return intent_decide(in);
 	if (now->dev != en->dev || now->ino != en->ino)
 		return (struct reclaim_decision){ RECLAIM_KEEP, "not cordon's: it was replaced since" };
 	if (now->is_reg)

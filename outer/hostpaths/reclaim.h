@@ -4,9 +4,12 @@
  * registry gathers the facts and performs the verdict (rmdir, never more).
  *
  * A path is removed only when its run is over, no live run still uses it,
- * it is still the very directory the run created (same dev and inode), and
- * it is still empty.  Everything else is kept: a real repository, a worktree
- * .git file, anything with content, anything recreated in its place. */
+ * it is reached without a symbolic link, its name is a protected name, it is
+ * still the very directory the run created (same dev and inode; for an
+ * intent, which has none yet, a directory born after the intent was written)
+ * and it is still empty.  Everything else is kept: a real repository, a
+ * worktree .git file, anything with content, anything recreated in its
+ * place, anything a forged record names. */
 #ifndef CORDON_RECLAIM_H
 #define CORDON_RECLAIM_H
 
@@ -28,12 +31,21 @@ struct run_facts {
 					     * proc[i].pid; 0: no such process */
 };
 
+struct rec_time {
+	int64_t sec;
+	uint32_t nsec;
+};
+
 /* What lstat (and a look inside) says about the path now. */
 struct path_fact {
 	int exists;
+	int via_link;                       /* a component above it is a symbolic link */
+	int name_ok;                        /* a name cordon may remove (entrypath.h) */
 	uint64_t dev, ino;
 	int is_dir, is_reg;
 	int is_empty;                       /* a directory with no entry; 0 if unknown */
+	int has_btime;                      /* the filesystem records birth times */
+	struct rec_time btime;
 };
 
 struct reclaim_input {
@@ -42,6 +54,8 @@ struct reclaim_input {
 	int released;                       /* the run itself (or its guardian) is
 					     * releasing the record: it is over */
 	const struct run_facts *facts;      /* unused when released */
+	int has_written;                    /* the record file's last write is known */
+	struct rec_time written;            /* (its mtime): when its intents were written */
 	const struct rec_entry *live;       /* entries of the other live runs */
 	size_t nlive;
 	struct path_fact now;

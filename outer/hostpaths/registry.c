@@ -1,23 +1,23 @@
-/* registry.c: see registry.h.  Belongs here: everything that touches the
- * registry directory, and the rmdir that carries out a reclaim verdict. */
+/* registry.c: see registry.h.  Belongs here: finding, checking, opening and
+ * locking the registry directory, and the facts about this boot that every
+ * judgement of a record needs.  Record files: registry_io.c; the sweep:
+ * registry_sweep.c. */
 #include "hostpaths/registry.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "path.h"
-#include "procstat.h"
 #include "sys.h"
 
 #define LOCK_NAME "lock"
-#define TMP_PREFIX "tmp."
-#define MAX_RECORDS 65536
 
 /* --- locating and opening ------------------------------------------------ */
 
@@ -184,7 +184,7 @@ int registry_reopen_lock(struct registry *reg, struct cordon_err *e)
 	return 0;
 }
 
-static void live_free(struct registry *reg)
+void registry_live_free(struct registry *reg)
 {
 	for (size_t i = 0; i < reg->nlive; i++)
 		free(reg->live[i].path);
@@ -198,7 +198,7 @@ void registry_close(struct registry *reg)
 	registry_unlock(reg);
 	sys_close(&reg->lockfd);
 	sys_close(&reg->dirfd);
-	live_free(reg);
+	registry_live_free(reg);
 }
 
 int registry_lock(struct registry *reg, struct cordon_err *e)
@@ -245,397 +245,43 @@ int registry_facts(struct registry *reg, struct cordon_err *e)
 	return 0;
 }
 
-int registry_proc_start(pid_t pid, uint64_t *start)
+int registry_dup(const struct registry *from, struct registry *to, struct cordon_err *e)
 {
-	char buf[1024];
-	unsigned long long v;
-	ssize_t n = procstat_read(-1, pid, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
-	char state = procstat_state(buf);
-	if (state == 'Z' || state == 'X')
-		return -ESRCH;
-	if (!state || procstat_field(buf, 22, &v) < 0)
-		return -EINVAL;
-	*start = v;
-	return 0;
-}
-
-/* --- record files ----------------------------------------------------------- */
-
-int registry_write(struct registry *reg, const char *name, const struct record *rec,
-		   struct cordon_err *e)
-{
-	char tmp[REC_NAME_MAX + sizeof(TMP_PREFIX)];
-	char *text = NULL;
-	size_t len;
-	int rc;
-
-	if (!reg->locked)
-		return err_set(e, EINVAL, "internal: registry written without its lock");
-	(void)snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s", name);
-	if ((rc = record_format(rec, &text, &len)) < 0)
-		return err_set(e, -rc, "registry %s: cannot format the record of this run", reg->path);
-	int fd = openat(reg->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = err_sys(e, errno, "registry %s: cannot write %s", reg->path, tmp);
-		goto out;
+	*to = (struct registry)REGISTRY_INIT;
+	memcpy(to->path, from->path, sizeof(to->path));
+	memcpy(to->boot, from->boot, sizeof(to->boot));
+	to->pidns = from->pidns;
+	to->dev = from->dev;
+	to->ino = from->ino;
+	/* A description of its own ("." anew, not dup), and a lock file of
+	 * its own: an inherited one would share the other process's flock. */
+	to->dirfd = openat(from->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (to->dirfd < 0)
+		return err_sys(e, errno, "registry %s: cannot open it", from->path);
+	struct stat st;
+	if (fstat(to->dirfd, &st) < 0 || st.st_dev != from->dev || st.st_ino != from->ino) {
+		registry_close(to);
+		return err_set(e, ESTALE, "registry %s: not the directory it was", from->path);
 	}
-	rc = sys_write_all(fd, text, len);
-	if (close(fd) < 0 && rc == 0 && errno != EINTR)
-		rc = -errno;
-	if (rc < 0) {
-		(void)unlinkat(reg->dirfd, tmp, 0);
-		rc = err_sys(e, -rc, "registry %s: cannot write %s", reg->path, tmp);
-		goto out;
-	}
-	if (renameat(reg->dirfd, tmp, reg->dirfd, name) < 0) {
-		rc = err_sys(e, errno, "registry %s: cannot rename %s", reg->path, tmp);
-		(void)unlinkat(reg->dirfd, tmp, 0);
-		goto out;
-	}
-out:
-	free(text);
+	int rc = registry_reopen_lock(to, e);
+	if (rc < 0)
+		registry_close(to);
 	return rc;
 }
 
-/* Read and parse one record file.  0, or -EBADMSG with why[] filled. */
-static int read_record(int dirfd, const char *name, struct record *rec, char *why, size_t whylen)
+int registry_count(const struct registry *reg, size_t *n, struct cordon_err *e)
 {
-	struct stat st;
-	/* O_NONBLOCK: a FIFO planted under a record's name must not hang us. */
-	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		(void)snprintf(why, whylen, "cannot open it: %s", strerror(errno));
-		return -EBADMSG;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_size > (off_t)REC_MAX_BYTES) {
-		(void)snprintf(why, whylen, "not a record file of yours");
-		return -EBADMSG;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	ssize_t n = sys_read_full(fd, buf, (size_t)st.st_size + 1);
-	int rc;
-	if (n < 0) {
-		(void)snprintf(why, whylen, "cannot read it: %s", strerror((int)-n));
-		rc = -EBADMSG;
-	} else {
-		rc = record_parse(buf, (size_t)n, rec, why, whylen);
-	}
-	free(buf);
-	if (rc < 0)
-		return rc;
-	/* The name says whose record it is; the contents must agree. */
-	char expect[REC_NAME_MAX];
-	if (record_name(expect, sizeof(expect), rec->boot, rec->proc[REC_OWNER].pid,
-			rec->proc[REC_OWNER].start) < 0 || strcmp(expect, name) != 0) {
-		record_free(rec);
-		(void)snprintf(why, whylen, "its name does not match its contents");
-		return -EBADMSG;
-	}
-	return 0;
-}
-
-/* --- sweeping ---------------------------------------------------------------- */
-
-struct loaded {
-	char name[REC_NAME_MAX];
-	struct record rec;
-	int alive;
-	int released;
-	const char *why;
-	struct run_facts facts;     /* as seen when the record was loaded */
-};
-
-static void facts_for(const struct registry *reg, const struct record *rec, struct run_facts *f)
-{
-	f->boot_now = reg->boot;
-	f->pidns_now = reg->pidns;
-	for (int i = 0; i < REC_NPROCS; i++) {
-		f->start_now[i] = 0;
-		if (rec->proc[i].pid <= 0)
-			continue;
-		uint64_t s = 0;
-		int r = registry_proc_start(rec->proc[i].pid, &s);
-		if (r == 0)
-			f->start_now[i] = s;
-		else if (r != -ESRCH)
-			/* Cannot tell (say /proc hides it): assume it is that process. */
-			f->start_now[i] = rec->proc[i].start;
-	}
-}
-
-/* Look at `path` now: *parent gets an O_PATH descriptor of its directory
- * (or -1), *name its last component.  0, or -errno when it cannot be looked
- * at (then nothing may be decided about it). */
-static int path_look(const char *path, int *parent, const char **name, struct path_fact *f)
-{
-	char dir[REC_PATH_MAX];
-	memset(f, 0, sizeof(*f));
-	*parent = -1;
-	const char *slash = strrchr(path, '/');
-	if (!slash || !slash[1] || strlen(path) >= sizeof(dir))
-		return -EINVAL;
-	*name = slash + 1;
-	if (strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0)
-		return -EINVAL;
-	size_t dl = slash == path ? 1 : (size_t)(slash - path);
-	memcpy(dir, path, dl);
-	dir[dl] = '\0';
-	*parent = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (*parent < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	struct stat st;
-	if (fstatat(*parent, *name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	f->exists = 1;
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->is_dir = S_ISDIR(st.st_mode);
-	f->is_reg = S_ISREG(st.st_mode);
-	if (!f->is_dir)
-		return 0;
-	int fd = openat(*parent, *name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* emptiness unknown: is_empty stays 0 and it is kept */
-	struct stat dst;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		sys_close(&fd);
-		return 0;
-	}
-	if (fstat(fd, &dst) == 0 && dst.st_dev == st.st_dev && dst.st_ino == st.st_ino) {
-		struct dirent *de;
-		int any = 0;
-		errno = 0;
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-				any = 1;
-				break;
-			}
-		f->is_empty = !any && errno == 0;
-	}
-	closedir(d);
-	return 0;
-}
-
-static void report_errno(registry_report_fn fn, void *ctx, const char *path,
-			 const char *what, int err)
-{
-	char why[160];
-	(void)snprintf(why, sizeof(why), "%s: %s", what, strerror(err));
-	if (fn)
-		fn(ctx, path, RECLAIM_KEEP, why);
-}
-
-/* Judge and carry out one entry of a record whose run is over. */
-static void settle_entry(const struct registry *reg, const struct loaded *l,
-			 const struct rec_entry *en, registry_report_fn fn, void *ctx)
-{
-	struct reclaim_input in = {
-		.rec = &l->rec, .entry = en, .released = l->released, .facts = &l->facts,
-		.live = reg->live, .nlive = reg->nlive,
-	};
-	int parent = -1;
-	const char *name = NULL;
-
-	int r = path_look(en->path, &parent, &name, &in.now);
-	if (r < 0) {
-		sys_close(&parent);
-		report_errno(fn, ctx, en->path, "cannot inspect it", -r);
-		return;
-	}
-	struct reclaim_decision d = reclaim_decide(&in);
-	if (d.verdict == RECLAIM_REMOVE) {
-		/* rmdir only: whatever happened since the look, it removes
-		 * nothing but an empty directory. */
-		if (unlinkat(parent, name, AT_REMOVEDIR) < 0) {
-			if (errno != ENOENT)
-				report_errno(fn, ctx, en->path, "cannot remove it", errno);
-		} else if (fn) {
-			fn(ctx, en->path, RECLAIM_REMOVE, d.why);
-		}
-	} else if (d.verdict == RECLAIM_KEEP && fn) {
-		fn(ctx, en->path, RECLAIM_KEEP, d.why);
-	}
-	sys_close(&parent);
-}
-
-static int load_all(struct registry *reg, const char *released, int skip_released,
-		    struct loaded **out, size_t *nout, registry_report_fn fn, void *ctx,
-		    struct cordon_err *e)
-{
+	*n = 0;
 	int fd = openat(reg->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return err_sys(e, errno, "registry %s: cannot read it", reg->path);
-	DIR *d = fdopendir(fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
+		int err = errno;
 		sys_close(&fd);
-		return err_sys(e, errno, "registry %s: cannot read it", reg->path);
+		return err_sys(e, err, "registry %s: cannot read it", reg->path);
 	}
-	struct loaded *v = NULL;
-	size_t n = 0;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		if (strncmp(nm, TMP_PREFIX "run-", sizeof(TMP_PREFIX "run-") - 1) == 0) {
-			char boot[REC_BOOT_LEN + 1];
-			pid_t pid;
-			uint64_t start;
-			/* A temporary record of a dead run (killed mid-write). */
-			const char *rn = nm + sizeof(TMP_PREFIX) - 1;
-			struct record who = { 0 };
-			struct run_facts f;
-			if (record_name_parse(rn, boot, &pid, &start) < 0)
-				continue;
-			memcpy(who.boot, boot, sizeof(boot));
-			who.pidns = reg->pidns;
-			who.proc[REC_OWNER] = (struct rec_proc){ pid, start };
-			facts_for(reg, &who, &f);
-			if (!reclaim_run_alive(&who, &f, NULL))
-				(void)unlinkat(reg->dirfd, nm, 0);
-			continue;
-		}
-		if (strncmp(nm, "run-", 4) != 0)
-			continue;
-		if (skip_released && released && strcmp(nm, released) == 0)
-			continue;
-		if (n >= MAX_RECORDS) {
-			rc = err_set(e, E2BIG, "registry %s holds more than %d records; "
-				     "remove the stale ones by hand", reg->path, MAX_RECORDS);
-			break;
-		}
-		struct loaded *nv = realloc(v, (n + 1) * sizeof(*nv));
-		if (!nv) {
-			rc = err_set(e, ENOMEM, "out of memory");
-			break;
-		}
-		v = nv;
-		struct loaded *l = &v[n];
-		memset(l, 0, sizeof(*l));
-		char why[128];
-		char shown[PATH_MAX + NAME_MAX + 2];
-		(void)snprintf(shown, sizeof(shown), "%s/%s", reg->path, nm);
-		if (strlen(nm) >= sizeof(l->name)) {
-			if (fn)
-				fn(ctx, shown, RECLAIM_KEEP, "unreadable record: name too long");
-			continue;
-		}
-		memcpy(l->name, nm, strlen(nm) + 1);
-		int r = read_record(reg->dirfd, nm, &l->rec, why, sizeof(why));
-		if (r == -ENOMEM) {
-			rc = err_set(e, ENOMEM, "out of memory");
-			break;
-		}
-		if (r < 0) {
-			/* Not cordon's to judge: leave the file and every path. */
-			char msg[200];
-			(void)snprintf(msg, sizeof(msg), "unreadable record: %s", why);
-			if (fn)
-				fn(ctx, shown, RECLAIM_KEEP, msg);
-			continue;
-		}
-		if (released && strcmp(nm, released) == 0) {
-			l->released = 1;
-		} else {
-			facts_for(reg, &l->rec, &l->facts);
-			l->alive = reclaim_run_alive(&l->rec, &l->facts, &l->why);
-		}
-		n++;
-	}
-	closedir(d);
-	*out = v;
-	*nout = n;
-	return rc;
-}
-
-static int sweep(struct registry *reg, const char *released, const struct record *mine,
-		 registry_report_fn fn, void *ctx, struct cordon_err *e)
-{
-	struct loaded *v = NULL;
-	size_t n = 0;
-	int rc;
-
-	if (!reg->locked)
-		return err_set(e, EINVAL, "internal: registry swept without its lock");
-	if ((rc = registry_facts(reg, e)) < 0)
-		return rc;
-	live_free(reg);
-	rc = load_all(reg, released, mine != NULL, &v, &n, fn, ctx, e);
-
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (!v[i].alive)
-			continue;
-		for (size_t j = 0; j < v[i].rec.n; j++) {
-			const struct rec_entry *en = &v[i].rec.v[j];
-			struct rec_entry *nl = realloc(reg->live, (reg->nlive + 1) * sizeof(*nl));
-			char *p = nl ? strdup(en->path) : NULL;
-			if (!p) {
-				if (nl)
-					reg->live = nl;
-				rc = err_set(e, ENOMEM, "out of memory");
-				break;
-			}
-			reg->live = nl;
-			reg->live[reg->nlive++] = (struct rec_entry){ en->kind, en->dev, en->ino, p };
-			if (fn)
-				fn(ctx, en->path, RECLAIM_KEEP, v[i].why);
-		}
-	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (v[i].alive)
-			continue;
-		for (size_t j = 0; j < v[i].rec.n; j++)
-			settle_entry(reg, &v[i], &v[i].rec.v[j], fn, ctx);
-		if (unlinkat(reg->dirfd, v[i].name, 0) < 0 && errno != ENOENT)
-			rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, v[i].name);
-	}
-	if (rc == 0 && mine) {
-		struct loaded l = { .rec = *mine, .released = 1 };
-		for (size_t j = 0; j < mine->n; j++)
-			settle_entry(reg, &l, &mine->v[j], fn, ctx);
-		if (unlinkat(reg->dirfd, released, 0) < 0 && errno != ENOENT)
-			rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, released);
-	}
-	for (size_t i = 0; i < n; i++)
-		record_free(&v[i].rec);
-	free(v);
-	return rc;
-}
-
-int registry_sweep(struct registry *reg, const char *released, registry_report_fn fn,
-		   void *ctx, struct cordon_err *e)
-{
-	return sweep(reg, released, NULL, fn, ctx, e);
-}
-
-int registry_release(struct registry *reg, const char *name, const struct record *mine,
-		     struct cordon_err *e)
-{
-	return sweep(reg, name, mine, NULL, NULL, e);
-}
-
-static void print_report(void *ctx, const char *path, enum reclaim_verdict v, const char *why)
-{
-	FILE *out = ctx;
-	if (v == RECLAIM_REMOVE)
-		(void)fprintf(out, "removed %s\n", path);
-	else if (v == RECLAIM_KEEP)
-		(void)fprintf(out, "kept %s: %s\n", path, why);
-}
-
-int registry_reclaim(FILE *out, struct cordon_err *e)
-{
-	struct registry reg = REGISTRY_INIT;
-	int rc = registry_open(&reg, e);
-	if (rc < 0)
-		return rc;
-	if ((rc = registry_lock(&reg, e)) == 0)
-		rc = registry_sweep(&reg, NULL, print_report, out, e);
-	registry_close(&reg);
-	return rc;
+	for (struct dirent *de; (de = readdir(d));)
+		if (strncmp(de->d_name, REGISTRY_RECORD_PREFIX, strlen(REGISTRY_RECORD_PREFIX)) == 0)
+			(*n)++;
+	(void)closedir(d);
+	return 0;
 }

@@ -16,20 +16,23 @@
  * lose is the order "record, then directory", and the journal keeps it on
  * the filesystems a home directory lives on (ext4 data=ordered, xfs, btrfs
  * commit metadata in order, and a renamed file's data before the rename);
- * a /tmp on tmpfs forgets both together.  Removal of paths is decided by
- * reclaim_decide (pure) and performed here, by rmdir only. */
+ * a /tmp on tmpfs forgets both together.
+ *
+ * This module finds, checks, opens and locks the registry.  Record files:
+ * registry_io.h; the sweep of dead runs' records: registry_sweep.h (removal
+ * is decided by reclaim_decide, pure, and carried out by entrypath.h). */
 #ifndef CORDON_REGISTRY_H
 #define CORDON_REGISTRY_H
 
 #include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 #include "err.h"
-#include "hostpaths/reclaim.h"
 #include "hostpaths/record.h"
 
 #define REGISTRY_MAX_DEPTH 128
+#define REGISTRY_RECORD_PREFIX "run-"
+#define REGISTRY_TMP_PREFIX "tmp."
 
 struct registry {
 	int dirfd;                  /* O_RDONLY|O_DIRECTORY; -1 when not open */
@@ -73,36 +76,18 @@ int registry_reopen_lock(struct registry *reg, struct cordon_err *e)
 /* Read this boot's id and PID namespace into reg (once). */
 int registry_facts(struct registry *reg, struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Start time (field 22 of /proc/PID/stat) of a running process.  0, or
- * -ESRCH when there is no such process or it is a zombie, or -errno when it
- * cannot be read. */
-int registry_proc_start(pid_t pid, uint64_t *start) __attribute__((warn_unused_result));
+/* A handle of its own on the registry `from` is open on (its descriptors
+ * are not shared: a fresh directory description and a lock file of its
+ * own), with its facts; for a process forked from the holder of `from`,
+ * such as the guardian.  0 or -errno with *e filled. */
+int registry_dup(const struct registry *from, struct registry *to, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
-/* Write rec as the record file `name` (locked), atomically by rename. */
-int registry_write(struct registry *reg, const char *name, const struct record *rec,
-		   struct cordon_err *e) __attribute__((warn_unused_result));
+/* The number of run records in the registry (cordon doctor). */
+int registry_count(const struct registry *reg, size_t *n, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
-/* Called for each path the sweep looked at: verdict RECLAIM_REMOVE (it was
- * removed) or RECLAIM_KEEP with the reason; never for RECLAIM_DROP. */
-typedef void (*registry_report_fn)(void *ctx, const char *path, enum reclaim_verdict v,
-				   const char *why);
-
-/* Locked.  Read every record.  Records of live runs stay, and their entries
- * become reg->live.  The record named `released` (NULL: none) is treated as
- * over, as is every record whose run is dead: each of its paths is judged by
- * reclaim_decide and removed (rmdir) when allowed, then the record is deleted.
- * Stale temporary files of dead runs are deleted.  report may be NULL. */
-int registry_sweep(struct registry *reg, const char *released, registry_report_fn report,
-		   void *ctx, struct cordon_err *e) __attribute__((warn_unused_result));
-
-/* Locked.  registry_sweep with the record `name` released, where `mine`
- * is that record as its run holds it in memory: it is used instead of the
- * file, which may lag behind it (or be missing) if writing it failed. */
-int registry_release(struct registry *reg, const char *name, const struct record *mine,
-		     struct cordon_err *e) __attribute__((warn_unused_result));
-
-/* cordon reclaim: sweep and print "removed PATH" or "kept PATH: reason" per
- * path to out.  0 or -errno with *e filled. */
-int registry_reclaim(FILE *out, struct cordon_err *e) __attribute__((warn_unused_result));
+/* Free reg->live. */
+void registry_live_free(struct registry *reg);
 
 #endif

@@ -424,8 +424,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 		return err_set(e, ENOTSUP, "--die-with-parent%s", later);
 	if (c->tmp_size || c->limit_memory || c->limit_pids || c->limit_cpu)
 		return err_set(e, ENOTSUP, "--tmp-size and --limit-*%s", later);
-	if (c->allow_no_landlock)
-		return err_set(e, ENOTSUP, "--allow-no-landlock%s", later);
 	return 0;
 }
 

@@ -75,11 +75,17 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	for (size_t i = 0; i < in->nroots; i++)
 		layer[i] = (struct ranked){ &in->roots[i], 1, i };
 	for (size_t i = 0; i < in->ncarves; i++)
-		layer[in->nroots + i] = (struct ranked){ &in->carves[i], 0, in->nroots + i };
+		layer[in->nroots + i] = (struct ranked){ &in->carves[i], in->carves[i].pin,
+							 in->nroots + i };
 	qsort(layer, nlayer, sizeof(*layer), ranked_cmp);
-	for (size_t i = 0; i < nlayer; i++)
-		push(out, layer[i].writable ? MOUNT_BIND_FD : ro_kind(layer[i].p), NULL,
-		     layer[i].p->path, layer[i].p->late ? -1 : layer[i].p->fd, 0);
+	for (size_t i = 0; i < nlayer; i++) {
+		const struct rpath *p = layer[i].p;
+		if (p->pin)
+			push(out, MOUNT_BIND, p->path, p->path, -1, 0);
+		else
+			push(out, layer[i].writable ? MOUNT_BIND_FD : ro_kind(p), NULL,
+			     p->path, p->late ? -1 : p->fd, 0);
+	}
 
 	for (size_t i = 0; i < in->nprotects; i++)
 		push(out, ro_kind(prot[i].p), NULL, prot[i].p->path,

@@ -3,8 +3,9 @@
  * already resolved and opened by resolve.c) and allocates the plan.  Later
  * mounts win, so the order is the policy:
  *   / read-only (or writable with --full-write); /dev; /proc; /tmp;
- *   writable roots and read-only carve-outs, shallower first (a root nested in
- *   a carve-out is mounted after it and stays writable, and the reverse);
+ *   writable roots and read-only carve-outs (and pins: writable binds of a
+ *   path onto itself), shallower first (a root nested in a carve-out is
+ *   mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
  *   deny-read masks; then the working directory. */
 #ifndef CORDON_MOUNT_PLAN_H
@@ -25,6 +26,10 @@ struct rpath {
 	int late;     /* opened after bwrap was started: bound by path, and
 			 cordon-inner checks (dev, ino) at that path instead */
 	int inherited;/* fd was in bwrap's descriptor table when it was forked */
+	int pin;      /* carves only: not read-only but a writable bind of the
+			 path onto itself, bound by path: a mount point cannot
+			 be renamed or removed (EBUSY), so the sandbox cannot
+			 move it, and what lies below it, out of the way */
 };
 
 struct plan_input {

@@ -69,6 +69,68 @@ expect_out 0 '^ok$' "control: an abstract socket inside the same sandbox works w
 	"${C[@]}" --allow-unix-sockets -- "$K" abstract_self "$name-in"
 expect_err 0 'Dangerous' "cordon --help says why --allow-unix-sockets is dangerous" -- sh -c "'$CORDON' --help >&2"
 
+# Datagram sockets could address any named socket on the host: a listener
+# the test binds in the workspace (visible inside) must receive nothing from
+# the sandbox, and what the host sends it arrives (control).
+expect_err 1 'Operation not permitted' "socketpair(AF_UNIX, SOCK_DGRAM) is refused" -- \
+	"${C[@]}" -- python3 -c 'import socket; socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)'
+expect_out 0 '^ok$' "control: socketpair(AF_UNIX, SOCK_STREAM) works" -- \
+	"${C[@]}" -- python3 -c 'import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM); a.send(b"x"); print("ok" if b.recv(1) == b"x" else "bad")'
+dsock="$ws/dgram.sock"
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("listening", flush=True)
+with open(sys.argv[2], "w") as out:
+    while True:
+        m = s.recv(100).decode()
+        print(m, file=out, flush=True)
+        if m == "stop":
+            break
+' "$dsock" "$W/dgram.got" > "$W/dgram.listen" &
+lpid=$!
+for _ in $(seq 50); do grep -q listening "$W/dgram.listen" 2>/dev/null && break; sleep 0.05; done
+refuse "a datagram to the host's listener cannot be sent from the sandbox" -- \
+	"${C[@]}" -- python3 -c '
+import socket, sys
+for make in (lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0],
+             lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)):
+    try:
+        make().sendto(b"escape", sys.argv[1])
+        sys.exit(0)
+    except OSError as e:
+        print(e, file=sys.stderr)
+sys.exit(1)
+' "$dsock"
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b"control", sys.argv[1]); s.sendto(b"stop", sys.argv[1])' "$dsock"
+wait $lpid 2>/dev/null
+assert "the host listener got nothing from the sandbox" -- sh -c "! grep -q escape '$W/dgram.got'"
+assert "control: the host listener got the host's datagram" -- grep -q control "$W/dgram.got"
+
+# --- setuid and setgid bits --------------------------------------------------
+# A setuid file the command leaves in the workspace outlives the run; made by
+# root, it is a root shell for any local user.
+cp /bin/sh "$ws/sh"
+cp /bin/true "$ws/src"
+refuse "chmod 4755 on a file in the workspace fails" -- "${C[@]}" -- chmod 4755 "$ws/sh"
+refuse "chmod u+s fails" -- "${C[@]}" -- chmod u+s "$ws/sh"
+refuse "chmod g+s fails" -- "${C[@]}" -- chmod g+s "$ws/sh"
+refuse "install -m 4755 fails" -- "${C[@]}" -- install -m 4755 "$ws/src" "$ws/installed"
+refuse "a file created with mode 4755 (open O_CREAT) fails" -- \
+	"${C[@]}" -- python3 -c 'import os, sys; os.umask(0); os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o4755)' "$ws/created"
+refuse "mknod with the setgid bit fails" -- \
+	"${C[@]}" -- python3 -c 'import os, stat, sys; os.mknod(sys.argv[1], stat.S_IFIFO | 0o2644)' "$ws/fifo"
+assert "no setuid or setgid file was left in the workspace" -- \
+	sh -c "[ -z \"\$(find '$ws' -perm /6000)\" ]"
+expect 0 "control: chmod 755 works" -- "${C[@]}" -- chmod 755 "$ws/sh"
+assert "control: and its mode reaches the host" -- sh -c "[ \"\$(stat -c %a '$ws/sh')\" = 755 ]"
+expect 0 "control: install -m 755 works" -- "${C[@]}" -- install -m 755 "$ws/src" "$ws/installed"
+expect 0 "control: chmod +t (sticky) works" -- "${C[@]}" -- chmod +t "$ws/src"
+
 # --- network namespace -----------------------------------------------------------
 expect_out 0 '^ok$' "TCP on 127.0.0.1 works inside the private network namespace" -- "${C[@]}" -- "$K" inet_loopback
 expect_out 0 '^lo$' "only lo exists" -- "${C[@]}" -- sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"

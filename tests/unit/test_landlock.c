@@ -396,6 +396,9 @@ static void child_no_landlock(const struct dirs *d)
 		CHILD_CHECK(r == -EOPNOTSUPP && e.err == EOPNOTSUPP,
 			    "required gave %d: %s", r, e.msg);
 		CHILD_CHECK(strstr(e.msg, "--require-landlock") != NULL, "msg: %s", e.msg);
+		r = landlock_apply(&p, LANDLOCK_ROOT, &e);
+		CHILD_CHECK(r == -EOPNOTSUPP && strstr(e.msg, "--allow-no-landlock") != NULL &&
+			    strstr(e.msg, "root") != NULL, "root gave %d: %s", r, e.msg);
 		_exit(0);
 	}
 }

@@ -1,8 +1,12 @@
 /* test_pid1.c: pid1_exit_status, the command's wait status as our exit
- * status, checked against statuses of real children. */
+ * status, checked against statuses of real children; pid1_make_undumpable
+ * and pid1_confine in a child. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,4 +57,32 @@ Test(pid1_forwarded_set, has_the_forwarded_signals)
 		cr_assert(sigismember(&s, want[i]), "signal %d not forwarded", want[i]);
 	cr_assert_not(sigismember(&s, SIGKILL));
 	cr_assert_not(sigismember(&s, SIGSTOP));
+}
+
+/* Undumpable, then confined: still able to write, and killed by an open. */
+Test(pid1, undumpable_then_confined)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct cordon_err e;
+		if (pid1_make_undumpable(&e) < 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+			_exit(10);
+		if (pid1_confine(&e) < 0)
+			_exit(11);
+		if (write(p[1], "x", 1) != 1)
+			_exit(12);
+		(void)open("/", O_RDONLY | O_CLOEXEC);
+		_exit(13);
+	}
+	close(p[1]);
+	char c = 0;
+	cr_expect_eq(read(p[0], &c, 1), 1, "the confined child could not write");
+	close(p[0]);
+	int st = 0;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+		  "an open under cordon-inner's filter gave status %#x, not SIGSYS", st);
 }

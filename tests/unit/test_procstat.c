@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,3 +59,25 @@ Test(procstat_read, this_process_and_a_gone_one)
 	cr_assert_eq(procstat_read(-1, c, buf, sizeof(buf)), -ESRCH);
 	cr_assert_eq(procstat_read(-1, 0, buf, sizeof(buf)), -ESRCH);
 }
+
+Test(procstat_start, live_zombie_and_reaped)
+{
+	uint64_t a, b;
+	cr_assert_eq(procstat_start(getpid(), &a), 0);
+	cr_assert_eq(procstat_start(getpid(), &b), 0);
+	cr_assert_eq(a, b);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	/* A zombie counts as gone, and so does a reaped pid. */
+	for (int i = 0; i < 200; i++) {
+		if (procstat_start(c, &a) == -ESRCH)
+			break;
+		usleep(5000);
+	}
+	cr_assert_eq(procstat_start(c, &a), -ESRCH);
+	cr_assert_eq(waitpid(c, NULL, 0), c);
+	cr_assert_eq(procstat_start(c, &a), -ESRCH);
+	cr_assert_eq(procstat_start(0, &a), -ESRCH);
+}
+

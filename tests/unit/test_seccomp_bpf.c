@@ -1,8 +1,19 @@
 /* test_seccomp_bpf.c: the program embedded in cordon-inner is exactly what
- * libseccomp compiles from the rule table now, for both settings. */
+ * libseccomp compiles from the rule table now, for both settings, and so is
+ * cordon-inner's own filter. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "seccomp_bpf.h"
 #include "seccomp_policy.h"
 
@@ -30,4 +41,71 @@ Test(seccomp_bpf, the_two_settings_differ)
 	seccomp_bpf_program(0, &a);
 	seccomp_bpf_program(1, &b);
 	cr_assert(a.len != b.len || memcmp(a.filter, b.filter, a.len * sizeof(*a.filter)) != 0);
+}
+
+Test(seccomp_bpf, pid1_matches_libseccomp)
+{
+	struct sock_fprog embedded, fresh = { 0, NULL };
+	struct cordon_err e;
+	seccomp_bpf_pid1_program(&embedded);
+	cr_assert_eq(seccomp_policy_pid1_export(&fresh, &e), 0, "%s", e.msg);
+	cr_assert_gt(embedded.len, 10);
+	cr_assert_eq(embedded.len, fresh.len, "embedded %u instructions, libseccomp %u",
+		     embedded.len, fresh.len);
+	cr_assert_eq(memcmp(embedded.filter, fresh.filter, fresh.len * sizeof(*fresh.filter)), 0,
+		     "the embedded program differs from libseccomp's: rebuild (make)");
+	free(fresh.filter);
+}
+
+/* A child under cordon-inner's filter does what its loop does, then `last`
+ * (0: nothing); returns the wait status. */
+static int under_pid1_filter(int last)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		struct sock_fprog prog;
+		seccomp_bpf_pid1_program(&prog);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+			_exit(100);
+		char c = 'x';
+		struct pollfd pf = { p[0], POLLIN, 0 };
+		if (write(p[1], &c, 1) != 1 || poll(&pf, 1, -1) != 1 || read(p[0], &c, 1) != 1 ||
+		    close(p[1]) < 0 || kill(0, 0) < 0 || waitpid(-1, NULL, WNOHANG) != -1 ||
+		    errno != ECHILD)
+			_exit(101);
+		if (last == 1)
+			(void)open("/", O_RDONLY | O_CLOEXEC);
+		else if (last == 2)
+			(void)socket(AF_UNIX, SOCK_STREAM, 0);
+		else if (last == 3)
+			(void)ioctl(0, TIOCSTI, &c);
+		else if (last == 4)
+			(void)fork();
+		_exit(0);
+	}
+	close(p[0]);
+	close(p[1]);
+	int st = 0;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+Test(seccomp_bpf, pid1_filter_allows_its_loop)
+{
+	int st = under_pid1_filter(0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+
+Test(seccomp_bpf, pid1_filter_kills_anything_else)
+{
+	static const char *const what[] = { NULL, "open", "socket", "ioctl(TIOCSTI)", "fork" };
+	for (int i = 1; i <= 4; i++) {
+		int st = under_pid1_filter(i);
+		cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
+			  "%s under cordon-inner's filter: status %#x, not SIGSYS", what[i], st);
+	}
 }

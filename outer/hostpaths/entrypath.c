@@ -1,0 +1,190 @@
+/* entrypath.c: see entrypath.h. */
+#include "hostpaths/entrypath.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "config.h"
+#include "sys.h"
+
+int entrypath_name_protected(const char *name)
+{
+	for (const char *const *n = config_default_protect; *n; n++)
+		if (strcmp(*n, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The next component of *p (skipping one '/'), copied into comp.  1 when
+ * there is one, 0 at the end, -EINVAL for an empty, ".", ".." or too long
+ * one: a clean absolute path is all a record may hold. */
+static int next_component(const char **p, char comp[NAME_MAX + 1])
+{
+	if (**p == '\0')
+		return 0;
+	if (**p != '/')
+		return -EINVAL;
+	const char *s = ++*p;
+	size_t len = strcspn(s, "/");
+	if (len == 0 || len > NAME_MAX || (len == 1 && s[0] == '.') ||
+	    (len == 2 && s[0] == '.' && s[1] == '.'))
+		return -EINVAL;
+	memcpy(comp, s, len);
+	comp[len] = '\0';
+	*p = s + len;
+	return 1;
+}
+
+/* The kernel's struct statx (include/uapi/linux/stat.h), as far as the
+ * birth time: musl 1.2.3 has neither statx() nor the struct, and
+ * <linux/stat.h> clashes with its <sys/stat.h>. */
+struct kstatx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, spare0;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct { int64_t tv_sec; uint32_t tv_nsec; int32_t reserved; } atime, btime;
+	uint64_t rest[20];      /* ctime, mtime and the fields after: 256 bytes in all */
+};
+#define KSTATX_BTIME 0x800U
+
+/* Birth time of an open file (statx STATX_BTIME), if the filesystem keeps
+ * one. */
+static void birth_time(int fd, struct path_fact *f)
+{
+	struct kstatx stx;
+	_Static_assert(sizeof(struct kstatx) == 0x100, "struct statx is 256 bytes");
+	memset(&stx, 0, sizeof(stx));
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, KSTATX_BTIME, &stx) == 0 &&
+	    (stx.mask & KSTATX_BTIME)) {
+		f->has_btime = 1;
+		f->btime.sec = stx.btime.tv_sec;
+		f->btime.nsec = stx.btime.tv_nsec;
+	}
+}
+
+/* Emptiness of the directory at parent/name, opened without following a
+ * link and checked to be the object lstat saw (dev, ino). */
+static void look_inside(struct entrypath *h, const struct stat *st, struct path_fact *f)
+{
+	int fd = openat(h->parent, h->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return; /* emptiness unknown: is_empty stays 0 and it is kept */
+	struct stat dst;
+	if (fstat(fd, &dst) < 0 || dst.st_dev != st->st_dev || dst.st_ino != st->st_ino) {
+		sys_close(&fd);
+		return;
+	}
+	birth_time(fd, f);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		sys_close(&fd);
+		return;
+	}
+	struct dirent *de;
+	int any = 0;
+	errno = 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+			any = 1;
+			break;
+		}
+	f->is_empty = !any && errno == 0;
+	(void)closedir(d);
+}
+
+int entrypath_look(const char *path, int trusted, struct entrypath *h, struct path_fact *f)
+{
+	char comp[NAME_MAX + 1];
+	memset(f, 0, sizeof(*f));
+	*h = (struct entrypath)ENTRYPATH_INIT;
+	if (path[0] != '/')
+		return -EINVAL;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	const char *p = path;
+	int r = next_component(&p, comp);
+	if (r <= 0) {
+		sys_close(&cur);
+		return -EINVAL; /* "/" itself is nobody's mount point */
+	}
+	/* Walk the directories above the last component. */
+	for (;;) {
+		const char *last = p;
+		char nextc[NAME_MAX + 1];
+		r = next_component(&p, nextc);
+		if (r < 0) {
+			sys_close(&cur);
+			return r;
+		}
+		if (r == 0) {
+			p = last;
+			break;
+		}
+		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			int err = errno;
+			struct stat lst;
+			if ((err == ENOTDIR || err == ELOOP) &&
+			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode)) {
+				/* Through a link it is not the path the run had. */
+				f->exists = 1;
+				f->via_link = 1;
+				err = 0;
+			} else if (err == ENOENT || err == ENOTDIR) {
+				err = 0; /* the way is gone, and with it the path */
+			}
+			sys_close(&cur);
+			return -err;
+		}
+		sys_close(&cur);
+		cur = fd;
+		memcpy(comp, nextc, sizeof(comp));
+	}
+	h->parent = cur;
+	h->name = strrchr(path, '/') + 1;
+	f->name_ok = trusted || entrypath_name_protected(h->name);
+	struct stat st;
+	if (fstatat(h->parent, h->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	f->exists = 1;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->is_dir = S_ISDIR(st.st_mode);
+	f->is_reg = S_ISREG(st.st_mode);
+	h->dev = st.st_dev;
+	h->ino = st.st_ino;
+	if (f->is_dir)
+		look_inside(h, &st, f);
+	return 0;
+}
+
+int entrypath_remove(const struct entrypath *h)
+{
+	struct stat st;
+	if (h->parent < 0 || !h->name)
+		return -EINVAL;
+	/* The name may have been swapped since the look: then it is not the
+	 * directory the verdict was about. */
+	if (fstatat(h->parent, h->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_dev != h->dev || st.st_ino != h->ino)
+		return -ESTALE;
+	/* rmdir only: it removes nothing but an empty directory. */
+	if (unlinkat(h->parent, h->name, AT_REMOVEDIR) < 0)
+		return -errno;
+	return 0;
+}
+
+void entrypath_close(struct entrypath *h)
+{
+	sys_close(&h->parent);
+	h->name = NULL;
+}

@@ -1,0 +1,85 @@
+/* test_wire_guardian.c: the records cordon and its guardian exchange
+ * (common/wire_guardian.h): the table's checks, end to end over a real
+ * socketpair, and the sandbox payload's own checks. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit_util.h"
+#include "wire_guardian.h"
+
+static struct wire_peer guardian(void) { return (struct wire_peer){ GWIRE_TO_GUARDIAN, 0 }; }
+static struct wire_peer cordon(void) { return (struct wire_peer){ GWIRE_TO_CORDON, 0 }; }
+
+Test(gwire, table)
+{
+	struct cordon_err e;
+	struct wire_peer g = guardian(), c = cordon();
+	cr_assert_eq(wire_check_proto(&gwire_proto, &c, GWIRE_READY, 0, 0, &e), 0);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_READY, 0, 0, &e), -EPROTO,
+		     "ready goes to cordon only");
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_DONE, 0, 0, &e), 0);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_DONE, 1, 0, &e), -EPROTO);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_DONE, 0, 1, &e), -EPROTO);
+	size_t sz = sizeof(struct gwire_sandbox);
+	/* The pidfd is optional: a kernel without pidfd_open sends none. */
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_SANDBOX, sz, 1, &e), 0);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_SANDBOX, sz, 0, &e), 0);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_SANDBOX, sz - 1, 0, &e), -EPROTO);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &c, GWIRE_SANDBOX, sz, 0, &e), -EPROTO);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, 0, 0, 0, &e), -EPROTO);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_TYPE_END, 0, 0, &e), -EPROTO);
+	/* cordon<->inner types mean nothing here. */
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, WIRE_EXITED, 4, 0, &e), -EPROTO);
+	cr_assert(strstr(e.msg, "protocol error"), "%s", e.msg);
+}
+
+Test(gwire, once_only_over_a_socket)
+{
+	int sv[2];
+	pair(sv);
+	struct gwire_sandbox sb = { 4242, 0, 1234567 };
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(wire_send(sv[0], GWIRE_SANDBOX, &sb, sizeof(sb), fd), 0);
+	cr_assert_eq(wire_send(sv[0], GWIRE_SANDBOX, &sb, sizeof(sb), -1), 0);
+	cr_assert_eq(wire_send(sv[0], GWIRE_DONE, NULL, 0, -1), 0);
+	close(fd);
+	struct wire_peer g = guardian();
+	struct wire_rec r;
+	struct cordon_err e;
+	cr_assert_eq(wire_recv_proto(&gwire_proto, sv[1], &g, &r, &e), 1);
+	cr_assert_eq(r.type, GWIRE_SANDBOX);
+	cr_assert_geq(r.fd, 0);
+	struct gwire_sandbox back;
+	cr_assert_eq(gwire_sandbox_parse(r.data, r.len, &back), 0);
+	cr_assert_eq(back.pid, 4242);
+	cr_assert_eq(back.start, 1234567);
+	close(r.fd);
+	cr_assert_eq(wire_recv_proto(&gwire_proto, sv[1], &g, &r, &e), -EPROTO,
+		     "a second sandbox record was accepted");
+	cr_assert_eq(wire_recv_proto(&gwire_proto, sv[1], &g, &r, &e), 1);
+	cr_assert_eq(r.type, GWIRE_DONE);
+	close(sv[0]);
+	cr_assert_eq(wire_recv_proto(&gwire_proto, sv[1], &g, &r, &e), 0, "end of file");
+	close(sv[1]);
+}
+
+Test(gwire, sandbox_payload)
+{
+	struct gwire_sandbox in = { 1, 0, 0 }, out;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), 0);
+	in.pid = 0;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
+	in.pid = -5;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
+	in.pid = 4194305;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
+	in.pid = 7;
+	in.zero = 1;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
+	in.zero = 0;
+	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in) - 1, &out), -EPROTO);
+}
