@@ -174,7 +174,7 @@ FUZZ_BIN := $(FUZZ_BRIDGE:%=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icommon -Ibridge
-$(FUZZ_BIN): $(BUILD)/fuzz/%: tests/fuzz/%.c $(BRIDGE_SRC) common/err.c
+$(FUZZ_BIN): $(BUILD)/fuzz/%: tests/fuzz/%.c $(addprefix bridge/,host.c allow.c addr.c proto_http.c proto_socks5.c) common/err.c
 	@mkdir -p $(dir $@)
 	$(call say,CLANG,$@)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
