@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # t_net.sh: the network modes.  --net none gives the sandbox its own
 # loopback only; --net full the host's network namespace, every other layer
-# unchanged.  The servers listen on the host's loopback only, so no packet
-# leaves the machine.
+# unchanged; --net proxy only cordon's filtering proxy (t_net_proxy.sh).
+# run.sh starts this file in a network namespace of its own with only lo;
+# the servers listen on 127.0.0.1 there, so no packet leaves the machine.
 . "$(dirname "$0")/lib.sh"
 
 ws="$W/ws"
