@@ -40,11 +40,12 @@ refuse "--net none cannot reach a server on the host's loopback" -- \
 	"${C[@]}" --net none -- bash -c "$dial"
 refuse "the default (no --net) cannot reach a server on the host's loopback" -- \
 	"${C[@]}" -- bash -c "$dial"
-ifaces='awk -F: "NR>2 {gsub(/ /, \"\", \$1); print \$1}" /proc/net/dev | sort | tr "\n" " "'
-host_ifaces=$(bash -c "$ifaces")
-expect_out 0 "^${host_ifaces}\$" "--net full sees the host's interfaces ($host_ifaces)" -- \
-	"${C[@]}" --net full -- bash -c "$ifaces"
-expect_out 0 '^lo $' "control: --net none sees only lo" -- "${C[@]}" -- bash -c "$ifaces"
+netns=$(readlink /proc/self/ns/net)
+expect_out 0 "^${netns}\$" "--net full runs in the caller's network namespace ($netns)" -- \
+	"${C[@]}" --net full -- readlink /proc/self/ns/net
+out=$("${C[@]}" -- readlink /proc/self/ns/net)
+assert "control: --net none runs in a network namespace of its own ($out)" -- \
+	test -n "$out" -a "$out" != "$netns"
 expect_out 1 '^EPERM$' "--net full keeps seccomp (io_uring refused)" -- \
 	"${C[@]}" --net full -- "$HELPERS/kprobe" io_uring_setup
 expect_out 0 'CapEff:[[:space:]]*0+$' "--net full keeps no capability" -- \
