@@ -42,25 +42,28 @@ s.bind(("127.0.0.1", 0))
 s.listen(512)
 open(portfile + ".t", "w").write(str(s.getsockname()[1]))
 os.rename(portfile + ".t", portfile)
-def serve(c):
+def blob_out(c):
     try:
-        req = b""
-        while b"\r\n\r\n" not in req:
-            b = c.recv(4096)
-            if not b:
-                return
-            req += b
-        if req.split(b" ")[1].endswith(b"/blob"):
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
-            with open(blob, "rb") as f:
-                c.sendfile(f)
-        else:
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
+        with open(blob, "rb") as f:
+            c.sendfile(f)
     finally:
         c.close()
+# Small answers inline (no thread start in the measured time); a blob on a
+# thread of its own.
 while True:
     c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
+    req = b""
+    while b"\r\n\r\n" not in req:
+        b = c.recv(4096)
+        if not b:
+            break
+        req += b
+    if b"/blob" in req.split(b"\r\n")[0]:
+        threading.Thread(target=blob_out, args=(c,), daemon=True).start()
+    else:
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        c.close()
 PY
 spid=$!
 for _ in $(seq 100); do [ -s "$D/port" ] && break; sleep 0.05; done
@@ -72,8 +75,8 @@ speed() { # PATH-NAME: one download, MB/s on stdout
 	local w='%{speed_download}\n'
 	case $1 in
 	direct) curl -sS --noproxy '*' -o /dev/null -w "$w" "$URL/blob" ;;
-	connect) "${CP[@]}" curl -sS -p -o /dev/null -w "$w" "$URL/blob" ;;
-	absolute) "${CP[@]}" curl -sS -o /dev/null -w "$w" "$URL/blob" ;;
+	connect) "${CP[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -p -o /dev/null -w "$w" "$URL/blob" ;;
+	absolute) "${CP[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -o /dev/null -w "$w" "$URL/blob" ;;
 	esac | awk '{ printf "%.0f\n", $1 / 1e6 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -94,8 +97,8 @@ for p in connect absolute; do
 done
 
 direct=$(bash -c "for i in \$(seq $REQS); do curl -sS --noproxy '*' -o /dev/null -w '%{time_starttransfer}\n' $URL/ok; done")
-absolute=$("${CP[@]}" bash -c "for i in \$(seq $REQS); do curl -sS -o /dev/null -w '%{time_starttransfer}\n' $URL/ok; done")
-connect=$("${CP[@]}" bash -c "for i in \$(seq $REQS); do curl -sS -p -o /dev/null -w '%{time_starttransfer}\n' $URL/ok; done")
+absolute=$("${CP[@]}" bash -c "for i in \$(seq $REQS); do curl -sS --noproxy '' -x http://127.0.0.1:3128 -o /dev/null -w '%{time_starttransfer}\n' $URL/ok; done")
+connect=$("${CP[@]}" bash -c "for i in \$(seq $REQS); do curl -sS --noproxy '' -x http://127.0.0.1:3128 -p -o /dev/null -w '%{time_starttransfer}\n' $URL/ok; done")
 dmed=$(echo "$direct" | median)
 printf '\n%-22s %8s %8s  (ms, time to first byte, fresh connection)\n' "" median p99
 for p in direct absolute connect; do
