@@ -208,10 +208,10 @@ static void conn_decide(struct bridge *b, struct conn *c)
 
 void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_result *res)
 {
-	char body[CONN_BODY_MAX];
 	if (c->st != CS_RESOLVING)
 		return;
 	if (res->err || res->n == 0) {
+		char body[CONN_BODY_MAX];
 		(void)snprintf(body, sizeof(body), "cordon: cannot resolve %s\n", c->host.text);
 		conn_refuse(b, c, 502, SOCKS5_HOST_UNREACHABLE, "no-such-name", body);
 		return;

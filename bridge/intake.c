@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define INTAKE_MAP_MAX (64 * 1024)
+#define INTAKE_MAP_MAX 65536
 
 static int ik_rule(const char *flag, const char *pat, struct allow_rule **v, size_t *n,
 		   struct cordon_err *e)
@@ -99,6 +99,7 @@ static int ik_facts(int fd, struct intake_sock_facts *f)
 	socklen_t l = sizeof(int);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
+	memset(&ss, 0, sizeof(ss));
 	memset(f, 0, sizeof(*f));
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &f->domain, &l) < 0)
 		return -errno;

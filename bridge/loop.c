@@ -106,7 +106,7 @@ static void lp_refuse_busy(struct bridge *b, int fd)
 static void lp_accept(struct bridge *b, int lfd)
 {
 	for (;;) {
-		struct sockaddr_in peer;
+		struct sockaddr_in peer = { 0 };
 		socklen_t pl = sizeof(peer);
 		int fd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {

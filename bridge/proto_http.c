@@ -8,8 +8,8 @@
 
 int http_scan_head(struct http_scan *s, const char *buf, size_t len)
 {
-	size_t lim = len < HTTP_HEAD_MAX ? len : HTTP_HEAD_MAX;
-	for (size_t i = s->pos; i < lim; i++) {
+	size_t i;
+	for (i = s->pos; i < len && i < HTTP_HEAD_MAX; i++) {
 		char c = buf[i];
 		if (c == '\0')
 			return -400;
@@ -24,10 +24,10 @@ int http_scan_head(struct http_scan *s, const char *buf, size_t len)
 			return (int)(i + 1);
 		}
 	}
-	s->pos = lim;
-	if (!s->line_end && lim >= HTTP_LINE_MAX)
+	s->pos = i;
+	if (!s->line_end && i >= HTTP_LINE_MAX)
 		return -414;
-	if (lim >= HTTP_HEAD_MAX)
+	if (i >= HTTP_HEAD_MAX)
 		return -431;
 	return 0;
 }
@@ -277,7 +277,6 @@ static void hp_puts(struct hp_out *o, const char *s)
 ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap)
 {
 	struct hp_out o = { out, cap, 0, 0 };
-	char port[16];
 	hp_put(&o, buf + r->method_off, r->method_len);
 	hp_puts(&o, " ");
 	if (r->path_len == 0 || buf[r->path_off] == '?')
@@ -290,6 +289,7 @@ ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_
 	if (r->host.kind == HOST_IPV6)
 		hp_puts(&o, "]");
 	if (r->port != 80) {
+		char port[16];
 		(void)snprintf(port, sizeof(port), ":%u", (unsigned)r->port);
 		hp_puts(&o, port);
 	}

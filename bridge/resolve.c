@@ -123,7 +123,7 @@ int resolve_start(struct resolver **out, unsigned nthreads, const struct resolve
 		(void)pthread_attr_init(&at);
 		(void)pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 		/* getaddrinfo needs little stack; many threads need not much memory. */
-		(void)pthread_attr_setstacksize(&at, 256 * 1024);
+		(void)pthread_attr_setstacksize(&at, (size_t)256 * 1024);
 		int rc = pthread_create(&t, &at, rs_worker, r);
 		(void)pthread_attr_destroy(&at);
 		if (rc != 0)

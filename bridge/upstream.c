@@ -86,9 +86,8 @@ ssize_t upstream_connect_head(const struct upstream *u, const struct host *h, ui
 
 int upstream_reply(const char *buf, size_t len)
 {
-	size_t lim = len < UPSTREAM_REPLY_MAX ? len : UPSTREAM_REPLY_MAX;
 	const char *end = NULL;
-	for (size_t i = 3; i < lim; i++)
+	for (size_t i = 3; i < len && i < UPSTREAM_REPLY_MAX; i++)
 		if (memcmp(buf + i - 3, "\r\n\r\n", 4) == 0) {
 			end = buf + i + 1;
 			break;

@@ -64,7 +64,6 @@ int bridge_start(const struct config *c, int sandbox_fd, pid_t *pid, struct cord
 		return r;
 	if ((r = bridge_argv(c, sandbox_fd, getpid(), &argv, e)) < 0)
 		return r;
-	int keep[2] = { sandbox_fd, bin };
 	sigset_t none;
 	sigemptyset(&none);
 	pid_t p = fork();
@@ -73,6 +72,7 @@ int bridge_start(const struct config *c, int sandbox_fd, pid_t *pid, struct cord
 		return err_sys(e, errno, "cannot start cordon-bridge: fork");
 	}
 	if (p == 0) {
+		int keep[2] = { sandbox_fd, bin };
 		/* Only async-signal-safe calls until exec.  The parent-death
 		 * signal is set before exec so that no window exists where
 		 * cordon could die and leave the bridge behind (the bridge
