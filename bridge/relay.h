@@ -6,7 +6,8 @@
  * written: half-closes work both ways.
  *
  * Belongs here: the pump.  Non-blocking descriptors; the caller's event
- * loop calls relay_pump again when either descriptor is ready. */
+ * loop calls relay_pump again when either descriptor is ready.  splice has
+ * no MSG_NOSIGNAL: the caller ignores SIGPIPE. */
 #ifndef CORDON_BRIDGE_RELAY_H
 #define CORDON_BRIDGE_RELAY_H
 
