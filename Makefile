@@ -39,15 +39,16 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
 OUTER_SRC  := outer/doctor.c outer/explain.c outer/nesting.c outer/netnote.c outer/outcome.c \
               outer/prepare.c outer/procstat.c outer/run.c outer/supervise.c outer/toolenv.c \
+              outer/watch.c \
               outer/input/cli.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
-              outer/plan/resolve.c outer/plan/walk.c \
+              outer/plan/protect_decide.c outer/plan/resolve.c outer/plan/walk.c \
               outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
-              outer/hostpaths/registry_sweep.c \
+              outer/hostpaths/quarantine.c outer/hostpaths/registry_sweep.c \
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/sandbox_limits.c \

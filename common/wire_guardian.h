@@ -5,9 +5,7 @@
  * descriptor, once-only.  A record that breaks the table is a protocol
  * error: the guardian stops listening and cleans up as if cordon were gone.
  *
- * Room is left for the types still to come (the table has 32 slots):
- * protect's watch mode will name, per protected name it watches, a path and
- * a descriptor for the guardian to recheck if cordon dies. */
+ * Room is left for the types still to come (the table has 32 slots). */
 #ifndef CORDON_WIRE_GUARDIAN_H
 #define CORDON_WIRE_GUARDIAN_H
 
@@ -23,6 +21,9 @@ enum gwire_type {
 	GWIRE_SANDBOX,    /* cordon->guardian, once: struct gwire_sandbox, + pidfd of
 			     bwrap when the kernel has pidfd_open */
 	GWIRE_DONE,       /* cordon->guardian, once: cordon cleaned up; exit now */
+	GWIRE_WATCH,      /* cordon->guardian, per watched writable root: struct
+			     gwire_watch (no descriptor: the guardian holds none of
+			     the workspace) */
 	GWIRE_TYPE_END,
 };
 
@@ -33,10 +34,34 @@ struct gwire_sandbox {
 	uint64_t start;   /* field 22 of /proc/PID/stat */
 };
 
+/* The protected names watched in one writable root (--protect-missing
+ * watch): if cordon dies, the guardian looks at each once the sandbox is
+ * gone and moves aside what was born since `since` (CLOCK_REALTIME).  The
+ * root is named by its path and identity: the guardian opens it then, and
+ * leaves it alone if it is not (dev, ino) any more. */
+#define GWIRE_TEXT_MAX 4048
+struct gwire_watch {
+	int64_t since_sec;
+	uint32_t since_nsec;
+	int32_t owner;    /* cordon's pid: names the quarantined entries */
+	uint64_t dev, ino;
+	int64_t born_sec;  /* the root's birth time (quarantine_time): a root */
+	uint32_t born_nsec;/* removed and made again at the same inode number */
+	uint32_t zero;     /* is another directory; must be 0 */
+	char text[GWIRE_TEXT_MAX]; /* the root's absolute path, NUL, then the
+				      "/"-separated file names, NUL */
+};
+
 extern const struct wire_proto gwire_proto;
 
 /* Pure: a GWIRE_SANDBOX payload as received (len bytes, checked by the
  * table) into *out.  0, or -EPROTO for a pid out of range or a non-zero pad. */
 int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out) WUR;
+
+/* Pure: a GWIRE_WATCH payload into *out; *root and *names point into it.
+ * 0, or -EPROTO for an owner or nanoseconds out of range, a root that is
+ * not absolute, no names, an empty name, "." or "..". */
+int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out, const char **root,
+		      const char **names) WUR;
 
 #endif

@@ -62,7 +62,13 @@ struct config {
 	char *const *cmd;          /* NULL-terminated, points into argv */
 };
 
+/* The protected names of --no-default-protect's defaults, directly inside
+ * each writable root: repository and agent metadata (missing ones are
+ * watched, or mount points with --protect-missing mount), and dotfiles that
+ * shells, git, editors and agents read from a project (missing ones are
+ * always watched: an empty directory named .bashrc would only break them). */
 extern const char *const config_default_protect[];
+extern const char *const config_default_dotfiles[];
 
 void config_free(struct config *c);
 

@@ -40,17 +40,39 @@ void explain_verbose(const struct argv *a)
 	fputc('\n', stderr);
 }
 
+/* What each protected name gets (after the argv and the seccomp rules:
+ * scripts read the argv from the top). */
+static void print_protected(const struct protect_decision *d)
+{
+	static const char *const what[] = {
+		[PROTECT_BIND] = "read-only",
+		[PROTECT_SHARE] = "read-only (another run's mount point)",
+		[PROTECT_CREATE] = "missing: an empty read-only mount point (--protect-missing mount)",
+		[PROTECT_WATCH] = "missing: watched, creating it stops the run",
+		[PROTECT_ADOPT] = "read-only (another run's mount point)",
+		[PROTECT_PIN] = "read-only (another run's mount point)",
+		[PROTECT_CARVE] = "read-only (the registry)",
+		[PROTECT_KEEP] = "kept in place (above the registry)",
+	};
+	printf("\nprotected names (directly inside each writable root):\n");
+	for (size_t i = 0; i < d->n; i++)
+		if (!d->v[i].carve)
+			printf("  %-40s %s\n", d->v[i].path, what[d->v[i].act]);
+}
+
 int explain_run(const struct config *c, struct cordon_err *e)
 {
 	struct prepared p;
+	struct protect_run prot = PROTECT_RUN_INIT;
 	/* What a run from here would pass on (run.c). */
 	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
 	int r;
 	prepare_init(&p);
-	if ((r = prepare_open(c, &t, &p, e)) == 0 &&
-	    (r = protect_explain(&p.res, e)) == 0 &&
-	    (r = prepare_argv(c, &p, e)) == 0) {
+	if ((r = prepare_open(c, &t, &p, &prot, e)) == 0 &&
+	    (r = protect_explain(&prot, c->full_write, e)) == 0 &&
+	    (r = prepare_argv(c, protect_decision(&prot), &p, e)) == 0) {
 		print_argv(&p.argv);
+		print_protected(protect_decision(&prot));
 		if (c->net == NET_PROXY) {
 			printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
 			for (size_t i = 0; i < p.env.n; i++)
@@ -58,6 +80,7 @@ int explain_run(const struct config *c, struct cordon_err *e)
 					printf("  %s\n", p.env.v[i]);
 		}
 	}
+	protect_release(&prot);
 	prepare_free(&p);
 	return r;
 }

@@ -23,8 +23,9 @@ void prepare_init(struct prepared *p)
 	p->bwrap = (struct bwrap)BWRAP_INIT;
 }
 
-static int keep_fd(struct prepared *p, int fd)
+static int keep_fd(void *ctx, int fd)
 {
+	struct prepared *p = ctx;
 	if (fd < 0)
 		return 0;
 	int *v = realloc(p->keep, (p->nkeep + 1) * sizeof(*v));
@@ -35,12 +36,13 @@ static int keep_fd(struct prepared *p, int fd)
 	return 0;
 }
 
-/* The descriptors bwrap inherits: the channels and everything resolved. */
-static int collect_keep(struct prepared *p, struct cordon_err *e)
+/* The descriptors bwrap inherits: the channels, everything resolved and
+ * the existing protected names. */
+static int collect_keep(struct prepared *p, const struct protect_run *prot, struct cordon_err *e)
 {
-	const struct { struct rpath *v; size_t n; } lists[] = {
+	const struct { const struct rpath *v; size_t n; } lists[] = {
 		{ p->res.roots, p->res.nroots }, { p->res.carves, p->res.ncarves },
-		{ p->res.protects, p->res.nprotects }, { p->res.masks, p->res.nmasks },
+		{ p->res.masks, p->res.nmasks },
 	};
 	int fds[3];
 	int r = 0;
@@ -53,10 +55,8 @@ static int collect_keep(struct prepared *p, struct cordon_err *e)
 	r |= keep_fd(p, bridge_link_inner_fd(&p->bridge));
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
-			if (lists[l].v[i].fd >= 0) {
-				r |= keep_fd(p, lists[l].v[i].fd);
-				lists[l].v[i].inherited = 1;
-			}
+			r |= keep_fd(p, lists[l].v[i].fd);
+	r |= protect_fds(prot, keep_fd, p);
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 
@@ -96,12 +96,14 @@ static void print_notes(const struct resolved *r)
 }
 
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
-		 struct cordon_err *e)
+		 struct protect_run *prot, struct cordon_err *e)
 {
 	int r;
 	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
+	if ((r = protect_gather(&p->res, c, prot, e)) < 0)
+		return r;
 	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
@@ -122,14 +124,15 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	};
 	bwrap_fill_opts(&p->bwrap, &p->bo);
 	inner_link_fill_opts(&p->inner, &p->bo);
-	return collect_keep(p, e);
+	return collect_keep(p, prot, e);
 }
 
-int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *e)
+int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,
+		 struct cordon_err *e)
 {
 	struct plan_input in = {
 		p->res.roots, p->res.nroots, p->res.carves, p->res.ncarves,
-		p->res.protects, p->res.nprotects, p->res.masks, p->res.nmasks,
+		d, p->res.masks, p->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
 		p->res.proc, p->res.tmpfs_size,
 		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,

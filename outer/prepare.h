@@ -11,6 +11,7 @@
 #include "argv.h"
 #include "config.h"
 #include "err.h"
+#include "hostpaths/protect.h"
 #include "launch/bridge.h"
 #include "launch/bwrap.h"
 #include "launch/bwrap_find.h"
@@ -39,14 +40,15 @@ struct prepared {
 
 void prepare_init(struct prepared *p);
 
-/* Everything bwrap must inherit or know when it is started.  tty: the
- * command gets a terminal of its own (launch/pty.h). */
+/* Everything bwrap must inherit or know when it is started, the protected
+ * names' facts (protect_gather into prot) included.  tty: the command gets
+ * a terminal of its own (launch/pty.h). */
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
-		 struct cordon_err *e) __attribute__((warn_unused_result));
+		 struct protect_run *prot, struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* The mount plan and the argv, once the protected names are decided. */
-int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *e)
-	__attribute__((warn_unused_result));
+/* The mount plan and the argv, once the protected names are decided (d). */
+int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,
+		 struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Ends bwrap if it still runs (launch/bwrap.h), closes and frees the rest. */
 void prepare_free(struct prepared *p);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,17 +21,25 @@
 #include "outcome.h"
 #include "prepare.h"
 #include "supervise.h"
+#include "watch.h"
 
-/* Read-only paths opened after bwrap was started (materialized and pinned
- * protected names, the registry carve-out) are not in its descriptor table,
- * even where their number is (cordon reuses freed numbers): they are bound by
- * path and checked by cordon-inner instead. */
-static void mark_late(struct resolved *r)
+/* The guardian moves aside what the command created if cordon dies.  Best
+ * effort (a guardian that is gone already: the run goes on, as without its
+ * other records); the command has not started yet. */
+static int tell_guardian(const struct watch *w, struct protect_run *prot)
 {
-	for (size_t i = 0; i < r->ncarves; i++)
-		r->carves[i].late = !r->carves[i].inherited;
-	for (size_t i = 0; i < r->nprotects; i++)
-		r->protects[i].late = !r->protects[i].inherited;
+	struct cordon_err ignored;
+	(void)watch_tell(w, &prot->guard, &ignored);
+	return 0;
+}
+
+/* Names this run in quarantined names (NAME.cordon-quarantine-TAG). */
+static const char *run_tag(void)
+{
+	static char tag[16];
+	if (!tag[0])
+		(void)snprintf(tag, sizeof(tag), "%d", (int)getpid());
+	return tag;
 }
 
 /* Nothing of the command is left: the host paths can go before bwrap has
@@ -75,22 +84,34 @@ static int start_bwrap(struct prepared *p, struct pty *pty, const struct supervi
 /* bwrap failing a mount closes the control socket under the checks: then
  * its own message says why.  Otherwise the teardown kills it: cordon-inner
  * never got the end of the checks. */
-static int send_checks(struct prepared *p, struct cordon_err *e)
+static int send_checks(struct prepared *p, const struct protect_run *prot, struct cordon_err *e)
 {
-	int r = inner_link_send_checks(&p->inner, &p->res, e);
+	size_t n;
+	const struct rpath *by_path = protect_checks(prot, &n);
+	int r = inner_link_send_checks(&p->inner, &p->res, by_path, n, e);
 	if (r == -EPIPE || r == -ECONNRESET)
 		r = bwrap_fail(&p->bwrap, e);
 	return r;
 }
 
+/* What the supervisor's callbacks need: the record and guardian, the
+ * terminal relay, and the watched names (watch.h). */
 struct run_ctx {
 	struct protect_run *prot;
 	struct pty *pty;
+	struct watch *w;
+	pid_t sandbox;
+	int stopped;          /* cordon killed the sandbox for a name */
 };
 
 static void on_exited(void *ctx)
 {
-	command_gone(((struct run_ctx *)ctx)->prot);
+	struct run_ctx *x = ctx;
+	command_gone(x->prot);
+	/* Nothing of the command is left to create a name: the watches go now
+	 * (watch_settle looks at every name again after bwrap), and their
+	 * teardown with them, off the path to cordon's exit. */
+	watch_stop(x->w);
 }
 
 static void on_winch(void *ctx)
@@ -112,20 +133,35 @@ static void on_output(struct supervise_watch *w, short revents)
 		w->fd = -1;
 }
 
+static void on_name(struct supervise_watch *sw, short revents)
+{
+	struct run_ctx *x = sw->ctx;
+	(void)revents;
+	if (watch_on_event(x->w) != 1)
+		return;
+	/* Nothing inside may go on writing: the whole PID namespace dies
+	 * with its PID 1.  bwrap then exits, which ends the loop. */
+	x->stopped = 1;
+	(void)kill(x->sandbox, SIGKILL);
+	sw->fd = -1;
+}
+
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
-		     struct pty *pty, const struct supervise_signals *sig, struct cordon_err *e)
+		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
+		     struct cordon_err *e)
 {
 	struct run_outcome out = { 0 };
-	struct run_ctx ctx = { prot, pty };
-	struct supervise_watch relay[2] = {
+	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
+	struct supervise_watch watches[3] = {
 		{ pty->master >= 0 ? pty->in : -1, POLLIN, on_keys, pty },
 		{ pty->master, POLLIN, on_output, pty },
+		{ w->fd, POLLIN, on_name, &ctx },
 	};
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
-		.watch = relay, .nwatch = 2,
+		.watch = watches, .nwatch = 3,
 	};
 	int r = pty_raw(pty, e);
 	if (r == 0)
@@ -137,7 +173,17 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	/* The sandbox is gone, so the bridge's socket is at end of file: it
 	 * logs its last connections and exits. */
 	bridge_end(&p->bridge, 2000);
-	return r < 0 ? r : outcome_finish(&out, c, e);
+	if (r < 0)
+		return r;
+	/* bwrap is gone and everything in the sandbox with it: look at every
+	 * watched name again (an event can race the end).  A name created is
+	 * status 1 at least; killed by cordon, the command's own status means
+	 * nothing. */
+	if (out.reaped && (watch_settle(w, c, run_tag()) > 0 || ctx.stopped)) {
+		r = outcome_exit_code(&out);
+		return ctx.stopped || r == 0 ? 1 : r;
+	}
+	return outcome_finish(&out, c, e);
 }
 
 /* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
@@ -174,6 +220,7 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
+	struct watch w = WATCH_INIT;
 	struct pty pty = PTY_INIT;
 	struct netnote net = NETNOTE_INIT;
 	int r;
@@ -187,14 +234,13 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	if ((r = pty_open(&pty, e)) < 0)
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
-	if ((r = prepare_open(c, &t, &p, e)) < 0 ||
+	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;
-	mark_late(&p.res);
-	if ((r = prepare_argv(c, &p, e)) < 0)
+	if ((r = prepare_argv(c, protect_decision(&prot), &p, e)) < 0)
 		goto done;
 	if (c->verbose)
 		explain_verbose(&p.argv);
@@ -203,19 +249,27 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	 * the teardown kills it, still blocked, before it mounted anything. */
 	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
+	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
-	    (r = send_checks(&p, e)) < 0)
+	    (r = tell_guardian(&w, &prot)) < 0 ||
+	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);
-	r = supervise(c, &p, &prot, &pty, &sig, e);
+	protect_close_fds(&prot);
+	r = supervise(c, &p, &prot, &pty, &w, &sig, e);
 	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
 	netnote_finish(&net, 0);
 	bwrap_close(&p.bwrap);
+	/* A failure after the command may have started: bwrap is ended now,
+	 * so whatever it created is looked at and moved aside too. */
+	if (w.fd >= 0)
+		(void)watch_settle(&w, c, run_tag());
+	watch_free(&w);
 	pty_close(&pty);
 	protect_release(&prot);
 	prepare_free(&p);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -176,9 +177,44 @@ int entrypath_remove(const struct entrypath *h)
 		return -errno;
 	if (!S_ISDIR(st.st_mode) || st.st_dev != h->dev || st.st_ino != h->ino)
 		return -ESTALE;
+	/* Another sandbox, of any registry (root's, another XDG_STATE_HOME's),
+	 * may bind this directory: it holds a shared flock on it for as long
+	 * as its bwrap runs (protect.c, hold_bound).  rmdir on the host would
+	 * detach that mount there, and its command could then create the
+	 * name.  The exclusive lock is kept over the rmdir: a run starting to
+	 * bind it meanwhile waits, then finds it unlinked and refuses.  A
+	 * directory this user cannot read cannot have been locked through
+	 * cordon by anyone who could not also remove it. */
+	AUTO_FD held = openat(h->parent, h->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (held >= 0) {
+		struct stat hs;
+		if (fstat(held, &hs) < 0 || hs.st_dev != h->dev || hs.st_ino != h->ino)
+			return -ESTALE;
+		if (flock(held, LOCK_EX | LOCK_NB) < 0)
+			return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	}
 	/* rmdir only: it removes nothing but an empty directory. */
 	if (unlinkat(h->parent, h->name, AT_REMOVEDIR) < 0)
 		return -errno;
+	return 0;
+}
+
+int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+	/* Only a lock is taken and dropped: nothing is changed through a path
+	 * read from a record. */
+	AUTO_FD fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
+		return -ESTALE;
+	int r;
+	while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR) {
+	}
+	if (r < 0)
+		return -errno;
+	(void)flock(fd, LOCK_UN);
 	return 0;
 }
 

@@ -37,8 +37,13 @@ int entrypath_look(const char *path, int trusted, struct entrypath *h, struct pa
 
 /* rmdir the directory entrypath_look saw, if it is still the one at that
  * name.  0, -ENOENT when it is gone, -ESTALE when something else took its
- * place, or -errno (ENOTEMPTY: it is not empty any more). */
+ * place, -EBUSY when another sandbox still binds it (it holds a shared
+ * flock on it), or -errno (ENOTEMPTY: it is not empty any more). */
 int entrypath_remove(const struct entrypath *h) __attribute__((warn_unused_result));
+
+/* Block until no sandbox holds a shared flock on the directory at path
+ * (which must still be (dev, ino)).  0, or -errno. */
+int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino);
 
 void entrypath_close(struct entrypath *h);
 

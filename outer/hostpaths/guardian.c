@@ -2,6 +2,8 @@
 #include "hostpaths/guardian.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,6 +20,7 @@
 #include <dirent.h>
 #include "wire_guardian.h"
 #include "procstat.h"
+#include "hostpaths/quarantine.h"
 #include "hostpaths/registry_sweep.h"
 #include "sys.h"
 
@@ -215,7 +219,47 @@ static void kill_holders(ino_t ino)
 
 /* Listen to cordon until "done" (exit), or its end of file or a record that
  * breaks the protocol (clean up).  *sb and *pidfd: the bwrap to wait for. */
-static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
+/* The watched roots cordon named (GWIRE_WATCH).  Past MAX_WATCHED the rest
+ * are not rechecked (cordon's own recheck still covers them). */
+#define MAX_WATCHED 128
+struct watched {
+	struct gwire_watch w[MAX_WATCHED];
+	const char *root[MAX_WATCHED], *names[MAX_WATCHED];
+	size_t n;
+};
+
+/* cordon is gone and so is the sandbox: every watched name that is there
+ * now and was born during the run is moved aside, as cordon would have
+ * (outer/watch.c); nothing is deleted.  Nobody is left to tell. */
+static void recheck_watched(struct watched *wd)
+{
+	for (size_t i = 0; i < wd->n; i++) {
+		char tag[16], moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
+		struct stat st;
+		/* The root cordon watched, or nothing: opened by path now, so
+		 * checked against the identity cordon sent. */
+		int64_t bs = 0;
+		uint32_t bn = 0;
+		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
+		    st.st_ino != wd->w[i].ino ||
+		    quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
+		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
+			continue;
+		(void)snprintf(tag, sizeof(tag), "%d", (int)wd->w[i].owner);
+		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
+		char *save = NULL;
+		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
+			if (quarantine_born_since(root, n, wd->w[i].since_sec,
+						  wd->w[i].since_nsec) == 1 &&
+			    quarantine_move(root, n, tag, moved, sizeof(moved)) < 0) {
+				/* Left in place: nothing else may be done with it. */
+			}
+	}
+	wd->n = 0;
+}
+
+static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, struct watched *wd)
 {
 	struct wire_peer peer = { GWIRE_TO_GUARDIAN, 0 };
 	for (;;) {
@@ -233,6 +277,14 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
 			return 1;
 		if (rec.type == GWIRE_SANDBOX && gwire_sandbox_parse(rec.data, rec.len, sb) == 0) {
 			*pidfd = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
+			continue;
+		if (rec.type == GWIRE_WATCH &&
+		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n], &wd->root[wd->n],
+				      &wd->names[wd->n]) == 0) {
+			wd->n++;
 			continue;
 		}
 		sys_close(&rec.fd);
@@ -271,7 +323,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	 * more to clean up. */
 	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
 	(void)sent;
-	if (listen_to_cordon(sock, &sb, &pidfd))
+	static struct watched wd;
+	if (listen_to_cordon(sock, &sb, &pidfd, &wd))
 		_exit(0);
 
 	if (sandbox_sock)
@@ -282,12 +335,20 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	if (sandbox > 0 && (pidfd >= 0 ? alive(pidfd) : same_process(sandbox, sb.start)))
 		nkids = sandbox_children(sandbox, kids, MAX_CHILDREN);
 	wait_gone(sandbox, sb.start, pidfd, kids, nkids);
+	recheck_watched(&wd);
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	if (have_reg && registry_lock(&reg, &e) == 0 &&
-	    registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
-		/* Nobody to tell: the record stays for the next sweep. */
+	while (have_reg) {
+		int rc = registry_lock(&reg, &e);
+		if (rc == 0)
+			rc = registry_sweep(&reg, name, NULL, NULL, &e);
+		registry_unlock(&reg);
+		/* A directory of the run that another registry's sandbox still
+		 * binds: wait, unlocked, until that sandbox ends, then again.
+		 * Any other failure leaves the record to the next sweep. */
+		if (rc != -EBUSY || registry_wait_unbound(&reg, name) < 0)
+			break;
 	}
 	registry_close(&reg);
 	_exit(0);
@@ -396,6 +457,30 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 	AUTO_FD pfd = pidfd_open_compat(bwrap);
 	struct gwire_sandbox sb = { (int32_t)bwrap, 0, start };
 	int r = wire_send(g->sock, GWIRE_SANDBOX, &sb, sizeof(sb), pfd);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
+			 const char *names, const struct timespec *since, struct cordon_err *e)
+{
+	struct gwire_watch w;
+	if (g->sock < 0)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	size_t rl = strlen(root), nl = strlen(names);
+	if (rl + nl + 2 > sizeof(w.text))
+		return err_set(e, ENAMETOOLONG, "too many protected names to watch in %s", root);
+	w.since_sec = since->tv_sec;
+	w.since_nsec = (uint32_t)since->tv_nsec;
+	w.owner = (int32_t)getpid();
+	w.dev = dev;
+	w.ino = ino;
+	if (quarantine_time(rootfd, "", AT_EMPTY_PATH, &w.born_sec, &w.born_nsec) < 0)
+		return 0; /* no identity to check it by later: the guardian leaves it */
+	memcpy(w.text, root, rl + 1);
+	memcpy(w.text + rl + 1, names, nl + 1);
+	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, text) + rl + nl + 2,
+			  -1);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 

@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "err.h"
 #include "hostpaths/registry.h"
 
@@ -53,6 +54,15 @@ int guardian_confirm(struct guardian *g, struct cordon_err *e)
 
 /* Tell the guardian which bwrap to wait for (cordon's unreaped child). */
 int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* --protect-missing watch: the protected names ("/"-separated) watched in
+ * the writable root at path root, which is rootfd and (dev, ino), since `since`
+ * (CLOCK_REALTIME).  If cordon dies, the guardian moves aside, once the
+ * sandbox is gone, each of them that exists then and was born since
+ * (hostpaths/quarantine.h). */
+int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
+			 const char *names, const struct timespec *since, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* cordon cleaned up itself: the guardian exits.  Closes g. */

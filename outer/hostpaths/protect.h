@@ -5,7 +5,7 @@
  * each protected object the registry sweep has just removed as a dead run's
  * leftover), cordon creates an empty directory there itself, 0755, after
  * recording its intent in the registry, captures its (dev, ino), opens it
- * O_PATH and appends it to r->protects: the mount plan binds it read-only
+ * O_PATH, and the mount plan binds it read-only
  * over itself, and a read-only mount point cannot be replaced, removed,
  * renamed or written into from inside the sandbox.  If another live run
  * materialized the same path already, the run records a reference to it and
@@ -15,12 +15,15 @@
  * another sandbox's mount point from under it.  The registry directory
  * itself becomes a read-only carve-out wherever a writable root reaches it.
  *
- * Lifecycle: protect_prepare before the mount plan is built;
- * protect_materialize once bwrap has its arguments (it creates the
- * directories while bwrap creates its namespaces; bwrap mounts nothing until
- * cordon releases it, userns.h); protect_started once bwrap runs;
- * protect_release when the run is over (always called, also on error
- * paths). */
+ * Gather, decide, apply: protect_gather (before bwrap is forked: lstat and
+ * open each name, so bwrap inherits the descriptors of the existing ones),
+ * protect_prepare (under the registry lock: sweep, live runs, then
+ * protect_decide, plan/protect_decide.h), the mount plan built from
+ * protect_decision(), protect_materialize once bwrap has its arguments (it
+ * creates the directories while bwrap creates its namespaces; bwrap mounts
+ * nothing until cordon releases it, userns.h), protect_started once bwrap
+ * runs, protect_release when the run is over (always called, also on error
+ * paths).  cordon explain: protect_gather, then protect_explain. */
 #ifndef CORDON_PROTECT_H
 #define CORDON_PROTECT_H
 
@@ -29,40 +32,77 @@
 #include "hostpaths/guardian.h"
 #include "hostpaths/record.h"
 #include "hostpaths/registry.h"
+#include "config.h"
+#include "plan/protect_decide.h"
 #include "plan/resolve.h"
-
-struct protect_pending;
 
 struct protect_run {
 	struct registry reg;
 	struct guardian guard;
 	struct record rec;           /* this run's record */
 	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
+	pid_t bwrap;                 /* bwrap forked before the registry work, or 0 */
+	int watch;                   /* --protect-missing watch */
 	pid_t sandbox;               /* bwrap, once started */
-	struct protect_pending *pending; /* from protect_prepare to protect_materialize */
+	/* Facts (protect_gather, protect_prepare); paths owned. */
+	struct protect_name *names;  size_t nnames;
+	struct protect_root *roots;  size_t nroots;
+	struct protect_live *live;   size_t nlive;
+	char **swept;                size_t nswept;
+	struct protect_decision plan;
+	/* The objects bound by path (created, adopted, pinned, carved), each
+	 * with the descriptor cordon-inner checks the mount against. */
+	struct rpath *checks;        size_t nchecks;
+	/* Directories bound as found, flocked shared (hold_bound in protect.c)
+	 * until protect_release. */
+	int *held;                   size_t nheld;
 	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
 					child holds (guardian_start) */
 };
 
-#define PROTECT_RUN_INIT { REGISTRY_INIT, GUARDIAN_INIT, { .n = 0 }, "", 0, NULL, 0 }
+#define PROTECT_RUN_INIT { .reg = REGISTRY_INIT, .guard = GUARDIAN_INIT }
 
-/* Open, lock and sweep the registry, carve it out of the writable roots,
- * and decide what the plan binds: into r->protects go live runs' paths to
- * share or pin and, for each name to be created, a placeholder bound by path
- * (late).  Then start the guardian (every run has one, forked before bwrap
- * has its arguments, so before bwrap's child exists: guardian.h), naming the
- * run's record first if the run will own or share anything.  The lock stays
- * held.  full_write: "/" counts as a writable root.  bwrap: cordon's child,
- * already forked (its record entry), or 0.  p->sandbox_sock must be set. */
-int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
+/* Before bwrap is forked: lstat each protected name directly inside each
+ * writable root (c's defaults and --protect), open the existing ones O_PATH
+ * (descriptors bwrap is to inherit: protect_fds), and note read-only roots. */
+int protect_gather(const struct resolved *r, const struct config *c, struct protect_run *p,
+		   struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The descriptors protect_gather opened, for bwrap's keep list: calls
+ * fn(ctx, fd) for each; 0, or fn's first failure. */
+int protect_fds(const struct protect_run *p, int (*fn)(void *ctx, int fd), void *ctx);
+
+/* Open, lock and sweep the registry, gather the live runs' paths, and
+ * decide (protect_decision).  Then start the guardian (every run has one,
+ * forked before bwrap has its arguments, so before bwrap's child exists:
+ * guardian.h), naming the run's record first if the run will own or share
+ * anything.  The lock stays held until protect_materialize.  full_write:
+ * "/" counts as a writable root.  bwrap: cordon's child, already forked (its
+ * record entry), or 0.  p->sandbox_sock must be set. */
+int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* If the run will own or share anything: record the run (intent first,
- * naming cordon, its guardian and bwrap), create the placeholders' directories and fill each
- * placeholder with its (dev, ino) and descriptor.  Then unlock.  On failure
- * the caller must end bwrap before it mounts: a placeholder may not exist. */
-int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon_err *e)
+/* cordon explain: decide without a registry (nothing is opened or created). */
+int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* What to bind: the mount plan's input (plan/mount_plan.h). */
+const struct protect_decision *protect_decision(const struct protect_run *p);
+
+/* If the run will own or share anything: start the guardian, record the
+ * run (intent first), create the directories and open what is bound by
+ * path (protect_checks).  Then unlock.  On failure the caller must end bwrap
+ * before it mounts: a directory the plan binds may not exist. */
+int protect_materialize(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* After protect_materialize: the objects bound by path, for cordon-inner's
+ * (dev, ino) check of each. */
+const struct rpath *protect_checks(const struct protect_run *p, size_t *n);
+
+/* Close every descriptor protect holds (paths and facts stay): once bwrap
+ * and cordon-inner have theirs (resolved_close says why). */
+void protect_close_fds(struct protect_run *p);
 
 /* bwrap (pid) runs: confirm the guardian started and hand it bwrap (both
  * are in the record already).  Call it before cordon-inner may start the command
@@ -82,10 +122,5 @@ void protect_release(struct protect_run *p);
  * use only in the sandbox's own mount namespace, which no untrusted process
  * can reach any more, and removing them on the host does not need it gone. */
 void protect_command_gone(struct protect_run *p);
-
-/* For cordon explain: add to r->protects the mounts a run would make for the
- * missing names (by path; nothing is created). */
-int protect_explain(struct resolved *r, struct cordon_err *e)
-	__attribute__((warn_unused_result));
 
 #endif

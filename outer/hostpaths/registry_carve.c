@@ -11,20 +11,33 @@
 #include "path.h"
 #include "sys.h"
 
-static int has_carve(const struct resolved *r, const char *path)
+/* The carve-outs so far: resolve's (--read-only) and the ones made here. */
+struct carves {
+	const struct resolved *r;
+	struct rpath **v;
+	size_t *n;
+};
+
+static int has_carve(const struct carves *c, const char *path)
 {
-	for (size_t c = 0; c < r->ncarves; c++)
-		if (strcmp(r->carves[c].path, path) == 0)
+	for (size_t i = 0; i < c->r->ncarves; i++)
+		if (strcmp(c->r->carves[i].path, path) == 0)
+			return 1;
+	for (size_t i = 0; i < *c->n; i++)
+		if (strcmp((*c->v)[i].path, path) == 0)
 			return 1;
 	return 0;
 }
 
 /* 1 if path lies in (or is) a read-only carve-out: nothing there can be
  * renamed, and a pin would make it writable. */
-static int under_read_only(const struct resolved *r, const char *path)
+static int under_read_only(const struct carves *c, const char *path)
 {
-	for (size_t c = 0; c < r->ncarves; c++)
-		if (!r->carves[c].pin && path_is_under(path, r->carves[c].path))
+	for (size_t i = 0; i < c->r->ncarves; i++)
+		if (!c->r->carves[i].pin && path_is_under(path, c->r->carves[i].path))
+			return 1;
+	for (size_t i = 0; i < *c->n; i++)
+		if (!(*c->v)[i].pin && path_is_under(path, (*c->v)[i].path))
 			return 1;
 	return 0;
 }
@@ -72,12 +85,12 @@ static int open_ancestor(const struct registry *reg, int at, size_t k, size_t j)
 	return cur;
 }
 
-static int push(struct resolved *r, const char *dest, int fd, dev_t dev, ino_t ino, int pin,
+static int push(const struct carves *cv, const char *dest, int fd, dev_t dev, ino_t ino, int pin,
 		struct cordon_err *e)
 {
 	struct rpath c = { .fd = fd, .dev = dev, .ino = ino, .is_dir = 1, .pin = pin };
 	c.path = strdup(dest);
-	if (!c.path || rpath_push(&r->carves, &r->ncarves, &c) < 0) {
+	if (!c.path || rpath_push(cv->v, cv->n, &c) < 0) {
 		rpath_free(&c);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -85,7 +98,7 @@ static int push(struct resolved *r, const char *dest, int fd, dev_t dev, ino_t i
 }
 
 /* The pins between root rp (anc[k], descriptor at) and the registry. */
-static int pin_ancestors(struct resolved *r, const struct registry *reg, const char *rp,
+static int pin_ancestors(const struct carves *r, const struct registry *reg, const char *rp,
 			 int at, size_t k, struct cordon_err *e)
 {
 	for (size_t j = k + 1; j + 1 < reg->nanc; j++) {
@@ -106,18 +119,20 @@ static int pin_ancestors(struct resolved *r, const struct registry *reg, const c
 	return 0;
 }
 
-int registry_carve(struct resolved *r, int full_write, const struct registry *reg,
-		   struct cordon_err *e)
+int registry_carve(const struct resolved *res, int full_write, const struct registry *reg,
+		   struct rpath **out, size_t *nout, struct cordon_err *e)
 {
-	size_t nroots = r->nroots + (full_write ? 1 : 0);
+	const struct carves cv = { res, out, nout };
+	const struct carves *r = &cv;
+	size_t nroots = res->nroots + (full_write ? 1 : 0);
 	for (size_t i = 0; i < nroots; i++) {
-		const char *rp = i < r->nroots ? r->roots[i].path : "/";
+		const char *rp = i < res->nroots ? res->roots[i].path : "/";
 		char dest[PATH_MAX];
 		size_t k = 0;
 		int rc;
-		if (i < r->nroots) {
+		if (i < res->nroots) {
 			for (k = 0; k < reg->nanc; k++)
-				if (reg->anc[k].dev == r->roots[i].dev && reg->anc[k].ino == r->roots[i].ino)
+				if (reg->anc[k].dev == res->roots[i].dev && reg->anc[k].ino == res->roots[i].ino)
 					break;
 			if (k == reg->nanc)
 				continue;
@@ -131,7 +146,7 @@ int registry_carve(struct resolved *r, int full_write, const struct registry *re
 			if ((rc = push(r, dest, fd, reg->dev, reg->ino, 0, e)) < 0)
 				return rc;
 		}
-		AUTO_FD at = i < r->nroots ? openat(r->roots[i].fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+		AUTO_FD at = i < res->nroots ? openat(res->roots[i].fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
 					   : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (at < 0)
 			return err_sys(e, errno, "cannot open the writable root %s", rp);

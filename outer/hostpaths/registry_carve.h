@@ -26,12 +26,14 @@
 #include "hostpaths/registry.h"
 #include "plan/resolve.h"
 
-/* Add to r->carves, for each writable root (and "/" with full_write) that
- * is the registry or one of its ancestors (same dev and inode, so a bind
- * mount of an ancestor counts too): the registry, read-only, at its path
- * under that root, and a pin for each directory between the root and the
- * registry that is not already inside a read-only carve-out. */
-int registry_carve(struct resolved *r, int full_write, const struct registry *reg,
-		   struct cordon_err *e) __attribute__((warn_unused_result));
+/* Append to *out (the caller's list; r stays as resolve_config made it),
+ * for each writable root (and "/" with full_write) that is the registry or
+ * one of its ancestors (same dev and inode, so a bind mount of an ancestor
+ * counts too): the registry, read-only, at its path under that root, and a
+ * pin (.pin) for each directory between the root and the registry that is
+ * not already inside a read-only carve-out (r's or one made here). */
+int registry_carve(const struct resolved *r, int full_write, const struct registry *reg,
+		   struct rpath **out, size_t *nout, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "hostpaths/entrypath.h"
 #include "hostpaths/registry_io.h"
+#include "path.h"
 #include "procstat.h"
 #include "sys.h"
 
@@ -53,9 +54,13 @@ static void report_errno(registry_report_fn fn, void *ctx, const char *path,
 		fn(ctx, path, RECLAIM_KEEP, why);
 }
 
+#define WHY_HELD "in use by another sandbox (a run of another registry binds it); " \
+		 "removed once that sandbox ends"
+
 /* Judge and carry out one entry of a record whose run is over.  1 when it
  * must stay in the record (it could not be looked at or removed: the next
- * sweep tries again), else 0. */
+ * sweep tries again), 2 when it stays because another sandbox still binds
+ * it, else 0. */
 static int settle_entry(const struct registry *reg, const struct loaded *l,
 			const struct rec_entry *en, registry_report_fn fn, void *ctx)
 {
@@ -86,6 +91,10 @@ static int settle_entry(const struct registry *reg, const struct loaded *l,
 		if (r == 0) {
 			if (fn)
 				fn(ctx, en->path, RECLAIM_REMOVE, d.why);
+		} else if (r == -EBUSY) {
+			if (fn)
+				fn(ctx, en->path, RECLAIM_KEEP, WHY_HELD);
+			again = 2;
 		} else if (r == -ESTALE || r == -ENOTEMPTY || r == -EEXIST) {
 			/* Changed since the look: no longer the empty directory
 			 * the verdict was about. */
@@ -103,9 +112,10 @@ static int settle_entry(const struct registry *reg, const struct loaded *l,
 }
 
 /* Settle every entry of a dead (or released) run, then delete its record,
- * or rewrite it with the entries left to retry. */
+ * or rewrite it with the entries left to retry.  *held is set when one of
+ * them stays because another sandbox binds it. */
 static int settle_record(struct registry *reg, const struct loaded *l, const char *name,
-			 registry_report_fn fn, void *ctx, struct cordon_err *e)
+			 int *held, registry_report_fn fn, void *ctx, struct cordon_err *e)
 {
 	struct record left = { .pidns = l->rec.pidns };
 	int rc = 0;
@@ -113,7 +123,9 @@ static int settle_record(struct registry *reg, const struct loaded *l, const cha
 	memcpy(left.proc, l->rec.proc, sizeof(left.proc));
 	for (size_t j = 0; j < l->rec.n; j++) {
 		const struct rec_entry *en = &l->rec.v[j];
-		if (settle_entry(reg, l, en, fn, ctx) && rc == 0 &&
+		int kept = settle_entry(reg, l, en, fn, ctx);
+		*held |= kept == 2;
+		if (kept && rc == 0 &&
 		    (rc = record_add(&left, en->kind, en->dev, en->ino, en->path)) < 0)
 			rc = err_set(e, -rc, "out of memory");
 	}
@@ -251,15 +263,21 @@ static int sweep(struct registry *reg, const char *released, const struct record
 	rc = load_all(reg, released, mine != NULL, &v, &n, fn, ctx, e);
 	if (rc == 0)
 		rc = collect_live(reg, v, n, fn, ctx, e);
-	for (size_t i = 0; rc == 0 && i < n; i++)
+	int held = 0, mine_held = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int h = 0;
 		if (!v[i].alive)
-			rc = settle_record(reg, &v[i], v[i].name, fn, ctx, e);
+			rc = settle_record(reg, &v[i], v[i].name, &h, fn, ctx, e);
+		held |= h && v[i].released;
+	}
 	if (rc == 0 && mine) {
 		/* The run's own copy: trusted (it never left memory), and its
 		 * intents were resolved before it was kept. */
 		struct loaded l = { .rec = *mine, .released = 1, .trusted = 1 };
-		rc = settle_record(reg, &l, released, fn, ctx, e);
+		rc = settle_record(reg, &l, released, &mine_held, fn, ctx, e);
 	}
+	if (rc == 0 && (held || mine_held))
+		rc = err_set(e, EBUSY, "%s", WHY_HELD);
 	for (size_t i = 0; i < n; i++)
 		record_free(&v[i].rec);
 	free(v);
@@ -276,6 +294,22 @@ int registry_release(struct registry *reg, const char *name, const struct record
 		     struct cordon_err *e)
 {
 	return sweep(reg, name, mine, NULL, NULL, e);
+}
+
+int registry_wait_unbound(const struct registry *reg, const char *name)
+{
+	struct record rec = { 0 };
+	struct rec_time written;
+	char why[128];
+	int rc = registry_read(reg, name, &rec, &written, why, sizeof(why));
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < rec.n; i++)
+		if (rec.v[i].kind == REC_CREATED &&
+		    entrypath_name_protected(path_base(rec.v[i].path)))
+			(void)entrypath_wait_unbound(rec.v[i].path, rec.v[i].dev, rec.v[i].ino);
+	record_free(&rec);
+	return 0;
 }
 
 static void print_report(void *ctx, const char *path, enum reclaim_verdict v, const char *why)

@@ -31,9 +31,17 @@ int registry_sweep(struct registry *reg, const char *released, registry_report_f
 
 /* Locked.  registry_sweep with the record `name` released, where `mine`
  * is that record as its run holds it in memory: it is used instead of the
- * file, which may lag behind it (or be missing) if writing it failed. */
+ * file, which may lag behind it (or be missing) if writing it failed.
+ * Both: -EBUSY when another sandbox (of any registry) still binds a
+ * directory of the released record; that entry stays in the record, for
+ * registry_wait_unbound and a sweep after it. */
 int registry_release(struct registry *reg, const char *name, const struct record *mine,
 		     struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Not locked.  Block until no sandbox binds any directory the record
+ * `name` created (each holds a shared flock on it while its bwrap runs).
+ * 0, or -errno (no such record). */
+int registry_wait_unbound(const struct registry *reg, const char *name);
 
 /* cordon reclaim: sweep and print "removed PATH" or "kept PATH: reason" per
  * path to out.  0 or -errno with *e filled. */

@@ -9,6 +9,10 @@
 #include <string.h>
 
 const char *const config_default_protect[] = { ".git", ".codex", ".agents", ".aws", NULL };
+const char *const config_default_dotfiles[] = {
+	".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".gitconfig", ".gitmodules",
+	".ripgreprc", ".mcp.json", ".vscode", ".idea", ".claude", ".cursor", NULL,
+};
 
 enum opt_id {
 	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,
@@ -96,8 +100,8 @@ const char cli_usage[] =
 "      --clear-env          start the command with an empty environment\n"
 "      --timeout SECONDS    kill the sandbox after SECONDS, exit 124\n"
 "      --protect-missing watch|mount  a missing protected name stays absent and\n"
-"                           creating it stops the run (watch), or is an empty\n"
-"                           read-only mount point (mount)\n"
+"                           creating it stops the run (watch, the default), or\n"
+"                           is an empty read-only mount point (mount)\n"
 "      --cache private|none  private (default): Go, npm, pip, yarn, pnpm, ccache,\n"
 "                           pre-commit and XDG_CACHE_HOME caches go to a writable\n"
 "                           directory per workspace, $XDG_CACHE_HOME/cordon/NAME;\n"
@@ -415,8 +419,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 			       "--net proxy (or an --allow-domain)");
 	if (c->attribution_token && !c->proxy_upstream)
 		return err_set(e, EINVAL, "--attribution-token needs --proxy-upstream");
-	if (c->protect_missing == PROTECT_MISSING_WATCH)
-		return err_set(e, ENOTSUP, "--protect-missing watch%s; use --protect-missing mount", later);
 	if (c->policy)
 		return err_set(e, ENOTSUP, "--policy%s", later);
 	if (c->report)
@@ -431,8 +433,7 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 	int i = 1;
 	c->default_protect = 1;
 	c->mode = MODE_RUN;
-	/* The default until watch mode is built: mount points for missing names. */
-	c->protect_missing = PROTECT_MISSING_MOUNT;
+	c->protect_missing = PROTECT_MISSING_WATCH;
 	c->cache = CACHE_PRIVATE;
 	c->kill_after = 10;
 

@@ -112,18 +112,14 @@ static int send_check(const struct inner_link *l, uint32_t type, const struct rp
 }
 
 int inner_link_send_checks(const struct inner_link *l, const struct resolved *res,
-			   struct cordon_err *e)
+			   const struct rpath *by_path, size_t nby_path, struct cordon_err *e)
 {
 	uint32_t count = 0;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < res->nroots; i++)
 		r = send_check(l, WIRE_BIND_CHECK, &res->roots[i], &count, e);
-	for (size_t i = 0; r == 0 && i < res->ncarves; i++)
-		if (res->carves[i].late)
-			r = send_check(l, WIRE_RO_CHECK, &res->carves[i], &count, e);
-	for (size_t i = 0; r == 0 && i < res->nprotects; i++)
-		if (res->protects[i].late)
-			r = send_check(l, WIRE_RO_CHECK, &res->protects[i], &count, e);
+	for (size_t i = 0; r == 0 && i < nby_path; i++)
+		r = send_check(l, WIRE_RO_CHECK, &by_path[i], &count, e);
 	if (r == 0 && (r = send_blocking(l->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1)) < 0)
 		(void)err_sys(e, -r, "sending to cordon-inner");
 	return r;

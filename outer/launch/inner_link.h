@@ -44,11 +44,14 @@ size_t inner_link_keep(const struct inner_link *l, int keep[2]);
  * cordon-inner ending reads as end of file. */
 void inner_link_started(struct inner_link *l);
 
-/* Hand cordon-inner the descriptor of every writable root and of every
- * read-only path bound by path (late), so it can check that what is mounted
- * at each path is the object cordon resolved; then the count. */
+/* Hand cordon-inner the descriptor of every writable root and of every path
+ * bound by path (by_path: opened or created after bwrap was started, so not
+ * in its descriptor table even where their number is), so it can check that
+ * what is mounted at each path is the object cordon resolved; then the
+ * count. */
 int inner_link_send_checks(const struct inner_link *l, const struct resolved *r,
-			   struct cordon_err *e) __attribute__((warn_unused_result));
+			   const struct rpath *by_path, size_t nby_path, struct cordon_err *e)
+	__attribute__((warn_unused_result));
 
 void inner_link_close(struct inner_link *l);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "path.h"
+#include "plan/protect_decide.h"
 
 const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC] = {
 	{ "/proc/sys", PROC_READ_ONLY },
@@ -26,9 +27,11 @@ const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC] = {
 };
 
 struct ranked {
-	const struct rpath *p;
+	const char *path;
+	int fd;            /* -1: bound by path */
 	int writable;
 	size_t seq;
+	int keep;          /* a writable bind of the path onto itself (PROTECT_KEEP) */
 };
 
 /* Shallower first; at equal depth a writable root before a carve-out, so
@@ -36,7 +39,7 @@ struct ranked {
 static int ranked_cmp(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
-	size_t dx = path_depth(x->p->path), dy = path_depth(y->p->path);
+	size_t dx = path_depth(x->path), dy = path_depth(y->path);
 	if (dx != dy)
 		return dx < dy ? -1 : 1;
 	if (x->writable != y->writable)
@@ -44,9 +47,13 @@ static int ranked_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static enum mount_kind ro_kind(const struct rpath *p)
+static enum mount_kind kind_of(const struct ranked *r)
 {
-	return p->late ? MOUNT_RO_BIND_PATH : MOUNT_RO_BIND_FD;
+	if (r->keep)
+		return MOUNT_BIND;
+	if (r->writable)
+		return MOUNT_BIND_FD;
+	return r->fd < 0 ? MOUNT_RO_BIND_PATH : MOUNT_RO_BIND_FD;
 }
 
 static void push(struct mount_plan *p, enum mount_kind k, const char *src,
@@ -78,29 +85,29 @@ static void push_proc_covers(struct mount_plan *p, const unsigned char *kinds)
 	}
 }
 
-static int sort_by_depth(const struct rpath *v, size_t n, struct ranked **out)
+static size_t count_actions(const struct protect_decision *d, int carve)
 {
-	*out = calloc(n ? n : 1, sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		(*out)[i] = (struct ranked){ &v[i], 0, i };
-	qsort(*out, n, sizeof(**out), ranked_cmp);
-	return 0;
+	size_t n = 0;
+	for (size_t i = 0; d && i < d->n; i++)
+		n += d->v[i].carve == carve && d->v[i].act != PROTECT_WATCH;
+	return n;
 }
 
 int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		     struct cordon_err *e)
 {
-	size_t nlayer = in->nroots + in->ncarves;
-	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + in->nprotects + in->nmasks;
+	const struct protect_decision *d = in->protect;
+	size_t nlayer = in->nroots + in->ncarves + count_actions(d, 1);
+	size_t nprot = count_actions(d, 0);
+	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + nprot + in->nmasks;
 	struct ranked *layer = NULL, *prot = NULL, *masks = NULL;
 
 	out->n = 0;
 	out->ops = calloc(max, sizeof(*out->ops));
 	layer = calloc(nlayer ? nlayer : 1, sizeof(*layer));
-	if (!out->ops || !layer || sort_by_depth(in->protects, in->nprotects, &prot) < 0 ||
-	    sort_by_depth(in->masks, in->nmasks, &masks) < 0) {
+	prot = calloc(nprot ? nprot : 1, sizeof(*prot));
+	masks = calloc(in->nmasks ? in->nmasks : 1, sizeof(*masks));
+	if (!out->ops || !layer || !prot || !masks) {
 		free(layer);
 		free(prot);
 		free(masks);
@@ -124,27 +131,36 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	if (in->tmp_private)
 		push_tmpfs(out, "/tmp", in->tmpfs_size);
 
-	for (size_t i = 0; i < in->nroots; i++)
-		layer[i] = (struct ranked){ &in->roots[i], 1, i };
-	for (size_t i = 0; i < in->ncarves; i++)
-		layer[in->nroots + i] = (struct ranked){ &in->carves[i], in->carves[i].pin,
-							 in->nroots + i };
-	qsort(layer, nlayer, sizeof(*layer), ranked_cmp);
-	for (size_t i = 0; i < nlayer; i++) {
-		const struct rpath *p = layer[i].p;
-		if (p->pin)
-			push(out, MOUNT_BIND, p->path, p->path, -1, 0);
-		else
-			push(out, layer[i].writable ? MOUNT_BIND_FD : ro_kind(p), NULL,
-			     p->path, p->late ? -1 : p->fd, 0);
+	size_t nl = 0, np = 0;
+	for (size_t i = 0; i < in->nroots; i++, nl++)
+		layer[nl] = (struct ranked){ in->roots[i].path, in->roots[i].fd, 1, nl, 0 };
+	for (size_t i = 0; i < in->ncarves; i++, nl++)
+		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl, 0 };
+	for (size_t i = 0; d && i < d->n; i++) {
+		const struct protect_action *a = &d->v[i];
+		if (a->act == PROTECT_WATCH)
+			continue; /* absent inside, as on the host */
+		if (a->carve) {
+			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl, a->act == PROTECT_KEEP };
+			nl++;
+		} else {
+			prot[np] = (struct ranked){ a->path, a->bind_fd, 0, np, 0 };
+			np++;
+		}
 	}
-
-	for (size_t i = 0; i < in->nprotects; i++)
-		push(out, ro_kind(prot[i].p), NULL, prot[i].p->path,
-		     prot[i].p->late ? -1 : prot[i].p->fd, 0);
+	for (size_t i = 0; i < in->nmasks; i++)
+		masks[i] = (struct ranked){ in->masks[i].path, in->masks[i].fd, 0, i, 0 };
+	qsort(layer, nlayer, sizeof(*layer), ranked_cmp);
+	qsort(prot, nprot, sizeof(*prot), ranked_cmp);
+	qsort(masks, in->nmasks, sizeof(*masks), ranked_cmp);
+	for (size_t i = 0; i < nlayer; i++)
+		push(out, kind_of(&layer[i]), layer[i].keep ? layer[i].path : NULL, layer[i].path,
+		     layer[i].keep ? -1 : layer[i].fd, 0);
+	for (size_t i = 0; i < nprot; i++)
+		push(out, kind_of(&prot[i]), NULL, prot[i].path, prot[i].fd, 0);
 
 	for (size_t i = 0; i < in->nmasks; i++) {
-		const struct rpath *m = masks[i].p;
+		const struct rpath *m = &in->masks[masks[i].seq];
 		if (m->is_dir)
 			push(out, MOUNT_MASK_DIR, NULL, m->path, -1, 0);
 		else

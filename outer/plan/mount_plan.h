@@ -5,8 +5,8 @@
  *   / read-only (or writable with --full-write); /dev, its /dev/shm a capped
  *   tmpfs; /proc, its kernel tunables read-only and its kernel-state files
  *   masked; /tmp, capped;
- *   writable roots and read-only carve-outs (and pins: writable binds of a
- *   path onto itself), shallower first (a root nested in a carve-out is
+ *   writable roots and read-only carve-outs (and the registry's pins:
+ *   writable binds of a path onto itself), shallower first (a root nested in a carve-out is
  *   mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
  *   deny-read masks; /dev remounted read-only (the mount points of everything
@@ -26,14 +26,14 @@ struct rpath {
 	dev_t dev;
 	ino_t ino;
 	int is_dir;
-	int late;     /* opened after bwrap was started: bound by path, and
-			 cordon-inner checks (dev, ino) at that path instead */
-	int inherited;/* fd was in bwrap's descriptor table when it was forked */
-	int pin;      /* carves only: not read-only but a writable bind of the
-			 path onto itself, bound by path: a mount point cannot
-			 be renamed or removed (EBUSY), so the sandbox cannot
-			 move it, and what lies below it, out of the way */
+	int pin;      /* registry_carve's output only: not read-only but a
+			 writable bind of the path onto itself, bound by path:
+			 a mount point cannot be renamed or removed (EBUSY), so
+			 the sandbox cannot move it, and what lies below it,
+			 out of the way */
 };
+
+struct protect_decision;
 
 /* The /proc entries a container runtime masks or makes read-only (the OCI
  * defaults of runc, crun and containerd).  Through them a root caller would
@@ -56,7 +56,8 @@ enum proc_kind { PROC_ABSENT, PROC_FILE, PROC_DIR };
 struct plan_input {
 	const struct rpath *roots;     size_t nroots;     /* writable */
 	const struct rpath *carves;    size_t ncarves;    /* --read-only */
-	const struct rpath *protects;  size_t nprotects;  /* protected names, read-only */
+	const struct protect_decision *protect;           /* protected names and the
+							   * registry carve-out; may be NULL */
 	const struct rpath *masks;     size_t nmasks;     /* --deny-read */
 	int tmp_private;
 	int full_write;
@@ -80,7 +81,8 @@ enum mount_kind {
 	MOUNT_REMOUNT_RO,  /* dest */
 	MOUNT_BIND_FD,     /* fd dest: writable root */
 	MOUNT_RO_BIND_FD,  /* fd dest: carve-out or protected name */
-	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened too late for bwrap to inherit */
+	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened or created after bwrap was
+			    * forked; cordon-inner checks (dev, ino) at dest */
 	MOUNT_MASK_FILE,   /* fd dest: empty read-only file from fd's data */
 	MOUNT_MASK_DIR,    /* dest: empty read-only tmpfs */
 	MOUNT_CHDIR,       /* dest */

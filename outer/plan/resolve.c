@@ -73,34 +73,6 @@ int resolve_open_created(int dirfd, const char *name, const char *path, struct r
 	return open_nofollow(dirfd, name, path, NULL, out);
 }
 
-int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,
-			     const char *path, const struct stat *seen, struct cordon_err *e)
-{
-	struct stat st;
-	struct rpath p;
-	if (seen)
-		st = *seen;
-	else if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(e, errno, "cannot inspect protected %s", path);
-	/* A mount lands on a symlink's target, not on the link, so the command
-	 * could rename the link away and create the name afresh. */
-	if (S_ISLNK(st.st_mode))
-		return err_set(e, EPERM,
-			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect", path);
-	int rc = resolve_open_at(rootfd, name, path, st.st_dev, st.st_ino, &p);
-	if (rc == -EAGAIN)
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
-			       path);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot open protected %s", path);
-	if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
-		rpath_free(&p);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
 int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
 {
 	char link[64], canon[PATH_MAX];
@@ -191,29 +163,6 @@ static int add_root(struct resolved *r, const struct fstype_mounts *m, const cha
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	return 0;
-}
-
-static int add_protected(struct resolved *r, size_t root, const char *name, struct cordon_err *e)
-{
-	const struct rpath *rt = &r->roots[root];
-	char full[PATH_MAX];
-	struct stat st;
-	if (path_join(rt->path, name, full, sizeof(full)) < 0)
-		return err_set(e, ENAMETOOLONG, "%s/%s: path too long", rt->path, name);
-	if (fstatat(rt->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return err_sys(e, errno, "cannot inspect protected %s", full);
-		struct missing_name *v = realloc(r->missing, (r->nmissing + 1) * sizeof(*v));
-		if (!v)
-			return err_set(e, ENOMEM, "out of memory");
-		r->missing = v;
-		v[r->nmissing] = (struct missing_name){ root, name, strdup(full) };
-		if (!v[r->nmissing].path)
-			return err_set(e, ENOMEM, "out of memory");
-		r->nmissing++;
-		return 0;
-	}
-	return resolve_protect_existing(r, rt->fd, name, full, &st, e);
 }
 
 static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
@@ -422,7 +371,7 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 			rpath_free(&p);
 			continue;
 		}
-		if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+		if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
 			rpath_free(&p);
 			return err_set(e, ENOMEM, "out of memory");
 		}
@@ -505,13 +454,6 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			continue;
 		if (protects_git(c) && (rc = add_git_extras(r, i, e)) < 0)
 			return rc;
-		if (c->default_protect)
-			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = add_protected(r, i, *n, e)) < 0)
-					return rc;
-		for (size_t j = 0; j < c->protect.n; j++)
-			if ((rc = add_protected(r, i, c->protect.v[j], e)) < 0)
-				return rc;
 	}
 
 	for (size_t i = 0; i < c->deny_read.n; i++)
@@ -525,7 +467,7 @@ void resolved_close(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
 		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
@@ -537,16 +479,13 @@ void resolved_free(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
 		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->protects, r->nprotects }, { r->masks, r->nmasks },
+		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		for (size_t i = 0; i < lists[l].n; i++)
 			rpath_free(&lists[l].v[i]);
 		free(lists[l].v);
 	}
-	for (size_t i = 0; i < r->nmissing; i++)
-		free(r->missing[i].path);
-	free(r->missing);
 	for (size_t i = 0; i < r->nkernel_ro; i++)
 		free(r->kernel_ro[i]);
 	free(r->kernel_ro);

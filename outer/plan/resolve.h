@@ -13,19 +13,17 @@
 #include "err.h"
 #include "plan/mount_plan.h"
 
-/* A protected name missing directly inside a writable root. */
-struct missing_name {
-	size_t root;         /* index into roots */
-	const char *name;
-	char *path;          /* root/name, owned */
-};
-
+/* Written only by resolve_config (and closed or freed by the functions
+ * below); everything else reads it.  Protected names are protect.c's: they
+ * are looked at once, by its gatherer. */
 struct resolved {
 	struct rpath *roots;    size_t nroots;
 	struct rpath *carves;   size_t ncarves;
-	struct rpath *protects; size_t nprotects;
+	/* The real git directory of a .git file and core.hooksPath, when they
+	 * lie inside a writable root (gitmeta.h): protect binds them read-only
+	 * with the protected names. */
+	struct rpath *gitdirs;  size_t ngitdirs;
 	struct rpath *masks;    size_t nmasks;
-	struct missing_name *missing; size_t nmissing;
 	struct rpath cwd;
 	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
 	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
@@ -63,13 +61,6 @@ int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, in
  * directory cordon has just created, whose (dev, ino) it records from *out
  * (the caller checks out->is_dir).  0 or -errno. */
 int resolve_open_created(int dirfd, const char *name, const char *path, struct rpath *out)
-	__attribute__((warn_unused_result));
-
-/* Protect the existing name in rootfd (path is root/name) read-only: append it
- * to r->protects.  A symbolic link is refused.  seen: its lstat, if the
- * caller has one (NULL: taken here). */
-int resolve_protect_existing(struct resolved *r, int rootfd, const char *name,
-			     const char *path, const struct stat *seen, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* Append *p to the list (taking its path and descriptor; *p is reset). */

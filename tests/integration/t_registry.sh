@@ -7,6 +7,9 @@
 # never be touched, git discovery around them, and --tmp host.
 . "$(dirname "$0")/lib.sh"
 
+# These tests are about mount mode: every run passes --protect-missing mount
+# (watch mode, the default, is t_watch.sh's).
+
 NAMES=(.git .codex .agents .aws)
 REG="${XDG_STATE_HOME:-$HOME/.local/state}/cordon/registry"
 mkdir -p "$W/xdg"
@@ -57,7 +60,7 @@ not_running() { ! running "$1"; }
 start_run() {
 	local mark=$1
 	shift
-	"$CORDON" "$@" -- bash -c "exec -a $mark sleep 300" </dev/null >/dev/null 2>&1 &
+	"$CORDON" --protect-missing mount "$@" -- bash -c "exec -a $mark sleep 300" </dev/null >/dev/null 2>&1 &
 	CPID=$!
 	within 5000 running "$mark"
 }
@@ -86,7 +89,7 @@ leak() {
 # --- the names cannot be created from inside ------------------------------
 ws="$W/ops"
 mkdir -p "$ws"
-C=("$CORDON" -w "$ws" -C "$ws")
+C=("$CORDON" --protect-missing mount -w "$ws" -C "$ws")
 for n in "${NAMES[@]}"; do
 	refuse "mkdir $n fails" -- "${C[@]}" -- mkdir "$n"
 	refuse "open(O_CREAT) of $n fails" -- "${C[@]}" -- sh -c "echo x > $n"
@@ -146,7 +149,7 @@ assert "after a clean exit nothing is left in the workspace" -- test "$(snap "$w
 assert "nor in its parent" -- test "$(snap "$W/clean")" = "$before_parent"
 assert "the record is gone" -- test ! -e "$rec"
 assert "the guardian is gone" -- within 2000 sh -c "! kill -0 $g 2>/dev/null || grep -q '^State:.*Z' /proc/$g/status"
-expect 0 "a run with nothing to materialize works" -- env XDG_STATE_HOME="$W/xdg/quiet" "$CORDON" -C / -- true
+expect 0 "a run with nothing to materialize works" -- env XDG_STATE_HOME="$W/xdg/quiet" "$CORDON" --protect-missing mount -C / -- true
 assert "and writes no record" -- test "$(ls "$W/xdg/quiet/cordon/registry")" = lock
 
 # A mount point that cannot be created fails the run after bwrap has its
@@ -156,7 +159,7 @@ if ! is_root; then
 	marker="cordon-unbuilt-$$"
 	expect_err 125 "cannot create $W/ro-root/\\.git" \
 		"a writable root the user cannot create the mount points in is refused" -- \
-		env XDG_STATE_HOME="$W/xdg/ro" "$CORDON" -w "$W/ro-root" -w "$W/ro-out" -C / -- \
+		env XDG_STATE_HOME="$W/xdg/ro" "$CORDON" --protect-missing mount -w "$W/ro-root" -w "$W/ro-out" -C / -- \
 		sh -c "touch $W/ro-out/ran; sleep 30 # $marker"
 	assert "and the command never ran" -- test ! -e "$W/ro-out/ran"
 	assert "nor is any process of the run left" -- test -z "$(pgrep -f "$marker")"
@@ -167,7 +170,7 @@ fi
 
 # --- the registry is never writable inside ------------------------------------
 mkdir -p "$W/carve/ws"
-XC=(env XDG_STATE_HOME="$W/carve/state" "$CORDON" -w "$W/carve" -C "$W/carve/ws")
+XC=(env XDG_STATE_HOME="$W/carve/state" "$CORDON" --protect-missing mount -w "$W/carve" -C "$W/carve/ws")
 expect 0 "a run with its registry inside the writable root works" -- "${XC[@]}" -- true
 creg="$W/carve/state/cordon/registry"
 refuse "the registry is read-only inside even under a writable root" -- "${XC[@]}" -- touch "$creg/planted"
@@ -177,27 +180,27 @@ expect 0 "control: its parent is writable" -- "${XC[@]}" -- sh -c "touch '$W/car
 assert "nothing was planted" -- test ! -e "$creg/planted" -a -e "$creg/lock" -a -d "$creg"
 home_names() { local n; for n in "${NAMES[@]}"; do [ -e "$HOME/$n" ] && printf '%s ' "$n"; done; }
 home_before=$(home_names)
-refuse "with -w HOME the default registry is read-only too" -- "$CORDON" -w "$HOME" -C / -- touch "$REG/planted"
+refuse "with -w HOME the default registry is read-only too" -- "$CORDON" --protect-missing mount -w "$HOME" -C / -- touch "$REG/planted"
 assert "nothing was planted in the default registry" -- test ! -e "$REG/planted"
 assert "HOME holds the same protected names as before the run" -- test "$(home_names)" = "$home_before"
 ln -s "$W/carve/state" "$W/carve/link"
 expect_err 125 "symbolic link" "a registry reached through a symbolic link is refused" -- \
-	env XDG_STATE_HOME="$W/carve/link" "$CORDON" -w "$W/carve/ws" -C "$W/carve/ws" -- true
+	env XDG_STATE_HOME="$W/carve/link" "$CORDON" --protect-missing mount -w "$W/carve/ws" -C "$W/carve/ws" -- true
 expect_err 125 "symbolic link" "and cordon reclaim refuses it too" -- \
 	env XDG_STATE_HOME="$W/carve/link" "$CORDON" reclaim
 chmod 777 "$W/carve"
 expect_err 125 "writable by everyone" "a registry below a directory anyone can change is refused" -- \
-	env XDG_STATE_HOME="$W/carve/state" "$CORDON" -C / -- true
+	env XDG_STATE_HOME="$W/carve/state" "$CORDON" --protect-missing mount -C / -- true
 chmod 755 "$W/carve"
 # A registry that exists but cannot be used fails every run, even one with
 # nothing to materialize: its sweep and carve-out would be skipped.
 mkdir -p "$W/badlock/cordon/registry/lock"
 expect_err 125 "lock file" "a registry whose lock cannot be opened is refused, even with nothing to materialize" -- \
-	env XDG_STATE_HOME="$W/badlock" "$CORDON" -C / -- true
+	env XDG_STATE_HOME="$W/badlock" "$CORDON" --protect-missing mount -C / -- true
 expect 0 "control: a registry that does not exist (and cannot be created) is no obstacle then" -- \
-	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" -C / -- true
+	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" --protect-missing mount -C / -- true
 expect_err 125 "does not exist" "but it is, as soon as a name must be materialized" -- \
-	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" -w "$W/carve/ws" -C / -- true
+	env XDG_STATE_HOME="/nonexistent-$$/state" "$CORDON" --protect-missing mount -w "$W/carve/ws" -C / -- true
 
 # --- kill -9 of cordon -------------------------------------------------------------
 kill9_case() { # DESC KILL-TARGET-KIND
@@ -210,7 +213,7 @@ kill9_case() { # DESC KILL-TARGET-KIND
 	if [ "$how" = group ]; then
 		# setsid: cordon leads a process group of its own, as under a shell
 		# with job control; the whole group is killed.
-		setsid "$CORDON" -w "$ws" -C "$ws" -- bash -c "exec -a $mark sleep 300" </dev/null >/dev/null 2>&1 &
+		setsid "$CORDON" --protect-missing mount -w "$ws" -C "$ws" -- bash -c "exec -a $mark sleep 300" </dev/null >/dev/null 2>&1 &
 		CPID=$!
 		within 5000 running "$mark"
 	else
@@ -246,7 +249,7 @@ ws="$W/leak1/ws"
 mkdir -p "$ws"
 assert "a run whose cordon and guardian are killed -9 ends" -- leak "$ws"
 assert "its mount points stay behind (the case to reclaim)" -- all_there "$ws"
-expect 0 "the next run, over no writable root at all, works" -- env XDG_STATE_HOME="$ISO" "$CORDON" -C / -- true
+expect 0 "the next run, over no writable root at all, works" -- env XDG_STATE_HOME="$ISO" "$CORDON" --protect-missing mount -C / -- true
 assert "and has reclaimed them" -- none_left "$ws"
 assert "and the dead run's record" -- test -z "$(ls "$ISOREG" | grep '^run-')"
 
@@ -281,7 +284,7 @@ rm -rf "$ws/.git" "$ws/.codex" "$ws/.aws"
 assert "a leaked run to plant a worktree .git file over" -- leak "$ws"
 rmdir "$ws/.git" && echo "gitdir: $W/elsewhere/.git/worktrees/ws" > "$ws/.git"
 expect 0 "the next run over the same workspace works" -- \
-	env XDG_STATE_HOME="$ISO" "$CORDON" -w "$ws" -C "$ws" -- true
+	env XDG_STATE_HOME="$ISO" "$CORDON" --protect-missing mount -w "$ws" -C "$ws" -- true
 assert "the worktree .git file is intact" -- test "$(cat "$ws/.git")" = "gitdir: $W/elsewhere/.git/worktrees/ws"
 assert "the other leaked names are gone" -- test ! -e "$ws/.codex" -a ! -e "$ws/.agents" -a ! -e "$ws/.aws"
 rm -f "$ws/.git"
@@ -291,7 +294,7 @@ XDG_STATE_HOME="$ISO" start_run "$mark" -w "$ws" -C "$ws"
 expect 0 "cordon reclaim during a live run" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
 assert "reports the live run's paths as kept" -- grep -qx "kept $ws/.git: its run is still alive" "$OUT"
 assert "and does not touch them" -- all_there "$ws"
-expect 0 "another run over another root during it" -- env XDG_STATE_HOME="$ISO" "$CORDON" -C / -- true
+expect 0 "another run over another root during it" -- env XDG_STATE_HOME="$ISO" "$CORDON" --protect-missing mount -C / -- true
 assert "does not touch them either" -- all_there "$ws"
 pkill -f "^$mark 300\$"
 wait "$CPID"
@@ -307,7 +310,7 @@ concurrent() { # N
 	for i in $(seq "$n"); do
 		# Each run checks, after a random delay (others start and end
 		# meanwhile), that .git is still a read-only mount point.
-		"$CORDON" -w "$ws" -C "$ws" -- sh -c "
+		"$CORDON" --protect-missing mount -w "$ws" -C "$ws" -- sh -c "
 			sleep 0.\$(( (\$\$ + $i * 7) % 6 ))
 			mkdir .git 2>/dev/null && exit 9
 			touch .git/x 2>/dev/null && exit 9
@@ -330,9 +333,9 @@ mkdir -p "$outer/sub"
 mark="cordon-nest-$$-$RANDOM"
 start_run "$mark" -w "$outer/sub" -C "$outer/sub"
 refuse "a run cannot remove another live run's mount point under its root" -- \
-	"$CORDON" -w "$outer" -C "$outer" -- rmdir sub/.git
+	"$CORDON" --protect-missing mount -w "$outer" -C "$outer" -- rmdir sub/.git
 expect 0 "control: it can remove a directory of its own there" -- \
-	"$CORDON" -w "$outer" -C "$outer" -- sh -c 'mkdir sub/mine && rmdir sub/mine'
+	"$CORDON" --protect-missing mount -w "$outer" -C "$outer" -- sh -c 'mkdir sub/mine && rmdir sub/mine'
 assert "the other run's mount point is still there" -- test -d "$outer/sub/.git"
 pkill -f "^$mark 300\$"
 wait "$CPID"
@@ -347,7 +350,7 @@ repo="$vt/parent"
 mkdir -p "$repo/sub"
 "${GIT[@]}" init -q "$repo" && "${GIT[@]}" -C "$repo" commit -q --allow-empty -m init
 expect_out 0 "^$repo\$" "inside: git finds the parent repository past the empty .git" -- \
-	"$CORDON" -w "$repo/sub" -C "$repo/sub" -- git rev-parse --show-toplevel
+	"$CORDON" --protect-missing mount -w "$repo/sub" -C "$repo/sub" -- git rev-parse --show-toplevel
 mark="cordon-git-$$-$RANDOM"
 start_run "$mark" -w "$repo/sub" -C "$repo/sub"
 assert "during the run the empty .git is there on the host" -- test -d "$repo/sub/.git"
@@ -370,7 +373,7 @@ else
 	"${GIT[@]}" init -q "$repo" && "${GIT[@]}" -C "$repo" commit -q --allow-empty -m init &&
 		"${GIT[@]}" -C "$repo" worktree add -q "$wt" 2>/dev/null
 	expect 0 "--tmp host: git status in a worktree under /tmp works inside" -- \
-		"$CORDON" --tmp host -C "$wt" -- git status --short
+		"$CORDON" --protect-missing mount --tmp host -C "$wt" -- git status --short
 	assert "--tmp host, clean exit: nothing of cordon's in /tmp" -- none_left /tmp
 	expect 0 "the worktree works on the host afterwards" -- git -C "$wt" status --short
 	expect_err 128 "not a git repository" "a plain directory under /tmp is no repository" -- \
@@ -391,7 +394,7 @@ else
 
 	leak "$wt" --tmp host
 	assert "--tmp host, cordon and guardian killed: /tmp/.git stays behind" -- test -d /tmp/.git
-	expect 0 "the next run reclaims it" -- env XDG_STATE_HOME="$ISO" "$CORDON" -C / -- true
+	expect 0 "the next run reclaims it" -- env XDG_STATE_HOME="$ISO" "$CORDON" --protect-missing mount -C / -- true
 	assert "--tmp host: nothing of cordon's is left in /tmp" -- none_left /tmp
 	expect 0 "the worktree works on the host" -- git -C "$wt" status --short
 	git -C "$repo" worktree remove --force "$wt" 2>/dev/null

@@ -44,10 +44,16 @@ wait_for() {
 }
 # run_term DESC CMDLINE: the shell records its stty -g before and after
 # cordon, and cordon's status.
+# stty.after appears whole (a rename) once the shell wrote it: STATUS= on
+# the screen comes before it, so mode_same waits for the file.
 run_term() {
-	term "stty -g >'$W/stty.before'; $1; echo STATUS=\$?; stty -g >'$W/stty.after'"
+	rm -f "$W/stty.after"
+	term "stty -g >'$W/stty.before'; $1; echo STATUS=\$?; stty -g >'$W/stty.tmp'; mv '$W/stty.tmp' '$W/stty.after'"
 }
-mode_same() { cmp -s "$W/stty.before" "$W/stty.after"; }
+mode_same() {
+	for i in $(seq 100); do [ -e "$W/stty.after" ] && break; sleep 0.1; done
+	cmp -s "$W/stty.before" "$W/stty.after"
+}
 
 # --- a Python REPL survives Ctrl-C ------------------------------------------
 run_term "${C[*]} -- python3 -q"

@@ -85,10 +85,25 @@ Test(cli, defaults)
 	cr_assert_eq(p.c.timeout, 0);
 	cr_assert_eq(p.c.require_landlock, 0);
 	cr_assert_eq(p.c.allow_unix_sockets, 0);
+	cr_assert_eq(p.c.protect_missing, PROTECT_MISSING_WATCH, "watch is the default");
 	expect_cmd(&p, 1);
 	cr_assert_str_eq(p.c.cmd[0], "true");
 	cr_assert_null(p.c.cmd[1]);
 	config_free(&p.c);
+}
+
+Test(cli, protect_missing_modes)
+{
+	struct parsed p;
+	PARSE(&p, "--protect-missing", "mount", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.protect_missing, PROTECT_MISSING_MOUNT);
+	config_free(&p.c);
+	PARSE(&p, "--protect-missing=watch", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.protect_missing, PROTECT_MISSING_WATCH);
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--protect-missing", "create", "true"), "--protect-missing create");
 }
 
 Test(cli, double_dash_ends_options)

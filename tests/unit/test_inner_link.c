@@ -66,18 +66,22 @@ Test(inner_link_send_checks, roots_then_late_read_only_paths_then_the_count)
 	struct inner_link l = INNER_LINK_INIT;
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l.ctrl), 0);
 	struct rpath roots[1] = { { .path = "/tmp", .fd = open("/tmp", O_PATH | O_CLOEXEC) } };
-	struct rpath carves[2] = {
-		{ .path = "/etc", .fd = open("/etc", O_PATH | O_CLOEXEC), .late = 1 },
-		{ .path = "/usr", .fd = open("/usr", O_PATH | O_CLOEXEC), .late = 0 },
+	/* /usr is bound from its inherited descriptor: no check; /etc is one
+	 * of protect's objects bound by path. */
+	struct rpath carves[1] = {
+		{ .path = "/usr", .fd = open("/usr", O_PATH | O_CLOEXEC) },
+	};
+	struct rpath by_path[1] = {
+		{ .path = "/etc", .fd = open("/etc", O_PATH | O_CLOEXEC) },
 	};
 	struct resolved res;
 	memset(&res, 0, sizeof(res));
 	res.roots = roots;
 	res.nroots = 1;
 	res.carves = carves;
-	res.ncarves = 2;
+	res.ncarves = 1;
 	struct cordon_err e = { 0 };
-	cr_assert_eq(inner_link_send_checks(&l, &res, &e), 0, "%s", e.msg);
+	cr_assert_eq(inner_link_send_checks(&l, &res, by_path, 1, &e), 0, "%s", e.msg);
 	struct wire_peer peer = { WIRE_TO_INNER, 0 };
 	static struct wire_rec rec;
 	cr_assert_eq(wire_recv(l.ctrl[1], &peer, &rec, &e), 1);
@@ -91,8 +95,8 @@ Test(inner_link_send_checks, roots_then_late_read_only_paths_then_the_count)
 	uint32_t n;
 	memcpy(&n, rec.data, sizeof(n));
 	cr_assert_eq(n, 2);
-	for (int i = 0; i < 2; i++)
-		close(carves[i].fd);
+	close(carves[0].fd);
+	close(by_path[0].fd);
 	close(roots[0].fd);
 	inner_link_close(&l);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/mount_plan.h"
+#include "plan/protect_decide.h"
 
 static struct rpath rp(const char *path, int fd, int is_dir)
 {
@@ -96,10 +97,14 @@ Test(mount_plan, full_order)
 {
 	const struct rpath roots[] = { rp("/w/a", 10, 1), rp("/w/b", 11, 1) };
 	const struct rpath carves[] = { rp("/w/a/vendor", 20, 1) };
-	const struct rpath prot[] = { rp("/w/a/.git", 30, 1), rp("/w/b/.git", 31, 1) };
+	struct protect_action prot[] = {
+		{ PROTECT_BIND, (char *)"/w/a/.git", 0, 30, 0 },
+		{ PROTECT_BIND, (char *)"/w/b/.git", 1, 31, 0 },
+	};
+	const struct protect_decision d = { prot, 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0,
+		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -212,11 +217,11 @@ Test(mount_plan, protected_names_after_every_root)
 	/* A deep root must not re-expose a shallower root's protected name, so
 	 * every protected name comes after every root, however deep. */
 	const struct rpath roots[] = { rp("/p", 1, 1), rp("/p/.git/deep/er/root", 2, 1) };
-	const struct rpath prot[] = { rp("/p/.git", 3, 1) };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/p/.git", 0, 3, 0 } };
+	const struct protect_decision d = { prot, 1 };
 	const struct rpath carves[] = { rp("/p/a/b/c/d/e", 4, 1) };
 	struct plan_input in = {
-		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1,
-		.protects = prot, .nprotects = 1,
+		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1, .protect = &d,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -230,10 +235,11 @@ Test(mount_plan, protected_names_after_every_root)
 Test(mount_plan, masks_after_protected_names)
 {
 	const struct rpath roots[] = { rp("/m", 1, 1) };
-	const struct rpath prot[] = { rp("/m/a/b/c/.git", 2, 1) };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/m/a/b/c/.git", 0, 2, 0 } };
+	const struct protect_decision d = { prot, 1 };
 	const struct rpath masks[] = { rp("/m/.env", 3, 0) };
 	struct plan_input in = {
-		.roots = roots, .nroots = 1, .protects = prot, .nprotects = 1,
+		.roots = roots, .nroots = 1, .protect = &d,
 		.masks = masks, .nmasks = 1, .cwd = "/m",
 	};
 	struct mount_plan p;
@@ -304,7 +310,8 @@ Test(mount_plan, dest_borrowed_from_input)
 Test(mount_plan, many_entries_fit)
 {
 	enum { N = 200 };
-	static struct rpath roots[N], carves[N], prot[N], masks[N];
+	static struct rpath roots[N], carves[N], masks[N];
+	static struct protect_action prot[N];
 	static char names[4][N][32];
 	for (int i = 0; i < N; i++) {
 		snprintf(names[0][i], 32, "/r%d", i);
@@ -313,10 +320,11 @@ Test(mount_plan, many_entries_fit)
 		snprintf(names[3][i], 32, "/r%d/.env", i);
 		roots[i] = rp(names[0][i], 1000 + i, 1);
 		carves[i] = rp(names[1][i], 2000 + i, 1);
-		prot[i] = rp(names[2][i], 3000 + i, 1);
+		prot[i] = (struct protect_action){ PROTECT_BIND, names[2][i], (size_t)i, 3000 + i, 0 };
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
-	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0 };
+	const struct protect_decision d = { prot, N };
+	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0 };
 	struct mount_plan p;
 	build(&in, &p);
 	cr_assert_eq(p.n, 7 + 4 * N);
@@ -330,6 +338,35 @@ Test(mount_plan, many_entries_fit)
 		cr_assert_eq(p.ops[5 + 3 * N + i].fd, 4000 + i);
 	}
 	cr_assert_eq(p.ops[p.n - 1].kind, MOUNT_CHDIR);
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, watched_names_are_not_mounted)
+{
+	const struct rpath roots[] = { rp("/w", 1, 1) };
+	struct protect_action prot[] = {
+		{ PROTECT_WATCH, (char *)"/w/.git", 0, -1, 0 },
+		{ PROTECT_CREATE, (char *)"/w/.aws", 1, -1, 0 },
+		{ PROTECT_CARVE, (char *)"/w/reg", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/w/st", 0, -1, 1 },
+	};
+	const struct protect_decision d = { prot, 4 };
+	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
+	struct mount_plan p;
+	build(&in, &p);
+	const struct want w[] = {
+		{ MOUNT_RO_BIND, "/", -1 },
+		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
+		{ MOUNT_PROC, "/proc", -1 },
+		{ MOUNT_BIND_FD, "/w", 1 },
+		{ MOUNT_RO_BIND_PATH, "/w/reg", -1 },
+		{ MOUNT_BIND, "/w/st", -1 },
+		{ MOUNT_RO_BIND_PATH, "/w/.aws", -1 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
+	};
+	expect_plan(&p, w, 9);
+	cr_assert_str_eq(p.ops[6].src, "/w/st", "a keep binds the path onto itself");
 	mount_plan_free(&p);
 }
 
@@ -422,12 +459,16 @@ Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
 {
 	/* The registry's ancestors under a writable root: each bound onto
 	 * itself (a mount point cannot be renamed), writable, after the root
-	 * and before the registry's read-only carve-out below them. */
+	 * and before the registry's read-only carve-out below them.  They come
+	 * from registry_carve through protect's decision. */
 	const struct rpath roots[] = { rp("/h", 10, 1) };
-	struct rpath carves[] = { rp("/h/s/c/reg", 20, 1), rp("/h/s/c", 21, 1), rp("/h/s", 22, 1) };
-	carves[0].late = carves[1].late = carves[2].late = 1;
-	carves[1].pin = carves[2].pin = 1;
-	struct plan_input in = { .roots = roots, .nroots = 1, .carves = carves, .ncarves = 3 };
+	struct protect_action carves[] = {
+		{ PROTECT_CARVE, (char *)"/h/s/c/reg", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/h/s/c", 0, -1, 1 },
+		{ PROTECT_KEEP, (char *)"/h/s", 0, -1, 1 },
+	};
+	const struct protect_decision d = { carves, 3 };
+	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
 	struct mount_plan p;
 	build(&in, &p);
 	const struct want w[] = {

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -82,4 +84,43 @@ Test(gwire, sandbox_payload)
 	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in), &out), -EPROTO);
 	in.zero = 0;
 	cr_assert_eq(gwire_sandbox_parse(&in, sizeof(in) - 1, &out), -EPROTO);
+}
+
+static int parse_watch(int64_t sec, uint32_t nsec, int32_t owner, const char *root,
+		       const char *names, struct gwire_watch *out, const char **r, const char **n)
+{
+	struct gwire_watch w;
+	memset(&w, 0, sizeof(w));
+	w.since_sec = sec;
+	w.since_nsec = nsec;
+	w.owner = owner;
+	size_t rl = strlen(root);
+	memcpy(w.text, root, rl + 1);
+	memcpy(w.text + rl + 1, names, strlen(names) + 1);
+	return gwire_watch_parse(&w, offsetof(struct gwire_watch, text) + rl + strlen(names) + 2,
+				 out, r, n);
+}
+
+Test(gwire, watch_names_parse)
+{
+	struct gwire_watch out;
+	const char *r, *n;
+	cr_assert_eq(parse_watch(1700000000, 5, 1234, "/ws", ".git/.bashrc/.vscode", &out, &r, &n), 0);
+	cr_assert_str_eq(r, "/ws");
+	cr_assert_str_eq(n, ".git/.bashrc/.vscode");
+	cr_assert_eq(out.owner, 1234);
+}
+
+Test(gwire, watch_names_refused)
+{
+	struct gwire_watch out;
+	const char *r, *n;
+	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", "..", &out, &r, &n), -EPROTO, "no parent");
+	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", ".git/../x", &out, &r, &n), -EPROTO);
+	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", ".git//x", &out, &r, &n), -EPROTO, "empty name");
+	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", ".", &out, &r, &n), -EPROTO);
+	cr_assert_eq(parse_watch(1, 1000000000, 1234, "/ws", ".git", &out, &r, &n), -EPROTO);
+	cr_assert_eq(parse_watch(1, 0, 0, "/ws", ".git", &out, &r, &n), -EPROTO, "no owner");
+	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", "", &out, &r, &n), -EPROTO, "no names");
+	cr_assert_eq(parse_watch(1, 0, 1234, "ws", ".git", &out, &r, &n), -EPROTO, "relative root");
 }

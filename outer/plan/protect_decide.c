@@ -1,0 +1,125 @@
+/* protect_decide.c: see protect_decide.h.  Belongs here: the rules, nothing
+ * that touches the filesystem. */
+#include "plan/protect_decide.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "path.h"
+
+static int listed(const char *const *v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Missing now: never there, or a dead run's leftover the sweep removed. */
+static int name_gone(const struct protect_facts *f, const struct protect_name *n)
+{
+	return !n->exists || listed(f->swept, f->nswept, n->path);
+}
+
+static size_t name_at(const struct protect_facts *f, const char *path)
+{
+	for (size_t i = 0; i < f->nnames; i++)
+		if (strcmp(f->names[i].path, path) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static size_t live_at(const struct protect_facts *f, const char *path)
+{
+	for (size_t i = 0; i < f->nlive; i++)
+		if (strcmp(f->live[i].path, path) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Beneath a writable root and not above one: rmdir'ing it is within this
+ * command's reach, and pinning it hides no root. */
+static int pinnable(const struct protect_facts *f, const char *path)
+{
+	int under = f->full_write;
+	for (size_t j = 0; j < f->nroots; j++) {
+		if (path_is_under(f->roots[j].path, path))
+			return 0;
+		if (path_is_under(path, f->roots[j].path))
+			under = 1;
+	}
+	return under;
+}
+
+int protect_live_wanted(const struct protect_facts *f, size_t i)
+{
+	const struct protect_live *l = &f->live[i];
+	size_t n = name_at(f, l->path);
+	if (n != SIZE_MAX)
+		return name_gone(f, &f->names[n]) && !f->roots[f->names[n].root].read_only;
+	return pinnable(f, l->path);
+}
+
+static int push(struct protect_decision *d, enum protect_act act, const char *path, size_t src,
+		int bind_fd, int carve)
+{
+	struct protect_action *v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	d->v = v;
+	struct protect_action *a = &v[d->n];
+	*a = (struct protect_action){ act, NULL, src, bind_fd, carve };
+	if (!(a->path = strdup(path)))
+		return -ENOMEM;
+	d->n++;
+	return 0;
+}
+
+static int decide_name(const struct protect_facts *f, size_t i, struct protect_decision *d,
+		       struct cordon_err *e)
+{
+	const struct protect_name *n = &f->names[i];
+	size_t l = live_at(f, n->path);
+	if (!name_gone(f, n)) {
+		/* A mount lands on a symlink's target, not on the link, so the
+		 * command could rename the link away and create the name afresh. */
+		if (n->is_symlink)
+			return err_set(e, EPERM,
+				       "protected %s is a symbolic link, which cordon cannot keep "
+				       "read-only; replace it with what it points to, or pass "
+				       "--no-default-protect", n->path);
+		int shared = l != SIZE_MAX && n->is_dir && f->live[l].dev == n->dev &&
+			     f->live[l].ino == n->ino;
+		return push(d, shared ? PROTECT_SHARE : PROTECT_BIND, n->path, i, n->fd, 0);
+	}
+	if (f->roots[n->root].read_only)
+		return 0;
+	if (l != SIZE_MAX && f->live[l].fd >= 0)
+		return push(d, PROTECT_ADOPT, n->path, l, -1, 0);
+	return push(d, f->watch || n->watch_only ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
+}
+
+int protect_decide(const struct protect_facts *f, struct protect_decision *out,
+		   struct cordon_err *e)
+{
+	for (size_t i = 0; i < f->nnames; i++) {
+		int rc = decide_name(f, i, out, e);
+		if (rc < 0)
+			return rc == -ENOMEM ? err_set(e, ENOMEM, "out of memory") : rc;
+	}
+	for (size_t i = 0; i < f->nlive; i++)
+		if (f->live[i].fd >= 0 && name_at(f, f->live[i].path) == SIZE_MAX &&
+		    protect_live_wanted(f, i) && live_at(f, f->live[i].path) == i &&
+		    push(out, PROTECT_PIN, f->live[i].path, i, -1, 0) < 0)
+			return err_set(e, ENOMEM, "out of memory");
+	return 0;
+}
+
+void protect_decision_free(struct protect_decision *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->v[i].path);
+	free(d->v);
+	d->v = NULL;
+	d->n = 0;
+}

@@ -1,0 +1,114 @@
+/* protect_decide.h: what a run does about each protected name, decided from
+ * facts alone.  Pure, like reclaim_decide: protect.c (hostpaths/) gathers
+ * the facts (lstat of each name in its writable root, the registry's live
+ * runs and what its sweep removed, which roots are read-only) and carries
+ * out the actions; the mount plan binds what the decision says.
+ *
+ * Rules, in the words of DESIGN.md section 5:
+ * - an existing name is bound read-only from the descriptor gathered before
+ *   bwrap was forked; a symbolic link is refused (a mount lands on its
+ *   target, and the command could rename the link and create the name);
+ * - an existing name that another live run materialized is shared: the same
+ *   binding, plus a reference in this run's record, so the last run out
+ *   removes it;
+ * - a missing name (or one the sweep just removed as a dead run's leftover)
+ *   is watched (--protect-missing watch, the default: absent inside as on
+ *   the host, and creating it stops the run; a protected dotfile always
+ *   is), or in mount mode created by
+ *   cordon as an empty directory and bound read-only by path; in a
+ *   read-only root nothing is done (neither cordon nor the command can
+ *   create it there); if a live run materialized it meanwhile, it is
+ *   adopted (shared, bound by path) in either mode;
+ * - another live run's mount point beneath a writable root (and not above
+ *   one) is pinned: bound read-only here too, so this command cannot rmdir
+ *   it from under the other sandbox.
+ * The registry's own carve-out and the pins of its ancestors are
+ * registry_carve's (hostpaths/registry_carve.h), which opens each one as it
+ * decides; protect.c appends them to the decision as PROTECT_CARVE and
+ * PROTECT_KEEP actions, so that the plan has one input for both. */
+#ifndef CORDON_PROTECT_DECIDE_H
+#define CORDON_PROTECT_DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+
+/* A protected name directly inside a writable root, as lstat saw it. */
+struct protect_name {
+	size_t root;          /* index into protect_facts.roots */
+	const char *path;     /* root/name */
+	int exists;
+	int is_dir, is_symlink;
+	uint64_t dev, ino;
+	int fd;               /* O_PATH descriptor gathered before bwrap was forked
+			       * (bwrap inherits it), -1 when missing */
+	int watch_only;       /* a protected dotfile: watched when missing, in
+			       * mount mode too */
+};
+
+struct protect_root {
+	const char *path;
+	uint64_t dev, ino;
+	int read_only;        /* on a read-only mount: nothing can be created in it */
+};
+
+/* A path another live run materialized (registry entry, not an intent). */
+struct protect_live {
+	const char *path;
+	uint64_t dev, ino;
+	int fd;               /* opened by (dev, ino) under the registry lock when
+			       * protect_live_wanted; -1: not there, or not wanted */
+};
+
+struct protect_facts {
+	const struct protect_name *names;  size_t nnames;
+	const struct protect_root *roots;  size_t nroots;
+	int full_write;                    /* "/" counts as a writable root */
+	int watch;                         /* --protect-missing watch */
+	const struct protect_live *live;   size_t nlive;
+	const char *const *swept;          size_t nswept;  /* paths the sweep removed */
+};
+
+enum protect_act {
+	PROTECT_BIND,    /* names[src]: existing, read-only from its descriptor */
+	PROTECT_SHARE,   /* names[src]: another live run's directory; referenced */
+	PROTECT_CREATE,  /* names[src]: intent recorded, mkdir, bound by path */
+	PROTECT_WATCH,   /* names[src]: missing, left absent and watched; not bound */
+	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
+			  * gathered; referenced, bound by path */
+	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
+	PROTECT_CARVE,   /* the registry, read-only at path (registry_carve) */
+	PROTECT_KEEP,    /* an ancestor of the registry bound writable onto itself,
+			  * so that it cannot be renamed (registry_carve) */
+};
+
+struct protect_action {
+	enum protect_act act;
+	char *path;      /* owned */
+	size_t src;      /* index into names or live (see enum); unused for CARVE */
+	int bind_fd;     /* descriptor bwrap inherits and binds from; -1: bound by
+			  * path, and cordon-inner checks (dev, ino) there */
+	int carve;       /* 1: CARVE or KEEP, ranked with the writable roots;
+			  * 0: a protected name, mounted after every root */
+};
+
+struct protect_decision {
+	struct protect_action *v;
+	size_t n;
+};
+
+/* 1 if live entry i needs opening under the lock before protect_decide (it
+ * may be adopted or pinned): the gatherer opens only these.  Record paths
+ * are data from a place the command may have reached; none outside this
+ * run's writable roots is ever opened. */
+int protect_live_wanted(const struct protect_facts *f, size_t i);
+
+/* Fill *out (empty on entry; free with protect_decision_free, also on
+ * failure).  0, or -errno with *e filled (a protected name that is a
+ * symbolic link: -EPERM). */
+int protect_decide(const struct protect_facts *f, struct protect_decision *out,
+		   struct cordon_err *e) __attribute__((warn_unused_result));
+
+void protect_decision_free(struct protect_decision *d);
+
+#endif

@@ -1,0 +1,270 @@
+/* watch.c: see watch.h. */
+#include "watch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hostpaths/quarantine.h"
+#include "wire_guardian.h"
+#include "path.h"
+#include "sys.h"
+
+#define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+
+static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e,
+		  const char *rootpath)
+{
+	struct stat want, st;
+	if (fstat(rootfd, &want) < 0)
+		return err_sys(e, errno, "cannot inspect the writable root %s", rootpath);
+	for (size_t i = 0; i < w->ndirs; i++)
+		if (fstat(w->dirs[i].fd, &st) == 0 && st.st_dev == want.st_dev &&
+		    st.st_ino == want.st_ino) {
+			*out = i;
+			return 0;
+		}
+	struct watch_dir *v = realloc(w->dirs, (w->ndirs + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	w->dirs = v;
+	struct watch_dir *d = &v[w->ndirs];
+	*d = (struct watch_dir){ .fd = -1, .dev = want.st_dev, .ino = want.st_ino };
+	if (!(d->path = strdup(rootpath)))
+		return err_set(e, ENOMEM, "out of memory");
+	d->fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0) {
+		int err = errno;
+		free(d->path);
+		return err_sys(e, err, "cannot open the writable root %s", rootpath);
+	}
+	char link[64];
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", d->fd);
+	d->wd = inotify_add_watch(w->fd, link, WATCH_MASK);
+	if (d->wd < 0) {
+		int err = errno;
+		sys_close(&d->fd);
+		free(d->path);
+		return err_sys(e, err, "cannot watch %s for protected names (is "
+			       "fs.inotify.max_user_watches reached?); or pass --protect-missing mount",
+			       rootpath);
+	}
+	*out = w->ndirs++;
+	return 0;
+}
+
+static int add_name(struct watch *w, size_t dir, const char *path, struct cordon_err *e)
+{
+	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	w->names = v;
+	char *p = strdup(path);
+	if (!p)
+		return err_set(e, ENOMEM, "out of memory");
+	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p) };
+	return 0;
+}
+
+static int exists(const struct watch *w, const struct watch_name *n)
+{
+	struct stat st;
+	return fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
+		struct cordon_err *e)
+{
+	const struct protect_decision *d = protect_decision(p);
+	int rc;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i].act != PROTECT_WATCH)
+			continue;
+		const struct rpath *root = &r->roots[p->names[d->v[i].src].root];
+		if (w->fd < 0) {
+			(void)clock_gettime(CLOCK_REALTIME, &w->since);
+			if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+				return err_sys(e, errno, "cannot watch the writable roots for "
+					       "protected names (inotify); or pass "
+					       "--protect-missing mount");
+		}
+		size_t dir = 0;
+		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
+		    (rc = add_name(w, dir, d->v[i].path, e)) < 0)
+			return rc;
+	}
+	/* Made between cordon's look and the watch: not by the command, which
+	 * has not started, and not bound read-only either. */
+	for (size_t i = 0; i < w->nnames; i++)
+		if (exists(w, &w->names[i]))
+			return err_set(e, EAGAIN, "protected %s appeared while cordon was starting; "
+				       "run again", w->names[i].path);
+	return 0;
+}
+
+int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
+{
+	for (size_t d = 0; d < w->ndirs; d++) {
+		char names[GWIRE_TEXT_MAX];
+		size_t len = 0;
+		names[0] = '\0';
+		for (size_t i = 0; i < w->nnames; i++) {
+			size_t l = strlen(w->names[i].name);
+			if (w->names[i].dir != d || len + l + 2 > sizeof(names))
+				continue;
+			if (len)
+				names[len++] = '/';
+			memcpy(names + len, w->names[i].name, l + 1);
+			len += l;
+		}
+		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
+					     w->dirs[d].ino,
+					     names, &w->since, e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* After a lost event: is any watched name there now? */
+static int rescan(struct watch *w)
+{
+	for (size_t i = 0; i < w->nnames; i++)
+		if (exists(w, &w->names[i]))
+			return 1;
+	return 0;
+}
+
+static int watched(const struct watch *w, int wd, const char *name)
+{
+	for (size_t i = 0; i < w->nnames; i++)
+		if (w->dirs[w->names[i].dir].wd == wd && strcmp(w->names[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int watch_on_event(void *ctx)
+{
+	struct watch *w = ctx;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		ssize_t n = read(w->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			if (ev->mask & IN_Q_OVERFLOW)
+				w->hit |= rescan(w);
+			else if (ev->len > 0 && watched(w, ev->wd, ev->name))
+				w->hit = 1;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return w->hit;
+}
+
+void watch_stop(struct watch *w)
+{
+	for (size_t i = 0; w->fd >= 0 && i < w->ndirs; i++) {
+		if (w->dirs[i].wd >= 0)
+			(void)inotify_rm_watch(w->fd, w->dirs[i].wd);
+		w->dirs[i].wd = -1;
+	}
+}
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISREG(m))
+		return "a file";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "an entry";
+}
+
+static int listed(const struct strlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_default(const char *name)
+{
+	for (const char *const *d = config_default_protect; *d; d++)
+		if (strcmp(*d, name) == 0)
+			return 1;
+	for (const char *const *d = config_default_dotfiles; *d; d++)
+		if (strcmp(*d, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The flag that would let the command create name. */
+static void allow_hint(const struct config *c, const char *name, char *out, size_t len)
+{
+	int def = c->default_protect && is_default(name), mine = listed(&c->protect, name);
+	if (def && mine)
+		(void)snprintf(out, len, "--no-default-protect and no --protect %s", name);
+	else if (mine)
+		(void)snprintf(out, len, "no --protect %s", name);
+	else
+		(void)snprintf(out, len, "--no-default-protect");
+}
+
+size_t watch_settle(struct watch *w, const struct config *c, const char *tag)
+{
+	size_t found = 0;
+	if (w->settled)
+		return 0;
+	w->settled = 1;
+	for (size_t i = 0; i < w->nnames; i++) {
+		const struct watch_name *n = &w->names[i];
+		int dirfd = w->dirs[n->dir].fd;
+		struct stat st;
+		char moved[NAME_MAX + 1], hint[NAME_MAX + 64];
+		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		found++;
+		allow_hint(c, n->name, hint, sizeof(hint));
+		int r = quarantine_move(dirfd, n->name, tag, moved, sizeof(moved));
+		fprintf(stderr,
+			"cordon: %s was created during the run (%s): %s is a protected name (host "
+			"tools act on it), so the sandbox was stopped", n->path, kind_of(st.st_mode),
+			n->name);
+		if (r == 0)
+			fprintf(stderr, " and it was moved aside, not deleted, to %.*s/%s",
+				(int)(n->name - n->path - 1), n->path, moved);
+		else
+			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
+				"tool acts on it", strerror(-r));
+		fprintf(stderr, ".  To allow it, run with %s%s.\n", hint,
+			strcmp(n->name, ".git") == 0
+				? "; a repository can be created in a subdirectory (git init sub), "
+				  "or with --no-default-protect" : "");
+	}
+	return found;
+}
+
+void watch_free(struct watch *w)
+{
+	for (size_t i = 0; i < w->ndirs; i++) {
+		sys_close(&w->dirs[i].fd);
+		free(w->dirs[i].path);
+	}
+	for (size_t i = 0; i < w->nnames; i++)
+		free(w->names[i].path);
+	free(w->dirs);
+	free(w->names);
+	sys_close(&w->fd);
+	*w = (struct watch)WATCH_INIT;
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# t_watch.sh: --protect-missing watch, the default (DESIGN.md section 5): a
+# missing protected name stays absent inside, exactly as on the host, and
+# nothing is created on the host for it; creating one, in any way, stops
+# the run, moves the new entry aside (NAME.cordon-quarantine-RUNID, never
+# deleted), says so and ends with status 1; a name made in a subdirectory
+# is fine; nothing of the run is left on disk after any end.
+. "$(dirname "$0")/lib.sh"
+
+GIT=(git -c user.name=cordon -c user.email=cordon@example.invalid -c init.defaultBranch=main)
+ws="$W/ws"
+fresh() { rm -rf "$ws"; mkdir -p "$ws"; }
+snap() { ls -A "$1" | sort | tr '\n' ' '; }
+# The source repository is a second writable root: the private /tmp would
+# hide it otherwise.
+C() { "$CORDON" -w "$ws" -w "$src" -C "$ws" "$@"; }
+quarantined() { ls -A "$ws" | grep -c "^$1\\.cordon-quarantine-[0-9]"; }
+
+# A local repository to clone from, outside the workspace.
+src="$W/src"
+mkdir -p "$src"
+"${GIT[@]}" -C "$src" init -q && echo hi > "$src/f" && "${GIT[@]}" -C "$src" add f &&
+	"${GIT[@]}" -C "$src" commit -qm one
+
+# --- absent inside, as on the host --------------------------------------------
+fresh
+expect 0 "a missing .git is absent inside (test -e .git is false)" -- \
+	C -- sh -c '! test -e .git && ! test -e .codex && ! test -e .agents && ! test -e .aws'
+expect 0 "ls -A in an empty workspace works" -- C -- ls -A
+assert "and lists nothing (no placeholders)" -- test ! -s "$OUT"
+assert "and nothing was created on the host" -- test -z "$(snap "$ws")"
+expect 0 "git finds no repository in a non-repository workspace" -- \
+	C -- sh -c '! git rev-parse --git-dir 2>/dev/null'
+
+# --- each way of creating a protected name stops the run -------------------------
+# try DESCRIPTION NAME SCRIPT: the script creates NAME at the top of the
+# root, then would go on (touch after); the run must stop at the creation.
+try() {
+	local desc=$1 name=$2 script=$3
+	fresh
+	expect_err 1 "protected name" "$desc: the run stops with status 1" -- \
+		C -- sh -c "$script; sleep 2; touch after"
+	assert "$desc: the command was stopped before it went on" -- test ! -e "$ws/after"
+	assert "$desc: $name is not on the host any more" -- test ! -e "$ws/$name" -a ! -L "$ws/$name"
+	assert "$desc: it was moved aside, not deleted" -- test "$(quarantined "$name")" -eq 1
+	assert "$desc: stderr says what was created and where it went" -- \
+		grep -q "$ws/$name was created during the run.*moved aside, not deleted, to $ws/$name.cordon-quarantine-" "$ERR"
+	assert "$desc: stderr names the flag that would allow it" -- grep -q -- "--no-default-protect" "$ERR"
+	[ "$name" != .git ] || assert "$desc: stderr says a repository can go in a subdirectory" -- grep -q "subdirectory" "$ERR"
+}
+try "mkdir .git" .git 'mkdir .git'
+try "open(O_CREAT) of .git" .git 'echo x > .git'
+try "rename of a directory onto .git" .git 'mkdir d && mv -T d .git'
+try "rename of a file onto .git" .git 'touch f && mv -T f .git'
+try "hard link onto .git" .git 'touch h && ln -T h .git'
+try "symlink onto .git" .git 'ln -sT /etc .git'
+try "mkdir .codex" .codex 'mkdir .codex'
+try "mkdir .agents" .agents 'mkdir .agents'
+try "open(O_CREAT) of .aws" .aws 'echo x > .aws'
+try "git init at the top of the root" .git "${GIT[*]} init -q ."
+try "git clone of a local repository into ." .git "${GIT[*]} clone -q $src ."
+assert "the quarantined .git of the clone is kept as it was made (a directory)" -- \
+	test -d "$(ls -d "$ws"/.git.cordon-quarantine-* | head -n 1)"
+
+# --- controls --------------------------------------------------------------------------
+fresh
+expect 0 "control: git init in a subdirectory works" -- C -- "${GIT[@]}" init -q sub
+assert "control: sub/.git is on the host, nothing quarantined" -- \
+	test -d "$ws/sub/.git" -a "$(snap "$ws")" = "sub "
+fresh
+expect 0 "control: git clone into a subdirectory works" -- C -- "${GIT[@]}" clone -q "$src" sub
+assert "control: the clone is on the host" -- test -f "$ws/sub/f" -a -d "$ws/sub/.git"
+fresh
+expect 0 "control: --no-default-protect lets the command create .git" -- \
+	C --no-default-protect -- mkdir .git
+assert "control: .git stays" -- test -d "$ws/.git" -a "$(snap "$ws")" = ".git "
+fresh
+expect 0 "control: a sibling name is created normally" -- C -- sh -c 'mkdir .gitx && echo x > .git2'
+assert "control: the siblings are on the host" -- test "$(snap "$ws")" = ".git2 .gitx "
+
+# An existing name is still bound read-only.
+fresh
+mkdir "$ws/.git"
+refuse "an existing .git stays read-only" -- C -- sh -c 'echo x > .git/config'
+assert "and it is left as it was" -- test -z "$(ls -A "$ws/.git")"
+
+# --protect NAME is watched too, and the message names the flag.
+fresh
+expect_err 1 "no --protect \\.secret" "a --protect name is watched, and the message says how to allow it" -- \
+	C --protect .secret -- mkdir .secret
+assert "it was moved aside" -- test "$(quarantined .secret)" -eq 1
+
+# --- nothing of the run is left on disk -----------------------------------------
+fresh
+expect 0 "a normal run over an empty workspace" -- C -- true
+assert "leaves nothing in it" -- test -z "$(snap "$ws")"
+expect 124 "a run that times out" -- C --timeout 1 -- sleep 30
+assert "leaves nothing in it" -- test -z "$(snap "$ws")"
+# cordon itself, not a subshell running C, so that $! is cordon.
+mark="cordon-watch-$$-$RANDOM"
+"$CORDON" -w "$ws" -w "$src" -C "$ws" -- bash -c "touch ready; exec -a $mark sleep 30" </dev/null >/dev/null 2>&1 &
+cpid=$!
+for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+gone() { ! pgrep -f "^$mark 30\$" >/dev/null; }
+for _ in $(seq 150); do gone && break; sleep 0.02; done
+assert "kill -9 of cordon ends the sandbox" -- gone
+assert "kill -9 of cordon leaves nothing but what the command made" -- test "$(snap "$ws")" = "ready "
+
+# cordon killed after the command created a name (cordon stopped first, so
+# that it cannot react): its guardian moves the name aside once the sandbox
+# is gone.
+fresh
+mark="cordon-watch-$$-$RANDOM"
+"$CORDON" -w "$ws" -w "$src" -C "$ws" -- bash -c \
+	"touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git; exec -a $mark sleep 30" \
+	</dev/null >/dev/null 2>&1 &
+cpid=$!
+for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
+kill -STOP "$cpid"
+touch "$ws/go"
+for _ in $(seq 250); do [ -e "$ws/.git" ] && break; sleep 0.02; done
+assert "the command created .git while cordon was stopped" -- test -d "$ws/.git"
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+for _ in $(seq 250); do [ ! -e "$ws/.git" ] && break; sleep 0.02; done
+assert "kill -9 of cordon: the guardian moved .git aside" -- \
+	test ! -e "$ws/.git" -a "$(quarantined .git)" -eq 1
+assert "kill -9 of cordon: and the sandbox is gone" -- gone
+
+# --- a host process creating the name concurrently loses nothing -------------------
+fresh
+C -- sh -c 'touch ready; exec sleep 30' </dev/null >/dev/null 2>"$ERR" &
+cpid=$!
+for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
+# Made elsewhere and renamed into place, as a tool that writes atomically
+# does: cordon may move the name aside at any moment after it appears.
+mkdir "$W/hostgit" && echo precious > "$W/hostgit/data" && mv -T "$W/hostgit" "$ws/.git"
+wait "$cpid"
+st=$?
+assert "a .git made on the host during the run stops it (status 1)" -- test "$st" -eq 1
+assert "its content is kept, moved aside" -- \
+	grep -qx precious "$ws"/.git.cordon-quarantine-*/data
+assert "stderr says so" -- grep -q "$ws/.git was created during the run" "$ERR"
+
+# --- protected dotfiles (issue 13): watched when missing, read-only when present ------
+DOTS=(.bashrc .bash_profile .profile .zshrc .zprofile .gitconfig .gitmodules .ripgreprc
+      .mcp.json .vscode .idea .claude .cursor)
+for d in "${DOTS[@]}"; do
+	fresh
+	expect_err 1 "$d .* protected name" "creating $d stops the run" -- C -- sh -c "echo x > $d"
+	assert "$d was moved aside, and nothing else is left" -- \
+		test "$(quarantined "$d")" -eq 1 -a "$(ls -A "$ws" | wc -l)" -eq 1
+done
+try "mkdir .vscode" .vscode 'mkdir .vscode'
+try "rename a file onto .bashrc" .bashrc 'touch f && mv -T f .bashrc'
+try "hard link onto .gitconfig" .gitconfig 'touch h && ln -T h .gitconfig'
+try "symlink at .mcp.json" .mcp.json 'ln -sT /etc/passwd .mcp.json'
+try "git submodule's .gitmodules" .gitmodules 'printf "[submodule \"x\"]\n" > .gitmodules'
+fresh
+echo 'echo hi' > "$ws/.bashrc"
+mkdir "$ws/.vscode"
+refuse "an existing .bashrc is read-only" -- C -- sh -c 'echo evil >> .bashrc'
+refuse "an existing .vscode is read-only" -- C -- sh -c 'echo {} > .vscode/tasks.json'
+assert "both are left as they were" -- \
+	test "$(cat "$ws/.bashrc")" = "echo hi" -a -z "$(ls -A "$ws/.vscode")"
+expect 0 "control: a dotfile in a subdirectory is created normally" -- \
+	C -- sh -c 'mkdir sub && echo x > sub/.bashrc && mkdir sub/.vscode'
+fresh
+expect 0 "control: --no-default-protect lets the command create .bashrc" -- \
+	C --no-default-protect -- sh -c 'echo x > .bashrc'
+assert "control: .bashrc stays" -- test -f "$ws/.bashrc"
+fresh
+refuse "--protect-missing mount: a missing dotfile is watched, not mounted" -- \
+	C --protect-missing mount -- sh -c 'test ! -e .bashrc && echo x > .bashrc'
+assert "--protect-missing mount: .bashrc moved aside, no placeholder left" -- \
+	test "$(quarantined .bashrc)" -eq 1 -a "$(ls -A "$ws" | wc -l)" -eq 1
+fresh
+expect_out 0 "$ws/\.claude +missing: watched" "cordon explain lists the dotfiles" -- \
+	"$CORDON" explain -w "$ws" -C "$ws" -- true
+assert "cordon explain lists every default name" -- \
+	test "$(grep -c "^  $ws/\." "$OUT")" -eq $((4 + ${#DOTS[@]}))
+
+# --- mount mode still exists ----------------------------------------------------------
+fresh
+refuse "--protect-missing mount: mkdir .git fails inside" -- C --protect-missing mount -- mkdir .git
+assert "--protect-missing mount: nothing left after it" -- test -z "$(snap "$ws")"
+finish
