@@ -43,7 +43,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/nesting.c outer/netnote.c out
               outer/input/cli.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
-              outer/plan/protect_decide.c outer/plan/resolve.c outer/plan/walk.c \
+              outer/plan/pins.c outer/plan/protect_decide.c outer/plan/resolve.c outer/plan/walk.c \
               outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \

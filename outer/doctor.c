@@ -156,7 +156,10 @@ static void landlock_missing(int err)
 	     root ? "; as root cordon refuses to run unless --allow-no-landlock" : "");
 	printf("  lost: the second wall on writes; the read-only mounts alone confine them,\n"
 	       "    so a file they leave writable (in /proc, /sys or /dev) can be written,\n"
-	       "    by root whatever its mode bits\n"
+	       "    by root whatever its mode bits; a read-only mount does not stop writes\n"
+	       "    to named pipes (FIFOs) anywhere on the host (as root, systemd's\n"
+	       "    /run/initctl takes runlevel requests) nor to cordon-inner's own /proc/1\n"
+	       "    files (its name, OOM score)\n"
 	       "  still enforced: read-only mounts outside the writable roots, /tmp and /dev;\n"
 	       "    seccomp (no mount API, ptrace, setuid/setgid bits, io_uring, bpf, new user\n"
 	       "    namespaces, TIOCSTI, non-AF_UNIX socketpairs); cordon-inner (PID 1)\n"

@@ -120,6 +120,10 @@ int inner_link_send_checks(const struct inner_link *l, const struct resolved *re
 		r = send_check(l, WIRE_BIND_CHECK, &res->roots[i], &count, e);
 	for (size_t i = 0; r == 0 && i < nby_path; i++)
 		r = send_check(l, WIRE_RO_CHECK, &by_path[i], &count, e);
+	for (size_t i = 0; r == 0 && i < res->ncarves; i++)
+		/* A pin is bound by path (mount_plan.h): checked wherever it was opened. */
+		if (res->carves[i].pin)
+			r = send_check(l, WIRE_RO_CHECK, &res->carves[i], &count, e);
 	if (r == 0 && (r = send_blocking(l->ctrl[0], WIRE_BINDS_END, &count, sizeof(count), -1)) < 0)
 		(void)err_sys(e, -r, "sending to cordon-inner");
 	return r;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -74,9 +75,86 @@ static int set_pid_max(pid_t sandbox, unsigned long pid_max, struct cordon_err *
 	return 0;
 }
 
+/* The per-user inotify counts are charged in every user namespace up to the
+ * caller's own: a command that took them all (128 instances by default) left
+ * none to the caller's other processes for as long as it ran (an editor's
+ * file watcher, the watch of a concurrent cordon run).  The sandbox's user
+ * namespace, which cordon owns, gets half of each of the caller's limits. */
+static const char *const ucount_files[] = {
+	"/proc/sys/user/max_inotify_instances",
+	"/proc/sys/user/max_inotify_watches",
+};
+#define NUCOUNTS (sizeof(ucount_files) / sizeof(ucount_files[0]))
+
+static int read_ucount_limit(const char *path, unsigned long *out, struct cordon_err *e)
+{
+	char buf[32];
+	AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return err_sys(e, n < 0 ? errno : EIO, "cannot read %s (is /proc mounted?)", path);
+	buf[n] = '\0';
+	char *end;
+	errno = 0;
+	*out = strtoul(buf, &end, 10);
+	if (errno || end == buf)
+		return err_set(e, EINVAL, "%s: unexpected contents", path);
+	return 0;
+}
+
+/* In the forked helper: enter the sandbox's user namespace (whose sysctl set
+ * /proc/sys/user then shows) and write each value.  Only async-signal-safe
+ * calls; the exit status carries the errno. */
+static void ucount_helper(int nsfd, char values[NUCOUNTS][24])
+{
+	if (setns(nsfd, CLONE_NEWUSER) < 0)
+		_exit(errno & 0x7f);
+	for (size_t i = 0; i < NUCOUNTS; i++) {
+		int fd = open(ucount_files[i], O_WRONLY | O_CLOEXEC);
+		size_t len = strlen(values[i]);
+		if (fd < 0)
+			_exit(errno & 0x7f);
+		if (write(fd, values[i], len) != (ssize_t)len)
+			_exit(errno ? errno & 0x7f : EIO);
+		(void)close(fd);
+	}
+	_exit(0);
+}
+
+static int share_ucounts(pid_t sandbox, struct cordon_err *e)
+{
+	char path[48], values[NUCOUNTS][24];
+	for (size_t i = 0; i < NUCOUNTS; i++) {
+		unsigned long v = 0;
+		int rc = read_ucount_limit(ucount_files[i], &v, e);
+		if (rc < 0)
+			return rc;
+		(void)snprintf(values[i], sizeof(values[i]), "%lu\n", v / 2);
+	}
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)sandbox);
+	AUTO_FD ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return err_sys(e, errno, "cannot open the sandbox's user namespace");
+	pid_t c = fork();
+	if (c < 0)
+		return err_sys(e, errno, "cannot fork to limit the sandbox's inotify use");
+	if (c == 0)
+		ucount_helper(ns, values);
+	int st = 0;
+	if (sys_waitpid(c, &st) < 0)
+		return err_sys(e, errno, "waiting for the helper that limits inotify use");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return err_sys(e, WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : EIO,
+			       "cannot limit the sandbox's inotify instances and watches in its "
+			       "user namespace (/proc/sys/user)");
+	return 0;
+}
+
 int sandbox_limits_apply(pid_t sandbox, const struct limits_plan *p, struct cordon_err *e)
 {
-	int r = 0;
+	int r = share_ucounts(sandbox, e);
+	if (r < 0)
+		return r;
 	if (p->pids_way == LIMITS_PIDS_RLIMIT)
 		r = set_limit(sandbox, RLIMIT_NPROC, "--limit-pids", p->pids, p->pids, e);
 	else if (p->pids_way == LIMITS_PIDS_PIDNS)

@@ -135,7 +135,8 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	for (size_t i = 0; i < in->nroots; i++, nl++)
 		layer[nl] = (struct ranked){ in->roots[i].path, in->roots[i].fd, 1, nl, 0 };
 	for (size_t i = 0; i < in->ncarves; i++, nl++)
-		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl, 0 };
+		layer[nl] = (struct ranked){ in->carves[i].path, in->carves[i].fd, 0, nl,
+					     in->carves[i].pin };
 	for (size_t i = 0; d && i < d->n; i++) {
 		const struct protect_action *a = &d->v[i];
 		if (a->act == PROTECT_WATCH)

@@ -26,7 +26,7 @@ struct rpath {
 	dev_t dev;
 	ino_t ino;
 	int is_dir;
-	int pin;      /* registry_carve's output only: not read-only but a
+	int pin;      /* registry_carve and plan/pins only: not read-only but a
 			 writable bind of the path onto itself, bound by path:
 			 a mount point cannot be renamed or removed (EBUSY), so
 			 the sandbox cannot move it, and what lies below it,

@@ -15,6 +15,7 @@
 #include "path.h"
 #include "plan/fstype.h"
 #include "plan/gitmeta.h"
+#include "plan/pins.h"
 #include "plan/walk.h"
 #include "sys.h"
 
@@ -342,6 +343,25 @@ static int protects_git(const struct config *c)
 	return 0;
 }
 
+/* A git path named inside a writable root must reach its directory without
+ * a symbolic link: such a link lies in the writable root too (whoever owns
+ * it, root's included), so the command could point it at a directory of its
+ * own, and the host's git, which follows the name, would run the hooks found
+ * there.  The canonical path differs from the lexical one exactly when a
+ * link was followed.  Frees *p on refusal. */
+static int check_git_extra_linkless(const char *root, const char *why, const char *named,
+				    struct rpath *p, struct cordon_err *e)
+{
+	if (p->path && strcmp(p->path, named) == 0)
+		return 0;
+	int rc = err_set(e, ELOOP,
+			 "%s/.git: %s %s goes through a symbolic link inside a writable root, "
+			 "which the command could point elsewhere to plant hooks; name %s instead",
+			 root, why, named, p->path ? p->path : "its target");
+	rpath_free(p);
+	return rc;
+}
+
 /* The git directories a root's repository names besides its .git
  * (gitmeta.h), bound read-only like a protected name when they lie inside a
  * writable root: a hook planted there runs on the user's next commit. */
@@ -356,8 +376,14 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 		return err_sys(e, -rc, "cannot read the git metadata of %s/.git", rt->path);
 	for (size_t i = 0; i < n; i++) {
 		struct rpath p;
-		if (!under_any(paths[i], r->roots, r->nroots))
-			continue; /* read-only already */
+		if (!under_any(paths[i], r->roots, r->nroots)) {
+			char real[PATH_MAX];
+			/* Read-only already, unless a link leads it into a root. */
+			if (!realpath(paths[i], real) || !under_any(real, r->roots, r->nroots))
+				continue;
+			return err_set(e, ELOOP, "%s/.git: %s %s leads into a writable root through "
+				       "a symbolic link; name %s instead", rt->path, why[i], paths[i], real);
+		}
 		(void)snprintf(flag, sizeof(flag), "%s of %s/.git:", why[i], rt->path);
 		rc = resolve_path(flag, paths[i], &p, e);
 		if (rc == -ENOENT)
@@ -367,6 +393,8 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 				       rt->path, why[i], paths[i], why[i]);
 		if (rc < 0)
 			return rc;
+		if ((rc = check_git_extra_linkless(rt->path, why[i], paths[i], &p, e)) < 0)
+			return rc;
 		if (!under_any(p.path, r->roots, r->nroots)) {
 			rpath_free(&p);
 			continue;
@@ -375,6 +403,22 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 			rpath_free(&p);
 			return err_set(e, ENOMEM, "out of memory");
 		}
+	}
+	return 0;
+}
+
+/* The directories above each read-only path deeper than a writable root's
+ * top level stay in place (pins.h): the path keeps protecting what it named. */
+static int pin_read_only_paths(struct resolved *r, int full_write, struct cordon_err *e)
+{
+	/* Protected names sit directly in a root (itself a mount point): only
+	 * carve-outs and the git directories named elsewhere need pins. */
+	size_t ncarves = r->ncarves, ngit = r->ngitdirs;
+	for (size_t i = 0; i < ncarves + ngit; i++) {
+		const struct rpath *p = i < ncarves ? &r->carves[i] : &r->gitdirs[i - ncarves];
+		int rc = p->pin ? 0 : pins_add_above(r, p->path, full_write, e);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -455,6 +499,9 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 		if (protects_git(c) && (rc = add_git_extras(r, i, e)) < 0)
 			return rc;
 	}
+
+	if ((rc = pin_read_only_paths(r, c->full_write, e)) < 0)
+		return rc;
 
 	for (size_t i = 0; i < c->deny_read.n; i++)
 		if ((rc = add_deny(r, c->deny_read.v[i], e)) < 0)
