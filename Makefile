@@ -34,16 +34,20 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
 # Each binary's sources, named: a new file is added here on purpose.
-COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
+COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
-OUTER_SRC  := outer/doctor.c outer/explain.c outer/nesting.c outer/netnote.c outer/outcome.c \
-              outer/prepare.c outer/procstat.c outer/run.c outer/supervise.c outer/toolenv.c \
-              outer/watch.c \
-              outer/input/cli.c \
+# fortify_shim.c stands in for glibc's checked functions in the musl builds
+# only (the glibc builds have the real ones).
+FORTIFY_SHIM := common/fortify_shim.c
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting.c \
+              outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c outer/report.c \
+              outer/run.c outer/supervise.c outer/toolenv.c outer/watch.c \
+              outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
-              outer/plan/pins.c outer/plan/protect_decide.c outer/plan/resolve.c outer/plan/walk.c \
+              outer/plan/pins.c outer/plan/policy_view.c outer/plan/protect_decide.c \
+              outer/plan/resolve.c outer/plan/walk.c \
               outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
@@ -72,10 +76,11 @@ BRIDGE_HOBJ := $(BRIDGE_SRC:%.c=$(HOBJ)/%.o)
 SECCOMP_COMPILER := common/seccomp_policy.c
 RUNTIME_COMMON := $(filter-out $(SECCOMP_COMPILER),$(COMMON_SRC))
 INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
-               $(MOBJ)/inner/main.o $(MOBJ)/inner/fortify_shim.o
+               $(MOBJ)/inner/main.o $(MOBJ)/common/fortify_shim.o
 BRIDGE_MOBJ := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(BRIDGE_SRC:%.c=$(MOBJ)/%.o) $(MOBJ)/bridge/main.o
 CONNECT_MOBJ := $(MOBJ)/connect/main.o $(MOBJ)/common/sys.o
-OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o)
+OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) \
+               $(MOBJ)/common/fortify_shim.o
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
@@ -102,8 +107,12 @@ endif
 Q := $(if $(V),,@)
 say = $(if $(V),,@echo "  $(1)	$(2)")
 
-HOST_LIBS := -lseccomp -lnl-route-3 -lnl-3
+HOST_LIBS := -lseccomp -lnl-route-3 -lnl-3 -ljansson
 MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libnl-route-3.a /usr/lib/x86_64-linux-gnu/libnl-3.a
+# cordon reads policy files with Debian's jansson; its libjansson.a was
+# compiled against glibc, like libnl's, and links into the musl build through
+# common/fortify_shim.c (jansson calls only standard libc otherwise).
+OUTER_MUSL_LIBS := /usr/lib/x86_64-linux-gnu/libjansson.a
 GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 
 # Keep objects make would otherwise treat as intermediate and delete.
@@ -134,19 +143,19 @@ $(HOBJ)/%.o: %.c $(HOST_STAMP)
 # in the caller's environment (LD_PRELOAD, LD_LIBRARY_PATH) reaches it.  The
 # sanitizer build (SAN set) links the same sources against glibc instead.
 MUSL_LIBDIR := /usr/lib/x86_64-linux-musl
-MUSL_PIE_LINK = $(CC) -static-pie -nostdlib -Wl,-z,relro,-z,now -Wl,--build-id -Wl,--gc-sections -o $@ \
+MUSL_PIE_LINK_LIBS = $(CC) -static-pie -nostdlib -Wl,-z,relro,-z,now -Wl,--build-id -Wl,--gc-sections -o $@ \
 	$(MUSL_LIBDIR)/rcrt1.o $(MUSL_LIBDIR)/crti.o $$($(CC) -print-file-name=crtbeginS.o) \
-	$^ -L$(MUSL_LIBDIR) -lc $$($(CC) -print-libgcc-file-name) \
+	$^ $(OUTER_MUSL_LIBS) -L$(MUSL_LIBDIR) -lc $$($(CC) -print-libgcc-file-name) \
 	$$($(CC) -print-file-name=crtendS.o) $(MUSL_LIBDIR)/crtn.o
 ifeq ($(SAN),)
 $(BUILD)/cordon: $(OUTER_MOBJ)
 	$(call say,LD,$@)
-	$(Q)$(MUSL_PIE_LINK)
+	$(Q)$(MUSL_PIE_LINK_LIBS)
 	@file -L $@ | grep -q 'static-pie linked' || { echo "cordon: $@ is not a static PIE" >&2; exit 1; }
 else
 $(BUILD)/cordon: $(HOBJ)/outer/main.o $(OUTER_HOBJ) $(RUNTIME_COMMON:%.c=$(HOBJ)/%.o)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_HOST) -o $@ $^
+	$(Q)$(CC) $(LDFLAGS_HOST) -o $@ $^ -ljansson
 endif
 
 # Only what the generator uses: an edit elsewhere in common/ must not
@@ -165,15 +174,17 @@ $(HOBJ)/common/seccomp_bpf.o $(MOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
 
 # The kernel headers musl-gcc needs (it searches only musl's own include dir)
 # and libnl's headers, through one small include dir.
-$(BUILD)/musl-include/.stamp:
+$(BUILD)/musl-include/.stamp-v2:
 	@mkdir -p $(BUILD)/musl-include
 	ln -sfn /usr/include/linux $(BUILD)/musl-include/linux
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/musl-include/asm
 	ln -sfn /usr/include/asm-generic $(BUILD)/musl-include/asm-generic
 	ln -sfn /usr/include/libnl3 $(BUILD)/musl-include/libnl3
+	ln -sfn /usr/include/jansson.h $(BUILD)/musl-include/jansson.h
+	ln -sfn /usr/include/jansson_config.h $(BUILD)/musl-include/jansson_config.h
 	@touch $@
 
-$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp $(MUSL_STAMP)
+$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp-v2 $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) $(DIR_INC) -MMD -MP -c $< -o $@
@@ -207,7 +218,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COM
 
 # Small programs the integration tests run inside the sandbox (static, so
 # they work whatever the sandbox hides).
-$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp $(MUSL_STAMP)
+$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp-v2 $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
@@ -233,8 +244,8 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
-LINT_SRC := $(COMMON_SRC) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c) \
-	    $(wildcard connect/*.c)
+LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) \
+	    $(wildcard bridge/*.c) $(wildcard connect/*.c)
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh

@@ -21,6 +21,7 @@ struct env_op {
 struct strlist {
 	const char **v;
 	size_t n;
+	size_t nfile;              /* v[0..nfile) came from the --policy file */
 };
 
 struct config {
@@ -50,6 +51,15 @@ struct config {
 	const char *net_log;           /* NULL: no log file */
 	/* agent surface */
 	const char *policy;        /* --policy FILE, NULL: none */
+	int policy_srt;            /* the file is in srt's settings format */
+	size_t nenv_file;          /* env[0..nenv_file) came from the policy file */
+	struct strlist warnings;   /* srt keys cordon does not honour as srt would */
+	/* Where each setting came from, for explain's "why": the long names
+	 * of the flags given, and of the flags the policy's keys stood for
+	 * with those keys (dotted, as in the file). */
+	struct strlist flags_given, policy_flags, policy_keys;
+	char **owned;              /* strings the policy file supplied (config_free) */
+	size_t nowned;
 	const char *report;        /* --report FILE, NULL: none */
 	int json;                  /* explain --json */
 	int reclaim_caches;        /* reclaim --caches */

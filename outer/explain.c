@@ -1,36 +1,15 @@
 /* explain.c: see explain.h. */
 #include "explain.h"
 
+#include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
+#include "explain_print.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
 #include "plan/env.h"
 #include "prepare.h"
-#include "seccomp_policy.h"
 #include "supervise.h"
-
-/* The seccomp rules the command runs under, from the table the filter is
- * compiled from. */
-static void print_seccomp(void)
-{
-	size_t n;
-	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
-	printf("\nseccomp rules (everything else allowed):\n");
-	for (size_t i = 0; i < n; i++)
-		printf("  %-18s %s: %s\n", t[i].syscall, t[i].when,
-		       t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
-}
-
-/* One argument per line on stdout, after a header, so scripts
- * (scripts/bench-startup.sh) can replay it exactly. */
-static void print_argv(const struct argv *a)
-{
-	fputs("bwrap argv (one argument per line):\n", stdout);
-	for (size_t i = 0; i < a->n; i++)
-		printf("%s\n", a->v[i]);
-	print_seccomp();
-}
 
 void explain_verbose(const struct argv *a)
 {
@@ -40,24 +19,18 @@ void explain_verbose(const struct argv *a)
 	fputc('\n', stderr);
 }
 
-/* What each protected name gets (after the argv and the seccomp rules:
- * scripts read the argv from the top). */
-static void print_protected(const struct protect_decision *d)
+/* The cache directory a run from here would bind (toolenv_cache_root's
+ * workspace); explain creates nothing, and one that cannot be named is
+ * simply not shown. */
+static void cache_path(const struct config *c, const struct resolved *r, char *out, size_t len)
 {
-	static const char *const what[] = {
-		[PROTECT_BIND] = "read-only",
-		[PROTECT_SHARE] = "read-only (another run's mount point)",
-		[PROTECT_CREATE] = "missing: an empty read-only mount point (--protect-missing mount)",
-		[PROTECT_WATCH] = "missing: watched, creating it stops the run",
-		[PROTECT_ADOPT] = "read-only (another run's mount point)",
-		[PROTECT_PIN] = "read-only (another run's mount point)",
-		[PROTECT_CARVE] = "read-only (the registry)",
-		[PROTECT_KEEP] = "kept in place (above the registry)",
-	};
-	printf("\nprotected names (directly inside each writable root):\n");
-	for (size_t i = 0; i < d->n; i++)
-		if (!d->v[i].carve)
-			printf("  %-40s %s\n", d->v[i].path, what[d->v[i].act]);
+	struct cordon_err ignored;
+	out[0] = '\0';
+	if (c->cache != CACHE_PRIVATE)
+		return;
+	const char *ws = c->write.n && r->nroots ? r->roots[0].path : r->cwd.path;
+	if (!ws || caches_path(ws, out, len, &ignored) < 0)
+		out[0] = '\0';
 }
 
 int explain_run(const struct config *c, struct cordon_err *e)
@@ -71,9 +44,10 @@ int explain_run(const struct config *c, struct cordon_err *e)
 	if ((r = prepare_open(c, &t, &p, &prot, e)) == 0 &&
 	    (r = protect_explain(&prot, c->full_write, e)) == 0 &&
 	    (r = prepare_argv(c, protect_decision(&prot), &p, e)) == 0) {
-		print_argv(&p.argv);
-		print_protected(protect_decision(&prot));
-		if (c->net == NET_PROXY) {
+		char cache[PATH_MAX];
+		cache_path(c, &p.res, cache, sizeof(cache));
+		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &p.argv, e);
+		if (r == 0 && c->net == NET_PROXY && !c->json) {
 			printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
 			for (size_t i = 0; i < p.env.n; i++)
 				if (env_is_proxy_key(p.env.v[i]))

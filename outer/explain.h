@@ -1,6 +1,7 @@
 /* explain.h: `cordon explain`, the plan without the run: the same planners
  * as a run (prepare.h), protected names decided without creating anything,
- * then bwrap's argv and the seccomp rules printed. */
+ * then everything printed by explain_print.h (the rules as a table or JSON,
+ * the seccomp rules, bwrap's argv last). */
 #ifndef CORDON_EXPLAIN_H
 #define CORDON_EXPLAIN_H
 

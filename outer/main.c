@@ -10,6 +10,7 @@
 #include "explain.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/registry_sweep.h"
+#include "report.h"
 #include "run.h"
 
 static int fail(const struct cordon_err *e)
@@ -18,16 +19,44 @@ static int fail(const struct cordon_err *e)
 	return EXIT_CORDON_FAILED;
 }
 
+/* --report: opened before anything runs, so a report that could not be
+ * written stops the run (125) instead of going missing. */
+static int open_report(struct report *rep, const struct config *c, struct cordon_err *e)
+{
+	if (!c->report || c->mode != MODE_RUN)
+		return 0;
+	return report_open(rep, c->report, e);
+}
+
+/* Flags or policy refused: the report (if --report was parsed before the
+ * refusal) says so. */
+static int fail_early(struct report *rep, struct config *c, const struct cordon_err *e)
+{
+	struct cordon_err re;
+	if (open_report(rep, c, &re) < 0 || report_write(rep, NULL, NULL, NULL, EXIT_CORDON_FAILED, e, &re) < 0)
+		err_print(&re);
+	report_close(rep);
+	config_free(c);
+	return fail(e);
+}
+
 int main(int argc, char **argv)
 {
 	struct config c = { 0 };
 	struct cordon_err e = { 0 };
+	struct report rep;
 	int status;
 
-	if (cli_parse(argc, argv, &c, &e) < 0) {
+	report_init(&rep);
+	if (cli_parse(argc, argv, &c, &e) < 0)
+		return fail_early(&rep, &c, &e);
+	if (open_report(&rep, &c, &e) < 0) {
+		report_close(&rep);
 		config_free(&c);
 		return fail(&e);
 	}
+	for (size_t i = 0; i < c.warnings.n; i++)
+		fprintf(stderr, "cordon: warning: %s\n", c.warnings.v[i]);
 	switch (c.mode) {
 	case MODE_VERSION:
 		printf("cordon %s\n", CORDON_VERSION);
@@ -38,7 +67,7 @@ int main(int argc, char **argv)
 		status = 0;
 		break;
 	case MODE_RUN:
-		status = run_sandbox(&c, &e);
+		status = run_sandbox(&c, &rep, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;
@@ -62,6 +91,7 @@ int main(int argc, char **argv)
 		status = fail(&e);
 		break;
 	}
+	report_close(&rep);
 	config_free(&c);
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;

@@ -2,6 +2,7 @@
 #ifndef CORDON_OUTCOME_H
 #define CORDON_OUTCOME_H
 
+#include <sys/resource.h>
 #include "config.h"
 #include "err.h"
 
@@ -15,6 +16,8 @@ struct run_outcome {
 				     the run by one, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
 	int reaped;               /* bwrap was waited for (wstatus is valid) */
+	struct rusage rusage;     /* bwrap's, with everything it waited for: the
+				   * sandbox's whole process tree (once reaped) */
 };
 
 /* Pure: the exit status cordon should end with. */

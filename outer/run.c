@@ -104,6 +104,21 @@ struct run_ctx {
 	int stopped;          /* cordon killed the sandbox for a name */
 };
 
+/* Each watched name found after the run is a violation in --report. */
+static void report_found(void *rep, const struct watch_found *f)
+{
+	char detail[64];
+	(void)snprintf(detail, sizeof(detail), "%s created by the command%s", f->kind,
+		       f->moved ? "" : "; not moved aside");
+	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
+}
+
+/* watch_settle for this run: the names it finds go to the report too. */
+static size_t settle(struct watch *w, const struct config *c, struct report *rep)
+{
+	return watch_settle(w, c, run_tag(), report_found, rep);
+}
+
 static void on_exited(void *ctx)
 {
 	struct run_ctx *x = ctx;
@@ -119,18 +134,27 @@ static void on_winch(void *ctx)
 	pty_resize(((struct run_ctx *)ctx)->pty);
 }
 
-static void on_keys(struct supervise_watch *w, short revents)
+/* The terminal relay's three ends (launch/pty.h), watched by the
+ * supervisor: after any of them moved bytes, each watches for what it can
+ * do now (nothing: not watched, so that a hangup does not wake the loop). */
+struct relay {
+	struct pty *pty;
+	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
+};
+
+static void relay_arm(struct relay *r)
 {
-	(void)revents;
-	if (pty_input(w->ctx) < 0)
-		w->fd = -1;
+	for (int i = 0; i < PTY_NENDS; i++) {
+		r->w[i].events = pty_events(r->pty, (enum pty_end)i);
+		r->w[i].fd = r->w[i].events ? pty_fd(r->pty, (enum pty_end)i) : -1;
+	}
 }
 
-static void on_output(struct supervise_watch *w, short revents)
+static void on_relay(struct supervise_watch *w, short revents)
 {
-	(void)revents;
-	if (pty_output(w->ctx) < 0)
-		w->fd = -1;
+	struct relay *r = w->ctx;
+	pty_ready(r->pty, (enum pty_end)(w - r->w), revents);
+	relay_arm(r);
 }
 
 static void on_name(struct supervise_watch *sw, short revents)
@@ -148,25 +172,25 @@ static void on_name(struct supervise_watch *sw, short revents)
 
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
 		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
-		     struct cordon_err *e)
+		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
-	struct run_outcome out = { 0 };
 	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
-	struct supervise_watch watches[3] = {
-		{ pty->master >= 0 ? pty->in : -1, POLLIN, on_keys, pty },
-		{ pty->master, POLLIN, on_output, pty },
-		{ w->fd, POLLIN, on_name, &ctx },
-	};
+	struct supervise_watch watches[PTY_NENDS + 1];
+	struct relay relay = { pty, watches };
+	for (int i = 0; i < PTY_NENDS; i++)
+		watches[i] = (struct supervise_watch){ -1, 0, on_relay, &relay };
+	watches[PTY_NENDS] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
+	relay_arm(&relay);
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
-		.watch = watches, .nwatch = 3,
+		.watch = watches, .nwatch = PTY_NENDS + 1,
 	};
 	int r = pty_raw(pty, e);
 	if (r == 0)
-		r = supervise_run(&s, &out, e);
-	if (out.reaped)
+		r = supervise_run(&s, out, e);
+	if (out->reaped)
 		bwrap_reaped(&p->bwrap);
 	/* The user's terminal back before anything is said on it. */
 	pty_close(pty);
@@ -179,11 +203,11 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	 * watched name again (an event can race the end).  A name created is
 	 * status 1 at least; killed by cordon, the command's own status means
 	 * nothing. */
-	if (out.reaped && (watch_settle(w, c, run_tag()) > 0 || ctx.stopped)) {
-		r = outcome_exit_code(&out);
+	if (out->reaped && (settle(w, c, rep) > 0 || ctx.stopped)) {
+		r = outcome_exit_code(out);
 		return ctx.stopped || r == 0 ? 1 : r;
 	}
-	return outcome_finish(&out, c, e);
+	return outcome_finish(out, c, e);
 }
 
 /* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
@@ -215,8 +239,34 @@ static int watch_network(const struct config *c, const struct prepared *p, struc
 	return 0;
 }
 
-int run_sandbox(const struct config *c, struct cordon_err *e)
+/* The report is written before the host paths are released: it describes
+ * the run, and the paths it names are still the resolved ones. */
+static void write_report(struct report *rep, const struct config *c, const struct prepared *p,
+			 const struct protect_run *prot, const struct run_outcome *out, int r,
+			 const struct cordon_err *e)
 {
+	struct cordon_err we;
+	if (!rep || rep->dirfd < 0)
+		return;
+	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
+	if (out) {
+		rep->out.started = out->started;
+		rep->out.timed_out = out->timed_out;
+		rep->out.forwarded = out->killed_by;
+		rep->out.have_error = out->have_error;
+		rep->out.have_rusage = out->reaped;
+		rep->out.rusage = out->rusage;
+	}
+	const struct cordon_err *why = r < 0 ? e : out && out->have_error ? &out->inner_err : NULL;
+	if (report_write(rep, c, &p->res, protect_decision(prot), r < 0 ? EXIT_CORDON_FAILED : r,
+			 why, &we) < 0)
+		err_print(&we); /* the command has run: its status stands */
+}
+
+int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
+{
+	struct run_outcome out = { 0 };
+	int have_out = 0;
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
@@ -227,10 +277,12 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	prepare_init(&p);
 	pid_t parent = getppid();
 
-	if (c->die_with_parent && (r = die_with_parent(parent, e)) < 0)
+	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
+	    (r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0) {
+		write_report(rep, c, &p, &prot, NULL, r, e);
+		prepare_free(&p);
 		return r;
-	if ((r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0)
-		return r;
+	}
 	if ((r = pty_open(&pty, e)) < 0)
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
@@ -260,7 +312,8 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 		goto done;
 	resolved_close(&p.res);
 	protect_close_fds(&prot);
-	r = supervise(c, &p, &prot, &pty, &w, &sig, e);
+	r = supervise(c, &p, &prot, &pty, &w, &sig, rep, &out, e);
+	have_out = 1;
 	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
 	netnote_finish(&net, 0);
@@ -268,8 +321,9 @@ done:
 	/* A failure after the command may have started: bwrap is ended now,
 	 * so whatever it created is looked at and moved aside too. */
 	if (w.fd >= 0)
-		(void)watch_settle(&w, c, run_tag());
+		(void)settle(&w, c, rep);
 	watch_free(&w);
+	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
 	pty_close(&pty);
 	protect_release(&prot);
 	prepare_free(&p);

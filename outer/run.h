@@ -4,9 +4,11 @@
 
 #include "config.h"
 #include "err.h"
+#include "report.h"
 
 /* Returns the exit status for cordon (>= 0), or -errno with *e filled when the
- * sandbox could not be built (the caller prints *e and exits 125). */
-int run_sandbox(const struct config *c, struct cordon_err *e);
+ * sandbox could not be built (the caller prints *e and exits 125).
+ * rep (NULL: none) is written before returning, whatever the end. */
+int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e);
 
 #endif

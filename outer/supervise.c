@@ -144,7 +144,7 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 
 	for (;;) {
 		int st;
-		pid_t w = waitpid(s->bwrap, &st, WNOHANG);
+		pid_t w = wait4(s->bwrap, &st, WNOHANG, &out->rusage);
 		if (w == s->bwrap) {
 			out->wstatus = st;
 			out->reaped = 1;

@@ -221,9 +221,29 @@ static void allow_hint(const struct config *c, const char *name, char *out, size
 		(void)snprintf(out, len, "--no-default-protect");
 }
 
-size_t watch_settle(struct watch *w, const struct config *c, const char *tag)
+/* What was found and what became of it, on stderr. */
+static void say_found(const struct config *c, const struct watch_found *f)
 {
-	size_t found = 0;
+	char hint[NAME_MAX + 64];
+	allow_hint(c, f->name, hint, sizeof(hint));
+	fprintf(stderr,
+		"cordon: %s was created during the run (%s): %s is a protected name (host "
+		"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
+	if (f->moved)
+		fprintf(stderr, " and it was moved aside, not deleted, to %s", f->moved);
+	else
+		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
+			"tool acts on it", strerror(-f->move_err));
+	fprintf(stderr, ".  To allow it, run with %s%s.\n", hint,
+		strcmp(f->name, ".git") == 0
+			? "; a repository can be created in a subdirectory (git init sub), "
+			  "or with --no-default-protect" : "");
+}
+
+size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
+		    watch_found_fn *found, void *ctx)
+{
+	size_t nfound = 0;
 	if (w->settled)
 		return 0;
 	w->settled = 1;
@@ -231,28 +251,21 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag)
 		const struct watch_name *n = &w->names[i];
 		int dirfd = w->dirs[n->dir].fd;
 		struct stat st;
-		char moved[NAME_MAX + 1], hint[NAME_MAX + 64];
+		char moved[NAME_MAX + 1], where[PATH_MAX];
 		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		found++;
-		allow_hint(c, n->name, hint, sizeof(hint));
+		nfound++;
 		int r = quarantine_move(dirfd, n->name, tag, moved, sizeof(moved));
-		fprintf(stderr,
-			"cordon: %s was created during the run (%s): %s is a protected name (host "
-			"tools act on it), so the sandbox was stopped", n->path, kind_of(st.st_mode),
-			n->name);
 		if (r == 0)
-			fprintf(stderr, " and it was moved aside, not deleted, to %.*s/%s",
-				(int)(n->name - n->path - 1), n->path, moved);
-		else
-			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
-				"tool acts on it", strerror(-r));
-		fprintf(stderr, ".  To allow it, run with %s%s.\n", hint,
-			strcmp(n->name, ".git") == 0
-				? "; a repository can be created in a subdirectory (git init sub), "
-				  "or with --no-default-protect" : "");
+			(void)snprintf(where, sizeof(where), "%.*s/%s",
+				       (int)(n->name - n->path - 1), n->path, moved);
+		struct watch_found f = { n->name, n->path, r == 0 ? where : NULL,
+					 kind_of(st.st_mode), r };
+		say_found(c, &f);
+		if (found)
+			found(ctx, &f);
 	}
-	return found;
+	return nfound;
 }
 
 void watch_free(struct watch *w)

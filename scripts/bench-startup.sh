@@ -159,7 +159,8 @@ policy() {  # policy NAME: sets OPTS, cordon's options for NAME
 			: >"$T/w/deny/f$i"; OPTS+=(--deny-read "$T/w/deny/f$i"); done ;;
 	esac
 }
-# raw_bwrap < explain-output: prints FDS, then the raw bwrap argv, one a line.
+# raw_bwrap < explain-output: prints FDS, then the raw bwrap argv, one a line
+# (explain prints it last, from its header on).
 # Options are walked by arity so no value is mistaken for an option.
 raw_bwrap() {
 	awk -v bw="$BWRAP" -v tr="$TRUE" '
@@ -168,9 +169,10 @@ raw_bwrap() {
 		set("--chdir --unsetenv --uid --gid --hostname --remount-ro --proc --dev --tmpfs --mqueue --dir --cap-add --cap-drop --perms --size --argv0 --lock-file --exec-label --file-label --tmp-overlay --ro-overlay --overlay-src", 1)
 		set("--setenv --bind --bind-try --dev-bind --dev-bind-try --ro-bind --ro-bind-try --symlink --chmod", 2)
 		ar["--overlay"] = 3 }
-	NR == 1 && !/^bwrap argv/ { err = "bad explain header: " $0 }
-	NR > 2 { a[m++] = $0 }
+	!hdr && /^bwrap argv/ { hdr = NR; next }
+	hdr && NR > hdr + 1 { a[m++] = $0 }
 	END {
+		if (!hdr) err = "no bwrap argv header in the explain output"
 		for (i = 0; !err && i < m && a[i] != "--"; i++) {
 			x = a[i]
 			if (x == "--info-fd" || x == "--sync-fd" || x == "--json-status-fd" || x == "--userns-block-fd") i++

@@ -104,6 +104,18 @@ static int open_chain(const char *path, size_t must_exist, size_t ours, int crea
 	return sys_take_fd(&cur);
 }
 
+int caches_path(const char *ws, char *out, size_t len, struct cordon_err *e)
+{
+	char base[PATH_MAX], name[CACHES_NAME_MAX];
+	size_t must_exist;
+	int rc = locate(base, sizeof(base), &must_exist, e);
+	if (rc < 0)
+		return rc;
+	if (caches_dir_name(ws, name, sizeof(name)) < 0 || path_join(base, name, out, len) < 0)
+		return err_set(e, ENAMETOOLONG, "cache directory %s: path too long; " ADVICE, base);
+	return 0;
+}
+
 int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 {
 	char base[PATH_MAX], name[CACHES_NAME_MAX], full[PATH_MAX];

@@ -28,6 +28,11 @@
 int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* The path caches_open would open for ws, into out; nothing is created or
+ * opened (explain).  0 or -errno. */
+int caches_path(const char *ws, char *out, size_t len, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 /* 1 if caches_open's error -err means the directory cannot be made here (no
  * home, a missing parent, no permission, a read-only or full filesystem),
  * rather than that what is there must not be used (a link, someone else's

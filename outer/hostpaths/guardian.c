@@ -30,6 +30,8 @@
 #define KILL_PASSES 256
 #define KILL_GRACE_MS 500
 #define KILL_GRACE_STEP_MS 25
+#define DONE_WAIT_MS 1000
+#define NAME "cordon-guardian"
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -293,6 +295,33 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 	}
 }
 
+/* Show what this process is: `ps` and `pgrep -f` read the command line
+ * from the argument area, still cordon's (which names the command), so a
+ * search for the command's processes would find the guardian too.  The
+ * area is overwritten in place (its length from /proc, its start checked
+ * against argv[0] as libc saw it); if that cannot be done only the name
+ * (PR_SET_NAME, as `ps -o comm` shows it) changes. */
+static void name_itself(void)
+{
+	(void)prctl(PR_SET_NAME, NAME, 0, 0, 0);
+	/* Zeroed: cppcheck takes read(2)'s buffer for one it reads. */
+	char head[4096] = { 0 }, rest[4096] = { 0 };
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = sys_read_full(fd, head, sizeof(head));
+	size_t first = n > 0 ? (size_t)n : 0, total = first;
+	while (n > 0 && (n = sys_read_full(fd, rest, sizeof(rest))) > 0)
+		total += (size_t)n;
+	sys_close(&fd);
+	char *arg0 = program_invocation_name;
+	size_t len0 = strlen(arg0) + 1;
+	if (n < 0 || total < sizeof(NAME) || first < len0 || memcmp(head, arg0, len0) != 0)
+		return;
+	memset(arg0, 0, total);
+	memcpy(arg0, NAME, sizeof(NAME));
+}
+
 /* The guardian's life once it runs on its own.  It is a process of its own
  * now, single-threaded (cordon has no threads, and fork copies only the
  * calling one), so ordinary library calls are safe here.  It never returns
@@ -307,6 +336,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	struct cordon_err e;
 	struct registry reg = REGISTRY_INIT;
 
+	name_itself();
 	/* cordon knows this process's pid and start time already (it read
 	 * them from /proc for its unreaped child): "ready" says only that it
 	 * runs on its own now. */
@@ -391,7 +421,6 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 	sigset_t none;
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)prctl(PR_SET_NAME, "cordon-guardian", 0, 0, 0);
 	guardian_main(sock, reg, name, sandbox_sock);
 }
 
@@ -493,12 +522,32 @@ static void reap_if_gone(struct guardian *g)
 	g->pid = 0;
 }
 
+/* A dismissed guardian exits at once: wait for that (at most
+ * DONE_WAIT_MS), so that a run that ended normally leaves no process behind
+ * once cordon has exited.  Its pid is still its (cordon's unreaped child):
+ * its pidfd says when it has exited; without pidfds, its end of the socket
+ * closing does. */
+static void wait_dismissed(struct guardian *g)
+{
+	if (g->pid <= 0)
+		return;
+	AUTO_FD pfd = pidfd_open_compat(g->pid);
+	struct pollfd p = { pfd >= 0 ? pfd : g->sock, pfd >= 0 ? POLLIN : POLLRDHUP, 0 };
+	if (p.fd < 0)
+		return;
+	int r;
+	do
+		r = poll(&p, 1, DONE_WAIT_MS);
+	while (r < 0 && errno == EINTR);
+}
+
 void guardian_done(struct guardian *g)
 {
 	if (g->sock >= 0) {
 		/* If the guardian is gone already there is nobody to tell. */
 		int r = wire_send(g->sock, GWIRE_DONE, NULL, 0, -1);
-		(void)r;
+		if (r >= 0)
+			wait_dismissed(g);
 	}
 	sys_close(&g->sock);
 	reap_if_gone(g);

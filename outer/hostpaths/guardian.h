@@ -7,12 +7,15 @@
  * cordon's child until cordon exits (then it is reparented).  Its only link to cordon is one end of
  * a SOCK_SEQPACKET socketpair; the other end is cordon's alone (O_CLOEXEC, so
  * bwrap and the sandbox never hold it).  It closes every other descriptor but
- * the registry directory, and names itself "cordon-guardian".
+ * the registry directory, and names itself "cordon-guardian" (its name and
+ * its command line: `ps` shows what it is, and a search for the command's
+ * own processes by their command line does not find it).
  *
  * Messages (common/wire_guardian.h): guardian -> cordon GWIRE_READY once it
  * runs on its own; cordon -> guardian GWIRE_SANDBOX (bwrap's pid and start
  * time, with a pidfd of it when the kernel has pidfd_open) and GWIRE_DONE.
- * On GWIRE_DONE the guardian exits at once.  On end of file without it
+ * On GWIRE_DONE the guardian exits at once, and cordon waits (briefly) for
+ * that: a run that ended normally leaves no process once cordon has exited.  On end of file without it
  * (cordon died, or left the cleanup to it), it first kills every process
  * that holds the sandbox's end of the control socket (bwrap's child may be
  * blocked for good, see kill_holders), waits until bwrap and bwrap's child

@@ -2,6 +2,7 @@
  * no global state (so unit tests can call it repeatedly), never prints, and
  * stops at the first operand so the command's own flags are never ours. */
 #include "input/cli.h"
+#include "input/policy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -118,8 +119,10 @@ const char cli_usage[] =
 "      --attribution-token T  identify this run to the upstream proxy\n"
 "      --net-log FILE       one JSON line per proxied connection\n"
 "      --policy FILE        read settings from a JSON policy file (cordon's or\n"
-"                           srt's format); flags override it\n"
-"      --report FILE        write a JSON run report at the end\n"
+"                           srt's format); flags extend its lists and override\n"
+"                           its single values\n"
+"      --report FILE        write a JSON run report when the run ends, however\n"
+"                           it ends\n"
 "      --die-with-parent    end the sandbox when cordon's parent dies\n"
 "      --tmp-size BYTES     size of the private /tmp and /dev/shm, each (K, M, G\n"
 "                           allowed; default 1 GiB, at most a quarter of the memory)\n"
@@ -130,7 +133,9 @@ const char cli_usage[] =
 "      --allow-no-landlock  as root, accept a sandbox without Landlock\n"
 "  -v, --verbose            say what is set up, on stderr\n"
 "\n"
-"cordon explain [--json] ...   cordon reclaim [--caches]\n"
+"cordon explain [--json] ...: every path rule and why, network, environment,\n"
+"seccomp rules and the bwrap argv; --json as one object.\n"
+"cordon reclaim [--caches]\n"
 "\n"
 "Exit status: the command's; 128+N if it died of signal N; 124 timeout;\n"
 "125 cordon could not build the sandbox (nothing ran); 126 COMMAND is not\n"
@@ -413,30 +418,36 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
  * run with less than it asked for.  Each entry goes when its feature lands. */
 static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 {
-	static const char later[] = " is not available in this version";
 	if ((c->deny_domain.n || c->proxy_upstream || c->net_log) && c->net != NET_PROXY)
 		return err_set(e, EINVAL, "--deny-domain, --proxy-upstream and --net-log need "
 			       "--net proxy (or an --allow-domain)");
 	if (c->attribution_token && !c->proxy_upstream)
 		return err_set(e, EINVAL, "--attribution-token needs --proxy-upstream");
-	if (c->policy)
-		return err_set(e, ENOTSUP, "--policy%s", later);
-	if (c->report)
-		return err_set(e, ENOTSUP, "--report%s", later);
-	if (c->json)
-		return err_set(e, ENOTSUP, "explain --json%s", later);
 	return 0;
 }
 
-int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
+void cli_defaults(struct config *c)
 {
-	int i = 1;
 	c->default_protect = 1;
 	c->mode = MODE_RUN;
 	c->protect_missing = PROTECT_MISSING_WATCH;
 	c->cache = CACHE_PRIVATE;
 	c->kill_after = 10;
+}
 
+int cli_apply(struct config *c, const char *name, const char *value, struct cordon_err *e)
+{
+	const struct opt *o = opt_long(name, strlen(name));
+	if (!o || (o->has_value != (value != NULL)))
+		return err_set(e, EINVAL, "internal: no option --%s%s", name, value ? " VALUE" : "");
+	return apply(c, o, value, e);
+}
+
+/* The flags onto *c; the index of the first operand in *first. */
+static int parse_flags(int argc, const char *const argv[], struct config *c, int *first,
+		       struct cordon_err *e)
+{
+	int i = 1;
 	if (argc > 1) {
 		const char *sub = argv[1];
 		if (strcmp(sub, "explain") == 0)
@@ -446,7 +457,6 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 		else if (strcmp(sub, "reclaim") == 0)
 			c->mode = MODE_RECLAIM, i = 2;
 	}
-	enum cordon_mode sub_mode = c->mode;
 
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -486,12 +496,44 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 			v = argv[++i];
 		}
 		int r = apply(c, o, v, e);
-		if (r < 0)
+		if (r < 0 || (r = list_add(&c->flags_given, o->name, e)) < 0)
 			return r;
 	}
+	*first = i;
+	return 0;
+}
 
+/* With --policy: the file's settings on a fresh config, then the flags over
+ * them (lists extend the file's, single values override it). */
+static int parse_with_policy(int argc, const char *const argv[], struct config *c, int *first,
+			     struct cordon_err *e)
+{
+	struct config p = { 0 };
+	cli_defaults(&p);
+	int r = policy_load(c->policy, &p, e);
+	if (r == 0)
+		r = parse_flags(argc, argv, &p, first, e);
+	if (r < 0) {
+		config_free(&p);
+		return r;
+	}
+	config_free(c);
+	*c = p;
+	return 0;
+}
+
+int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err *e)
+{
+	int i = 1;
+	cli_defaults(c);
+	int r = parse_flags(argc, (const char *const *)argv, c, &i, e);
+	if (r < 0)
+		return r;
+	enum cordon_mode sub_mode = c->mode;
 	if (c->mode == MODE_VERSION || c->mode == MODE_HELP)
 		return 0;
+	if (c->policy && (r = parse_with_policy(argc, (const char *const *)argv, c, &i, e)) < 0)
+		return r;
 	c->cmd = i < argc ? argv + i : NULL;
 	if ((sub_mode == MODE_RUN || sub_mode == MODE_EXPLAIN) && !c->cmd)
 		return err_set(e, EINVAL, "no command given; usage: cordon [OPTIONS] -- COMMAND [ARG...]");
@@ -517,6 +559,13 @@ void config_free(struct config *c)
 	free(c->protect.v);
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
+	free(c->warnings.v);
+	free(c->flags_given.v);
+	free(c->policy_flags.v);
+	free(c->policy_keys.v);
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
 	for (size_t i = 0; i < c->nenv; i++)
 		free((char *)c->env[i].key);
 	free(c->env);

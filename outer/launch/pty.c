@@ -4,10 +4,32 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "sys.h"
+
+/* A non-blocking descriptor on the user's terminal fd, without touching
+ * the description cordon shares with its shell (which would then see
+ * EAGAIN itself): a new one, opened through /proc.  If the terminal cannot
+ * be opened again (its node is not the caller's), the shared one is made
+ * non-blocking for the run and its flags saved in *flags for pty_close. */
+static int own_nonblocking(int fd, int mode, int *flags)
+{
+	char path[32];
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int own = open(path, mode | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (own >= 0)
+		return own;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	*flags = fl;
+	return fd;
+}
 
 int pty_open(struct pty *p, struct cordon_err *e)
 {
@@ -25,8 +47,15 @@ int pty_open(struct pty *p, struct cordon_err *e)
 		p->term = -1;
 		return 0;
 	}
-	p->in = in_tty ? STDIN_FILENO : -1;
-	p->out = out_tty ? STDOUT_FILENO : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+	int out = out_tty ? STDOUT_FILENO : isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+	int r = in_tty ? own_nonblocking(STDIN_FILENO, O_RDONLY, &p->in_flags) : -1;
+	if (in_tty && r < 0)
+		return err_sys(e, -r, "cannot set up the terminal on standard input");
+	p->in = r;
+	r = out >= 0 ? own_nonblocking(out, O_WRONLY, &p->out_flags) : -1;
+	if (out >= 0 && r < 0)
+		return err_sys(e, -r, "cannot set up the terminal on descriptor %d", out);
+	p->out = r;
 	char name[64];
 	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (p->master < 0 || grantpt(p->master) < 0 || unlockpt(p->master) < 0 ||
@@ -72,52 +101,99 @@ int pty_raw(struct pty *p, struct cordon_err *e)
 	return 0;
 }
 
-/* All of buf, waiting for room: the master is non-blocking, and so may
- * the user's terminal be (a program that shared it set O_NONBLOCK).  A
- * command that reads no input holds the relay up here, as a terminal would
- * hold up whoever types into it. */
-static int write_wait(int fd, const char *buf, size_t len)
+int pty_buf_fill(struct pty_buf *b, int fd)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EAGAIN) {
-			struct pollfd p = { fd, POLLOUT, 0 };
-			if (poll(&p, 1, -1) < 0 && errno != EINTR)
-				return -1;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
+	if (b->off > 0) {
+		memmove(b->data, b->data + b->off, b->len);
+		b->off = 0;
 	}
-	return 0;
-}
-
-/* Copy what one read gives from `from` to `to` (or drop it if to < 0). */
-static int copy(int from, int to)
-{
-	char buf[4096];
-	ssize_t n = read(from, buf, sizeof(buf));
+	if (b->len == sizeof(b->data))
+		return 0;
+	ssize_t n = read(fd, b->data + b->len, sizeof(b->data) - b->len);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (n <= 0)
-		return -1; /* EIO on the master: no slave left open */
-	if (to >= 0 && write_wait(to, buf, (size_t)n) < 0)
 		return -1;
+	b->len += (size_t)n;
+	return (int)n;
+}
+
+int pty_buf_flush(struct pty_buf *b, int fd)
+{
+	while (b->len > 0) {
+		ssize_t n = write(fd, b->data + b->off, b->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			b->off = b->len = 0;
+			return -1;
+		}
+		b->off += (size_t)n;
+		b->len -= (size_t)n;
+	}
+	b->off = 0;
 	return 0;
 }
 
-int pty_input(struct pty *p)
+static int has_room(const struct pty_buf *b)
 {
-	return copy(p->in, p->master);
+	return b->len < sizeof(b->data);
 }
 
-int pty_output(struct pty *p)
+static int ended(const struct pty *p, enum pty_end end)
 {
-	return copy(p->master, p->out);
+	return p->ended >> end & 1;
+}
+
+int pty_fd(const struct pty *p, enum pty_end end)
+{
+	return end == PTY_IN ? p->in : end == PTY_MASTER ? p->master : p->out;
+}
+
+short pty_events(const struct pty *p, enum pty_end end)
+{
+	if (p->master < 0 || pty_fd(p, end) < 0 || ended(p, end))
+		return 0;
+	if (end == PTY_IN)
+		return has_room(&p->keys) ? POLLIN : 0;
+	if (end == PTY_OUT)
+		return p->shown.len > 0 ? POLLOUT : 0;
+	return (short)((has_room(&p->shown) ? POLLIN : 0) | (p->keys.len > 0 ? POLLOUT : 0));
+}
+
+/* The command's output, with nobody (left) to show it to, is read and
+ * dropped: a command writing to its terminal is not held up by that. */
+static void drop_unshown(struct pty *p)
+{
+	if (p->out < 0 || ended(p, PTY_OUT))
+		p->shown.off = p->shown.len = 0;
+}
+
+void pty_ready(struct pty *p, enum pty_end end, short revents)
+{
+	if (end == PTY_IN) {
+		if (pty_buf_fill(&p->keys, p->in) < 0)
+			p->ended |= 1 << PTY_IN;
+	} else if (end == PTY_OUT) {
+		if (!(revents & POLLOUT) || pty_buf_flush(&p->shown, p->out) < 0)
+			p->ended |= 1 << PTY_OUT; /* hung up */
+	} else {
+		/* Keys the pty no longer takes have nowhere to go: stop
+		 * reading them. */
+		if ((revents & POLLOUT) && pty_buf_flush(&p->keys, p->master) < 0)
+			p->ended |= 1 << PTY_IN;
+		/* EIO: no slave is open any more, the command is gone. */
+		if ((revents & (POLLIN | POLLHUP | POLLERR)) && has_room(&p->shown) &&
+		    pty_buf_fill(&p->shown, p->master) < 0) {
+			p->ended |= 1 << PTY_MASTER | 1 << PTY_IN;
+			p->keys.off = p->keys.len = 0;
+		}
+	}
+	if (revents & POLLNVAL)
+		p->ended |= 1 << end;
+	drop_unshown(p);
 }
 
 void pty_resize(struct pty *p)
@@ -127,18 +203,58 @@ void pty_resize(struct pty *p)
 		(void)ioctl(p->master, TIOCSWINSZ, &ws);
 }
 
+static long ms_left(const struct timespec *until)
+{
+	struct timespec now;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	return (until->tv_sec - now.tv_sec) * 1000 + (until->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/* What the command (or bwrap, failing) wrote and nobody relayed yet: the
+ * master is non-blocking, so this ends at EAGAIN, or EIO once no slave is
+ * open, or after PTY_DRAIN_MS if the user's terminal takes nothing. */
+static void drain(struct pty *p)
+{
+	struct timespec until;
+	(void)clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += PTY_DRAIN_MS / 1000;
+	until.tv_nsec += (PTY_DRAIN_MS % 1000) * 1000000L;
+	drop_unshown(p);
+	for (;;) {
+		long left = ms_left(&until);
+		if (left <= 0)
+			return;
+		if (p->shown.len > 0) {
+			struct pollfd w = { p->out, POLLOUT, 0 };
+			if (poll(&w, 1, (int)left) <= 0 || !(w.revents & POLLOUT) ||
+			    pty_buf_flush(&p->shown, p->out) < 0)
+				return;
+		} else if (pty_buf_fill(&p->shown, p->master) <= 0) {
+			return;
+		}
+		drop_unshown(p);
+	}
+}
+
+/* The user's descriptor back as cordon found it. */
+static void release_user_fd(int *fd, int *flags)
+{
+	if (*fd >= 0 && *flags >= 0)
+		(void)fcntl(*fd, F_SETFL, *flags);
+	else
+		sys_close(fd);
+	*fd = -1;
+	*flags = -1;
+}
+
 void pty_close(struct pty *p)
 {
 	sys_close(&p->slave);
-	/* Output the command (or bwrap, failing) wrote and nobody relayed
-	 * yet: the master is non-blocking, so this ends at EAGAIN, or EIO once
-	 * no slave is open. */
-	char buf[4096];
-	ssize_t n;
-	while (p->master >= 0 && (n = read(p->master, buf, sizeof(buf))) > 0)
-		if (p->out >= 0 && write_wait(p->out, buf, (size_t)n) < 0)
-			break;
+	if (p->master >= 0)
+		drain(p);
 	if (p->raw && tcsetattr(p->term, TCSANOW, &p->saved) == 0)
 		p->raw = 0;
 	sys_close(&p->master);
+	release_user_fd(&p->in, &p->in_flags);
+	release_user_fd(&p->out, &p->out_flags);
 }

@@ -13,20 +13,51 @@
 #ifndef CORDON_PTY_H
 #define CORDON_PTY_H
 
+#include <stddef.h>
 #include <termios.h>
 #include "err.h"
+
+/* One direction of the relay: bytes read from its source and not yet
+ * written to its destination.  Bounded, so that a destination that takes
+ * nothing (a command that reads no input, a terminal that stopped reading)
+ * stops the source being read (back-pressure, as a terminal holds up whoever
+ * types into it) and never holds up the supervisor. */
+#define PTY_BUF_SIZE 65536
+
+struct pty_buf {
+	size_t off, len;          /* the bytes waiting: data[off .. off+len) */
+	char data[PTY_BUF_SIZE];
+};
+
+/* Read once from fd into the buffer's free room (none: nothing read).
+ * The bytes read (> 0), 0 if none now (EAGAIN, EINTR, full), -1 when the
+ * source has ended (end of file, EIO on a master with no slave left, or
+ * another error). */
+int pty_buf_fill(struct pty_buf *b, int fd) __attribute__((warn_unused_result));
+
+/* Write what fd takes now of the buffer's bytes.  0, or -1 when fd cannot
+ * take any more ever (the buffer is then emptied: nobody is left to get
+ * them). */
+int pty_buf_flush(struct pty_buf *b, int fd) __attribute__((warn_unused_result));
+
+/* The relay's descriptors, as the supervisor watches them. */
+enum pty_end { PTY_IN, PTY_MASTER, PTY_OUT, PTY_NENDS };
 
 struct pty {
 	int master;               /* -1: the command has no terminal */
 	int slave;                /* until bwrap has it */
-	int in;                   /* the user's keys: 0 if a terminal, else -1 */
-	int out;                  /* where the command's terminal output goes, or -1 */
+	int in;                   /* the user's keys (non-blocking), or -1 */
+	int out;                  /* where the command's output goes (non-blocking), or -1 */
 	int term;                 /* the user's terminal (mode, size) */
 	int raw;                  /* its mode was changed: restore `saved` */
 	struct termios saved;
+	int in_flags, out_flags;  /* a shared description's flags to restore, or -1 */
+	int ended;                /* bits 1 << PTY_IN, PTY_MASTER, PTY_OUT: that end is done */
+	struct pty_buf keys;      /* in -> master */
+	struct pty_buf shown;     /* master -> out */
 };
 
-#define PTY_INIT { -1, -1, -1, -1, -1, 0, { 0 } }
+#define PTY_INIT { -1, -1, -1, -1, -1, 0, { 0 }, -1, -1, 0, { 0, 0, { 0 } }, { 0, 0, { 0 } } }
 
 /* Open the pty if stdin or stdout is a terminal of which cordon runs in the
  * foreground (else leave master -1), with the user's terminal's modes and
@@ -44,18 +75,25 @@ void pty_started(struct pty *p);
 /* The user's terminal raw, for as long as the relay runs. */
 int pty_raw(struct pty *p, struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* The relay, called by the supervisor when the descriptor is readable:
- * keys to the pty, the pty's output to the user.  0 while there is more to
- * come, -1 when that side has ended. */
-int pty_input(struct pty *p);
-int pty_output(struct pty *p);
+/* The relay, driven by the supervisor's poll: for each end, the
+ * descriptor to watch and the events it waits for now (0: do not watch it,
+ * not even for a hangup), and what to do when poll reports `revents` on it.
+ * Keys are read only while they have room, the pty's output only while it
+ * has room, and each destination waits for POLLOUT only while bytes wait
+ * for it: nothing here blocks. */
+int pty_fd(const struct pty *p, enum pty_end end);
+short pty_events(const struct pty *p, enum pty_end end);
+void pty_ready(struct pty *p, enum pty_end end, short revents);
 
 /* SIGWINCH: the user's window size to the pty (the kernel then signals the
  * command's foreground job). */
 void pty_resize(struct pty *p);
 
-/* What the pty still holds to the user, the user's terminal mode back,
- * everything closed.  Safe to call on every path, more than once. */
+/* What the relay and the pty still hold to the user (for at most
+ * PTY_DRAIN_MS: a terminal that stopped reading does not hold cordon's
+ * exit up), the user's terminal mode back, everything closed.  Safe to call
+ * on every path, more than once. */
+#define PTY_DRAIN_MS 1000
 void pty_close(struct pty *p);
 
 #endif

@@ -85,6 +85,30 @@ assert() {
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# A run's guardian shows itself as cordon-guardian (name and command line),
+# not as cordon's command line, so searches for a command's marker never
+# find it; it keeps cordon's environment.  Start cordon with
+# `env RUN_MARK=MARK` to find it:
+# guardians_of MARK: pids of the live guardians of runs marked MARK.
+guardians_of() {
+	local g
+	for g in $(pgrep -x cordon-guardian); do
+		tr '\0' '\n' <"/proc/$g/environ" 2>/dev/null | grep -qx "RUN_MARK=$1" && echo "$g"
+	done
+	return 0
+}
+# no_guardian_left MARK: 0 once no guardian of runs marked MARK is left
+# (waits at most 5 s: a guardian's cleanup after a killed cordon waits for
+# the sandbox's end, not longer; one that stays is itself a leftover).
+no_guardian_left() {
+	local i
+	for i in $(seq 250); do
+		[ -z "$(guardians_of "$1")" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
 finish() {
 	echo "RESULT $PASS $FAIL"
 	[ "$FAIL" -eq 0 ]

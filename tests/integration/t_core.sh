@@ -100,21 +100,26 @@ expect_out 0 '^0 1 2 $' "no descriptor of cordon's reaches the command" -- "${C[
 
 # --- lifecycle -------------------------------------------------------------
 marker="cordon-orphan-$$-$RANDOM"
-expect 0 "a command that leaves a background job exits" -- "${C[@]}" -- bash -c "(exec -a $marker sleep 300) & true"
+expect 0 "a command that leaves a background job exits" -- env RUN_MARK="$marker" "${C[@]}" -- bash -c "(exec -a $marker sleep 300) & true"
 sleep 0.2
 assert "the background job left behind is killed" -- test -z "$(pgrep -f "$marker")"
+assert "and the run's guardian is gone" -- no_guardian_left "$marker"
 
 marker="cordon-term-$$-$RANDOM"
-"${C[@]}" --kill-after 1 -- bash -c "trap '' TERM; exec -a $marker sleep 60" &
+env RUN_MARK="$marker" "${C[@]}" --kill-after 1 -- bash -c "trap '' TERM; exec -a $marker sleep 60" &
 cpid=$!
 sleep 0.5
+assert "control: the run's guardian is found by its mark while it runs" -- test -n "$(guardians_of "$marker")"
 start=$(date +%s%N)
 kill -TERM $cpid
 wait $cpid
 st=$?
 elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 assert "SIGTERM to cordon ends a TERM-ignoring sandbox within 2 s (${elapsed} ms)" -- test "$elapsed" -lt 2000
+# Every process with the marker in its command line: the command, its
+# shell, cordon-inner, bwrap (the guardian names itself cordon-guardian).
 assert "and nothing of it survives" -- test -z "$(pgrep -f "$marker")"
+assert "nor does its guardian, once cordon has exited" -- no_guardian_left "$marker"
 assert "and cordon reports 143 (status $st)" -- test "$st" -eq 143
 
 "${C[@]}" -- sh -c 'trap "echo got-usr1; exit 7" USR1; sleep 30 & wait' > "$W/sig.out" 2>&1 &

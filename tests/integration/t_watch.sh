@@ -177,7 +177,7 @@ refuse "--protect-missing mount: a missing dotfile is watched, not mounted" -- \
 assert "--protect-missing mount: .bashrc moved aside, no placeholder left" -- \
 	test "$(quarantined .bashrc)" -eq 1 -a "$(ls -A "$ws" | wc -l)" -eq 1
 fresh
-expect_out 0 "$ws/\.claude +missing: watched" "cordon explain lists the dotfiles" -- \
+expect_out 0 "$ws/\.claude +watched +default protected dotfile: missing" "cordon explain lists the dotfiles" -- \
 	"$CORDON" explain -w "$ws" -C "$ws" -- true
 assert "cordon explain lists every default name" -- \
 	test "$(grep -c "^  $ws/\." "$OUT")" -eq $((4 + ${#DOTS[@]}))

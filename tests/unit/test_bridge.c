@@ -21,8 +21,10 @@ Test(bridge_argv, every_proxy_setting)
 	struct config c;
 	memset(&c, 0, sizeof(c));
 	c.net = NET_PROXY;
-	c.allow_domain = (struct strlist){ allow, 2 };
-	c.deny_domain = (struct strlist){ deny, 1 };
+	c.allow_domain.v = allow;
+	c.allow_domain.n = 2;
+	c.deny_domain.v = deny;
+	c.deny_domain.n = 1;
 	c.net_log = "/var/log/n";
 	c.proxy_upstream = "tcp:10.0.0.1:3128";
 	c.attribution_token = "tok";

@@ -105,14 +105,19 @@ Test(pty_open, a_terminal_of_its_own_relayed_and_restored)
 	cfmakeraw(&raw);
 	tcsetattr(t.slave, TCSANOW, &raw);
 	cr_assert_eq(write(user, "abc", 3), 3);
-	ready(0);
-	cr_assert_eq(pty_input(&t), 0);
+	ready(t.in);
+	pty_ready(&t, PTY_IN, POLLIN);
+	cr_assert_eq(pty_events(&t, PTY_MASTER) & POLLOUT, POLLOUT, "keys wait for the pty");
+	pty_ready(&t, PTY_MASTER, POLLOUT);
 	read_n(t.slave, buf, 3);
 	cr_assert_str_eq(buf, "abc");
 	/* Output: the command writes, cordon relays, the user reads. */
 	cr_assert_eq(write(t.slave, "xyz", 3), 3);
 	ready(t.master);
-	cr_assert_eq(pty_output(&t), 0);
+	pty_ready(&t, PTY_MASTER, POLLIN);
+	cr_assert_eq(pty_events(&t, PTY_OUT), POLLOUT, "output waits for the user's terminal");
+	pty_ready(&t, PTY_OUT, POLLOUT);
+	cr_assert_eq(pty_events(&t, PTY_OUT), 0, "and nothing more once written");
 	read_n(user, buf, 3);
 	cr_assert_str_eq(buf, "xyz");
 
@@ -132,6 +137,152 @@ Test(pty_open, a_terminal_of_its_own_relayed_and_restored)
 	cr_assert(tio.c_lflag & ICANON, "the user's terminal mode is restored");
 	read_n(user, buf, 3);
 	cr_assert_str_eq(buf, "end");
+}
+
+/* A pipe holding up to `size` bytes, both ends non-blocking. */
+static void pipe_of(int p[2], int size)
+{
+	cr_assert_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	cr_assert_geq(fcntl(p[1], F_SETPIPE_SZ, size), size);
+}
+
+static void pattern(char *buf, size_t n, size_t from)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)((from + i) * 7 % 251);
+}
+
+Test(pty_buf, fill_stops_at_its_bound)
+{
+	static struct pty_buf b;
+	static char big[3 * PTY_BUF_SIZE];
+	int p[2];
+	pipe_of(p, (int)sizeof(big));
+	pattern(big, sizeof(big), 0);
+	cr_assert_eq(write(p[1], big, sizeof(big)), (ssize_t)sizeof(big));
+	while (pty_buf_fill(&b, p[0]) > 0)
+		;
+	cr_assert_eq(b.len, PTY_BUF_SIZE, "full, and no more than full");
+	cr_assert_eq(pty_buf_fill(&b, p[0]), 0, "a full buffer reads nothing");
+	int left = 0;
+	cr_assert_eq(ioctl(p[0], FIONREAD, &left), 0);
+	cr_assert_eq(left, 2 * PTY_BUF_SIZE, "the rest waits in its source (back-pressure, no loss)");
+	cr_assert_eq(memcmp(b.data, big, PTY_BUF_SIZE), 0);
+	close(p[1]);
+	b.off = b.len = 0;
+	while (pty_buf_fill(&b, p[0]) > 0)
+		b.len = 0;
+	cr_assert_eq(pty_buf_fill(&b, p[0]), -1, "control: end of file ends the source");
+	close(p[0]);
+}
+
+Test(pty_buf, flush_keeps_what_the_destination_does_not_take)
+{
+	static struct pty_buf b;
+	static char in[PTY_BUF_SIZE], out[PTY_BUF_SIZE];
+	int p[2];
+	pipe_of(p, 4096);
+	pattern(in, sizeof(in), 3);
+	memcpy(b.data, in, sizeof(in));
+	b.len = sizeof(in);
+	/* The pipe takes 4 KiB at a time: flush never waits, and what it
+	 * did not take comes next time, in order. */
+	size_t got = 0;
+	for (int rounds = 0; got < sizeof(out); rounds++) {
+		cr_assert_lt(rounds, 1000);
+		cr_assert_eq(pty_buf_flush(&b, p[1]), 0);
+		int queued = 0;
+		cr_assert_eq(ioctl(p[0], FIONREAD, &queued), 0);
+		cr_assert_eq(b.len + (size_t)queued + got, sizeof(in), "nothing lost, nothing doubled");
+		ssize_t n = read(p[0], out + got, sizeof(out) - got);
+		cr_assert_gt(n, 0);
+		got += (size_t)n;
+	}
+	cr_assert_eq(b.len, 0);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0, "every byte, in order");
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	b.len = 10;
+	cr_assert_eq(pty_buf_flush(&b, p[1]), -1, "a destination gone for good: EPIPE");
+	cr_assert_eq(b.len, 0, "and its bytes are dropped");
+	close(p[1]);
+}
+
+/* The supervisor's loop, for the relay alone: poll each end for what it
+ * waits for, up to `rounds` times or until poll says nothing is ready. */
+static void pump(struct pty *t, int rounds, int wait_ms)
+{
+	for (int r = 0; r < rounds; r++) {
+		struct pollfd p[PTY_NENDS];
+		for (int i = 0; i < PTY_NENDS; i++) {
+			p[i].events = pty_events(t, (enum pty_end)i);
+			p[i].fd = p[i].events ? pty_fd(t, (enum pty_end)i) : -1;
+		}
+		if (poll(p, PTY_NENDS, wait_ms) <= 0)
+			return;
+		for (int i = 0; i < PTY_NENDS; i++)
+			if (p[i].revents)
+				pty_ready(t, (enum pty_end)i, p[i].revents);
+	}
+}
+
+/* A command that never reads while the user pastes far more than the pty
+ * holds: the relay never blocks, keeps at most its bound, stops reading
+ * keys; a command that reads then gets every byte intact. */
+Test(pty_relay, a_command_that_reads_nothing_holds_nothing_up)
+{
+	int user;
+	user_terminal(&user);
+	struct pty *t = malloc(sizeof(*t));
+	cr_assert_not_null(t);
+	*t = (struct pty)PTY_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(pty_open(t, &e), 0, "%s", e.msg);
+	cr_assert_eq(pty_raw(t, &e), 0, "%s", e.msg);
+	struct termios raw;
+	cr_assert_eq(tcgetattr(t->slave, &raw), 0);
+	cfmakeraw(&raw);
+	cr_assert_eq(tcsetattr(t->slave, TCSANOW, &raw), 0);
+	cr_assert_eq(fcntl(user, F_SETFL, O_NONBLOCK), 0);
+
+	enum { PASTE = 512 * 1024 };
+	static char paste[PASTE], got[PASTE];
+	pattern(paste, PASTE, 11);
+	size_t sent = 0;
+	/* The user pastes what their terminal takes; the relay runs; nobody
+	 * reads the command's terminal.  The alarm fails the test if anything
+	 * blocks. */
+	alarm(20);
+	for (int i = 0; i < 200 && sent < PASTE; i++) {
+		ssize_t n = write(user, paste + sent, PASTE - sent);
+		if (n > 0)
+			sent += (size_t)n;
+		else if (t->keys.len == PTY_BUF_SIZE)
+			break; /* everything between the user and the command is full */
+		pump(t, 50, 10);
+	}
+	cr_assert_eq(t->keys.len, PTY_BUF_SIZE, "the keys' buffer is full and no fuller");
+	cr_assert_eq(pty_events(t, PTY_IN), 0, "and the keys are not read");
+	cr_assert_eq(pty_events(t, PTY_MASTER), POLLIN | POLLOUT,
+		     "while the pty is still read, and written when it has room");
+
+	/* Control: the command reads now, and gets the whole paste. */
+	size_t have = 0;
+	cr_assert_eq(fcntl(t->slave, F_SETFL, O_NONBLOCK), 0);
+	for (int i = 0; i < 100000 && have < PASTE; i++) {
+		ssize_t n = read(t->slave, got + have, PASTE - have);
+		if (n > 0)
+			have += (size_t)n;
+		ssize_t m = sent < PASTE ? write(user, paste + sent, PASTE - sent) : 0;
+		if (m > 0)
+			sent += (size_t)m;
+		pump(t, 4, n <= 0 ? 5 : 0);
+	}
+	alarm(0);
+	cr_assert_eq(have, PASTE, "all %d bytes arrived (%zu)", PASTE, have);
+	cr_assert_eq(memcmp(paste, got, PASTE), 0, "intact, in order");
+	pty_close(t);
+	free(t);
 }
 
 /* In a child: a session whose controlling terminal is a new pty, with

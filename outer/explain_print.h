@@ -1,0 +1,30 @@
+/* explain_print.h: what `cordon explain` prints, in this order: the path
+ * rules as a table (path, access, why), the network, the environment
+ * changes, the run's limits, the seccomp rules, and last the bwrap argv (one
+ * argument per line, so scripts can replay it from its header to the end).
+ * With --json, the same as one JSON object (schema in README.md). */
+#ifndef CORDON_EXPLAIN_PRINT_H
+#define CORDON_EXPLAIN_PRINT_H
+
+#include <stdio.h>
+#include "argv.h"
+#include "config.h"
+#include "err.h"
+#include "json_out.h"
+#include "plan/protect_decide.h"
+#include "plan/resolve.h"
+
+/* r and d: the resolved paths and protect's decision (a row per protected
+ * name); cache_dir: the --cache private directory a run binds (NULL or "":
+ * none), a row of its own. */
+int explain_print(FILE *out, const struct config *c, const struct resolved *r,
+		  const struct protect_decision *d, const char *cache_dir, const struct argv *bwrap,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The policy parts (file, paths, network, env, run) as members of the
+ * object open in j: shared with --report. */
+int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
+			const struct protect_decision *d, const char *cache_dir,
+			struct cordon_err *e) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,248 @@
+/* report.c: see report.h. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "explain_print.h"
+#include "json_out.h"
+#include "sys.h"
+
+#define REPORT_CAP (4u << 20)
+
+void report_init(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->dirfd = -1;
+	(void)clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->started_at = time(NULL);
+}
+
+int report_open(struct report *r, const char *path, struct cordon_err *e)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return err_set(e, EINVAL, "--report %s: name a file, not a directory", path);
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	r->name = strdup(name);
+	if (!dir || !r->name) {
+		free(dir);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	r->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int err = errno;
+	free(dir);
+	if (r->dirfd < 0)
+		return err_sys(e, err, "--report %s: cannot open its directory (it must exist)", path);
+	r->path = path;
+	return 0;
+}
+
+void report_add_violation(struct report *r, const char *kind, const char *name,
+			  const char *path, const char *quarantined, const char *detail)
+{
+	if (!r)
+		return;
+	if (r->nviolations == REPORT_MAX_VIOLATIONS) {
+		r->violations_dropped++;
+		return;
+	}
+	struct report_violation *v = &r->violations[r->nviolations++];
+	(void)snprintf(v->kind, sizeof(v->kind), "%s", kind);
+	(void)snprintf(v->name, sizeof(v->name), "%s", name ? name : "");
+	(void)snprintf(v->path, sizeof(v->path), "%s", path ? path : "");
+	(void)snprintf(v->quarantined, sizeof(v->quarantined), "%s", quarantined ? quarantined : "");
+	(void)snprintf(v->detail, sizeof(v->detail), "%s", detail ? detail : "");
+}
+
+void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
+		    const char *reason)
+{
+	if (!r)
+		return;
+	if (allowed) {
+		r->net_allowed++;
+		return;
+	}
+	r->net_refused++;
+	if (r->nrefusals == REPORT_MAX_REFUSALS)
+		return; /* counted; "refusals" keeps the first ones */
+	struct report_refusal *f = &r->refusals[r->nrefusals++];
+	(void)snprintf(f->host, sizeof(f->host), "%s", host ? host : "");
+	f->port = port;
+	(void)snprintf(f->reason, sizeof(f->reason), "%s", reason ? reason : "");
+}
+
+/* Why the run ended, from what cordon saw; *signal gets the signal the
+ * command died of, 0 if none.  The order matters: a timeout or violation
+ * kills the sandbox, which then also ends by a signal. */
+static const char *end_reason(const struct report *r, int status, int *signal)
+{
+	*signal = 0;
+	if (r->out.timed_out)
+		return "timeout";
+	if (r->nviolations)
+		return "violation";
+	if (status == EXIT_CORDON_FAILED && (!r->out.started || r->out.have_error))
+		return "setup_failed";
+	if (r->out.have_error)
+		return status == EXIT_NOT_FOUND ? "not_found" : "not_executable";
+	if (r->out.forwarded)
+		return "terminated";
+	if (status > 128 && status <= 128 + 64) {
+		*signal = status - 128;
+		return "signaled";
+	}
+	return "exited";
+}
+
+static double seconds(const struct timeval *t)
+{
+	return (double)t->tv_sec + (double)t->tv_usec / 1e6;
+}
+
+static void write_rusage(struct json_out *j, const struct report *r)
+{
+	if (!r->out.have_rusage) {
+		json_out_null(j, "rusage");
+		return;
+	}
+	const struct rusage *u = &r->out.rusage;
+	json_out_object(j, "rusage");
+	json_out_double(j, "user_s", seconds(&u->ru_utime));
+	json_out_double(j, "system_s", seconds(&u->ru_stime));
+	json_out_int(j, "max_rss_kb", u->ru_maxrss);
+	json_out_int(j, "minor_faults", u->ru_minflt);
+	json_out_int(j, "major_faults", u->ru_majflt);
+	json_out_int(j, "blocks_in", u->ru_inblock);
+	json_out_int(j, "blocks_out", u->ru_oublock);
+	json_out_int(j, "voluntary_switches", u->ru_nvcsw);
+	json_out_int(j, "involuntary_switches", u->ru_nivcsw);
+	json_out_end(j);
+}
+
+static void write_lists(struct json_out *j, const struct report *r, const struct config *c)
+{
+	json_out_array(j, "violations");
+	for (size_t i = 0; i < r->nviolations; i++) {
+		json_out_object(j, NULL);
+		json_out_str(j, "kind", r->violations[i].kind);
+		json_out_str(j, "name", r->violations[i].name[0] ? r->violations[i].name : NULL);
+		json_out_str(j, "path", r->violations[i].path);
+		json_out_str(j, "quarantined",
+			     r->violations[i].quarantined[0] ? r->violations[i].quarantined : NULL);
+		json_out_str(j, "detail", r->violations[i].detail);
+		json_out_end(j);
+	}
+	json_out_end(j);
+	json_out_uint(j, "violations_dropped", r->violations_dropped);
+	json_out_object(j, "network");
+	json_out_str(j, "mode", !c ? NULL : c->net == NET_NONE ? "none"
+				 : c->net == NET_PROXY ? "proxy" : "full");
+	json_out_uint(j, "allowed", r->net_allowed);
+	json_out_uint(j, "refused", r->net_refused);
+	json_out_array(j, "refusals");
+	for (size_t i = 0; i < r->nrefusals; i++) {
+		json_out_object(j, NULL);
+		json_out_str(j, "host", r->refusals[i].host);
+		json_out_uint(j, "port", r->refusals[i].port);
+		json_out_str(j, "reason", r->refusals[i].reason);
+		json_out_end(j);
+	}
+	json_out_end(j);
+	json_out_end(j);
+}
+
+static int render(struct json_out *j, const struct report *r, const struct config *c,
+		  const struct resolved *res, const struct protect_decision *d, int status,
+		  const struct cordon_err *err, struct cordon_err *e)
+{
+	struct timespec now;
+	char when[32];
+	struct tm tm;
+	int sig;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	double dur = (double)(now.tv_sec - r->t0.tv_sec) + (double)(now.tv_nsec - r->t0.tv_nsec) / 1e9;
+	if (!gmtime_r(&r->started_at, &tm) || strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		when[0] = '\0';
+	const char *reason = end_reason(r, status, &sig);
+
+	json_out_object(j, NULL);
+	json_out_int(j, "report_version", 1);
+	json_out_str(j, "cordon_version", CORDON_VERSION);
+	json_out_array(j, "command");
+	for (char *const *a = c && c->cmd ? c->cmd : NULL; a && *a; a++)
+		json_out_str(j, NULL, *a);
+	json_out_end(j);
+	json_out_int(j, "status", status);
+	json_out_str(j, "reason", reason);
+	if (sig)
+		json_out_int(j, "signal", sig);
+	else
+		json_out_null(j, "signal");
+	if (r->out.forwarded)
+		json_out_int(j, "forwarded_signal", r->out.forwarded);
+	else
+		json_out_null(j, "forwarded_signal");
+	json_out_str(j, "error", err && err->msg[0] ? err->msg : NULL);
+	json_out_str(j, "started_at", when);
+	json_out_double(j, "duration_s", dur);
+	write_rusage(j, r);
+	write_lists(j, r, c);
+	if (c) {
+		struct resolved none = { .cwd = { .fd = -1 } };
+		json_out_object(j, "policy");
+		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, e);
+		if (rc < 0)
+			return rc;
+		json_out_end(j);
+	} else {
+		json_out_null(j, "policy");
+	}
+	json_out_end(j);
+	return 0;
+}
+
+int report_write(struct report *r, const struct config *c, const struct resolved *res,
+		 const struct protect_decision *d, int status, const struct cordon_err *err,
+		 struct cordon_err *e)
+{
+	if (r->dirfd < 0)
+		return 0;
+	struct json_out j;
+	json_out_init(&j, REPORT_CAP);
+	int rc = render(&j, r, c, res, d, status, err, e);
+	if (rc == 0 && (rc = json_out_finish(&j)) < 0)
+		(void)err_set(e, -rc, "--report %s: the report does not fit in %u bytes", r->path, REPORT_CAP);
+	if (rc < 0) {
+		json_out_free(&j);
+		return rc;
+	}
+	/* A new file beside FILE, renamed over it: never a write through a
+	 * link the command may have left at FILE. */
+	char tmp[64];
+	(void)snprintf(tmp, sizeof(tmp), ".cordon-report.%ld.tmp", (long)getpid());
+	AUTO_FD fd = openat(r->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = err_sys(e, errno, "--report %s: cannot create it", r->path);
+	} else if ((rc = sys_write_all(fd, j.buf, j.len)) < 0 || (rc = sys_write_all(fd, "\n", 1)) < 0) {
+		(void)err_sys(e, -rc, "--report %s: cannot write it", r->path);
+	} else if (renameat(r->dirfd, tmp, r->dirfd, r->name) < 0) {
+		rc = err_sys(e, errno, "--report %s: cannot put it in place", r->path);
+	}
+	if (rc < 0 && fd >= 0)
+		(void)unlinkat(r->dirfd, tmp, 0); /* best effort: the error is what matters */
+	json_out_free(&j);
+	return rc;
+}
+
+void report_close(struct report *r)
+{
+	sys_close(&r->dirfd);
+	free(r->name);
+	r->name = NULL;
+}

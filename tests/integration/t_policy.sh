@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# t_policy.sh: --policy in cordon's format and in srt's (escapes that must
+# fail with their controls, refusals that run nothing), flags over a file,
+# explain's table for each access kind, and explain --policy F printing the
+# same effective policy as the matching flags, for both formats.
+. "$(dirname "$0")/lib.sh"
+
+ws="$W/ws"
+mkdir -p "$ws/.git" "$ws/vendor" "$ws/sub" "$W/outside" "$W/pol"
+echo secret > "$ws/secret.pem"
+C=("$CORDON")
+
+# --- cordon's format ------------------------------------------------------
+# Relative paths resolve against the file's directory, not the caller's.
+cat > "$W/pol/p.json" <<EOF
+{
+  "write": ["../ws"],
+  "read_only": ["../ws/vendor"],
+  "deny_read": ["../ws/*.pem"],
+  "cwd": "../ws",
+  "env": {"set": {"FROM_POLICY": "yes"}}
+}
+EOF
+expect 0 "a policy's writable root is writable" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -- sh -c 'echo hi > from-policy'
+assert "the write is on the host" -- test "$(cat "$ws/from-policy" 2>/dev/null)" = hi
+refuse "outside the policy's roots stays read-only" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -- sh -c "echo x > '$W/outside/x'"
+assert "nothing was written outside" -- test ! -e "$W/outside/x"
+refuse "the policy's read_only carve-out is read-only" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -- sh -c 'echo x > vendor/x'
+expect 0 "the policy's deny_read glob hides the file (control: it exists)" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -- sh -c 'test -e secret.pem && ! grep -q secret secret.pem'
+expect_out 0 '^yes$' "the policy's env.set reaches the command" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -- sh -c 'echo "$FROM_POLICY"'
+expect_out 0 '^flag$' "a --setenv flag overrides the file's value" -- \
+	"${C[@]}" --policy "$W/pol/p.json" --setenv FROM_POLICY=flag -- sh -c 'echo "$FROM_POLICY"'
+expect 0 "a -w flag extends the file's write list" -- \
+	"${C[@]}" --policy "$W/pol/p.json" -w "$W/outside" -- sh -c "echo x > '$W/outside/y'"
+assert "the flag's root took the write" -- test -e "$W/outside/y"
+(cd "$W/pol" && "$CORDON" explain --policy p.json -- true >"$OUT" 2>"$ERR")
+assert "a relative --policy path works from its own directory" -- grep -Eq "^  $ws +rw +policy write" "$OUT"
+
+# --- refusals: 125, file:line:column: key, nothing ran ---------------------
+refused() { # DESC REGEX FILE-CONTENT
+	printf '%s' "$3" > "$W/pol/bad.json"
+	rm -f "$ws/ran"
+	expect_err 125 "$2" "$1" -- "${C[@]}" -w "$ws" --policy "$W/pol/bad.json" -- touch "$ws/ran"
+	assert "$1: nothing ran" -- test ! -e "$ws/ran"
+}
+refused "an unknown key is refused" "bad.json:2:3: wirte: unknown key" $'{\n  "wirte": []\n}'
+refused "a bad value names its nested key" "bad.json:1:14: network.mode: --net everything" \
+	'{"network": {"mode": "everything"}}'
+refused "a wrong type is refused" "bad.json:1:2: full_write: expected true or false" '{"full_write": "yes"}'
+refused "malformed JSON is refused" "bad.json:1:[0-9]+: not valid JSON" '{"write": ["a",]}'
+refused "a duplicate key is refused" "bad.json:1:[0-9]+: not valid JSON.*duplicate" '{"tmp": "host", "tmp": "private"}'
+refused "~user is refused" "write: ~root/x: only ~ and ~/ expand" '{"write": ["~root/x"]}'
+expect_err 125 "--policy $W/nope.json: cannot open it" "a missing policy file is refused" -- \
+	"${C[@]}" --policy "$W/nope.json" -- true
+refused "a policy cannot smuggle in a setting the flags refuse (--pid-ns inherit)" \
+	"pid_ns: --pid-ns inherit is not available" '{"pid_ns": "inherit"}'
+
+# --- srt's format ----------------------------------------------------------
+cat > "$W/pol/srt.json" <<EOF
+{
+  "filesystem": {"allowWrite": ["$ws"], "denyWrite": ["$ws/vendor"], "denyRead": ["$ws/secret.pem"],
+                 "allowRead": ["$ws/secret.pem"]},
+  "network": {"allowedDomains": [], "deniedDomains": [], "allowLocalBinding": true}
+}
+EOF
+expect 0 "srt allowWrite is writable" -- "${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- sh -c 'echo s > srt-wrote'
+assert "srt's write is on the host" -- test -e "$ws/srt-wrote"
+refuse "srt denyWrite is read-only" -- "${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- sh -c 'echo x > vendor/x'
+refuse "srt outside allowWrite stays read-only" -- \
+	"${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- sh -c "echo x > '$W/outside/srt'"
+expect 0 "srt denyRead hides the file" -- "${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- sh -c '! grep -q secret secret.pem'
+expect_err 0 "srt's filesystem.allowRead is not honoured: denyRead paths stay unreadable" \
+	"srt allowRead is warned about by name" -- "${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- true
+expect_err 0 "srt's network.allowLocalBinding is not honoured" "srt allowLocalBinding is warned about by name" -- \
+	"${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- true
+expect_out 0 '^lo$' "srt's empty allowedDomains is no network: loopback only" -- \
+	"${C[@]}" --policy "$W/pol/srt.json" -C "$ws" -- ls /sys/class/net
+cat > "$W/pol/srt-net.json" <<EOF
+{"filesystem": {"allowWrite": [], "denyWrite": [], "denyRead": []},
+ "network": {"allowedDomains": ["registry.npmjs.org"], "deniedDomains": []}}
+EOF
+if "$CORDON" explain --net proxy -- true >/dev/null 2>&1; then
+	expect_out 0 '^network: proxy' "srt allowedDomains asks for the proxy" -- \
+		"$CORDON" explain --policy "$W/pol/srt-net.json" -- true
+else
+	expect_err 125 "--net proxy is not available" "srt allowedDomains is refused like --net proxy (no proxy yet)" -- \
+		"$CORDON" --policy "$W/pol/srt-net.json" -- true
+fi
+
+# --- explain --policy F = explain with the matching flags -----------------
+# The "why" columns differ by design (policy key against flag): everything
+# else must be equal, the bwrap argv included.
+same() { # DESC POLICY-FILE -- FLAGS...
+	local desc=$1 pol=$2
+	shift 3
+	local filter='{paths: [.paths[] | {path, access}], network: (.network | del(.why) |
+		.allow |= map(.pattern) | .deny |= map(.pattern)), env: [.env.changes[] | del(.why)],
+		effective, bwrap_argv}'
+	"$CORDON" explain --json --policy "$pol" -- true 2>/dev/null | jq -S "$filter" > "$W/a.json"
+	"$CORDON" explain --json "$@" -- true 2>/dev/null | jq -S "$filter" > "$W/b.json"
+	if [ -s "$W/a.json" ] && cmp -s "$W/a.json" "$W/b.json"; then
+		ok "$desc"
+	else
+		bad "$desc"
+		diff "$W/a.json" "$W/b.json" | head -10 | sed 's/^/         | /'
+	fi
+}
+cat > "$W/pol/eq.json" <<EOF
+{"write": ["$ws", "$W/outside"], "read_only": ["$ws/vendor"], "deny_read": ["$ws/secret.pem"],
+ "protect": [".hg"], "tmp": "private", "cwd": "$ws", "timeout": 30, "kill_after": 3,
+ "env": {"clear": true, "unset": ["AWS_SECRET_ACCESS_KEY"], "set": {"CI": "1"}},
+ "network": {"mode": "none", "allow_unix_sockets": true}}
+EOF
+same "explain --policy (cordon's format) prints what the flags print" "$W/pol/eq.json" -- \
+	-w "$ws" -w "$W/outside" --read-only "$ws/vendor" --deny-read "$ws/secret.pem" --protect .hg \
+	--tmp private -C "$ws" --timeout 30 --kill-after 3 --clear-env --unsetenv AWS_SECRET_ACCESS_KEY \
+	--setenv CI=1 --net none --allow-unix-sockets
+same "explain --policy (srt's format) prints what the flags print" "$W/pol/srt.json" -- \
+	-w "$ws" --read-only "$ws/vendor" --deny-read "$ws/secret.pem"
+"$CORDON" explain --json --policy "$W/pol/eq.json" -- true | jq .effective > "$W/pol/round.json"
+same "the effective policy explain prints is itself a policy asking for the same" "$W/pol/round.json" -- \
+	--policy "$W/pol/eq.json"
+
+# --- explain's table: one row per rule, each access kind with its why -----
+"$CORDON" explain -w "$ws" --read-only "$ws/vendor" --deny-read "$ws/secret.pem" --protect .hg \
+	--policy "$W/pol/eq.json" --tmp host -- true >"$OUT" 2>"$ERR"
+row() { # DESC REGEX
+	assert "$1" -- grep -Eq -- "$2" "$OUT"
+}
+row "table header" '^  PATH +ACCESS +WHY$'
+row "/ is ro by default" '^  / +ro +default'
+row "a writable root is rw, from the policy" "^  $ws +rw +policy write$"
+row "a flag overrides a policy scalar (tmp)" "^  /tmp +rw +--tmp \(tmp host\)$"
+row "a carve-out is ro" "^  $ws/vendor +ro +policy read_only$"
+row "a deny-read file is denied" "^  $ws/secret.pem +denied +policy deny_read$"
+row "an existing protected name is protected" "^  $ws/.git +protected +default protected name: exists"
+row "a missing protected name from the file is watched (the default)" \
+	"^  $ws/.hg +watched +policy protect: missing; creating it stops the run"
+row "a missing protected dotfile is watched" "^  $ws/.bashrc +watched +default protected dotfile: missing"
+row "the network section follows" '^network: none +\(policy network.mode\)$'
+row "environment changes with their origin" '^  set +CI=1 +\(policy env.set.CI\)$'
+row "seccomp rules follow" '^seccomp rules'
+assert "the bwrap argv comes last" -- test "$(grep -n '^bwrap argv' "$OUT" | cut -d: -f1)" -gt \
+	"$(grep -n '^seccomp rules' "$OUT" | cut -d: -f1)"
+expect 0 "explain --protect-missing mount" -- "$CORDON" explain --protect-missing mount -w "$ws" -- true
+row "mount mode: a missing protected name is an empty read-only mount point" \
+	"^  $ws/.codex +protected +default protected name: missing; an empty read-only mount point"
+row "mount mode: a missing dotfile is still watched" "^  $ws/.bashrc +watched +default protected dotfile"
+expect 0 "explain --cache private" -- "$CORDON" explain --cache private -w "$ws" -- true
+row "the cache directory a run would bind is a cache row" "^  /.*/cordon/[^ ]+ +cache +--cache: the workspace's tool caches"
+expect 0 "explain --cache none" -- "$CORDON" explain --cache none -w "$ws" -- true
+assert "--cache none: no cache row" -- sh -c "! grep -Eq '^  [^ ]+ +cache ' '$OUT'"
+expect_out 0 '"access":"denied"' "explain --json has the same rows" -- \
+	"$CORDON" explain --json -w "$ws" --deny-read "$ws/secret.pem" -- true
+expect_err 125 "--json goes with cordon explain" "--json outside explain is refused" -- "$CORDON" --json -- true
+
+finish
