@@ -2,6 +2,8 @@
 #
 #   build/cordon         outer supervisor (musl, static PIE; glibc under SAN)
 #   build/cordon-inner   PID 1 in the sandbox (musl, static)
+#   build/cordon-bridge  the host side of --net proxy (musl, static)
+#   build/cordon-connect the CONNECT client ssh uses inside (musl, static)
 #   build/unit/*         Criterion unit tests (glibc host builds of common/ outer/ inner/)
 #   build/fuzz/*         libFuzzer harnesses (clang), built and run by `make fuzz`
 
@@ -34,7 +36,7 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 # Each binary's sources, named: a new file is added here on purpose.
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
-              common/sys.c common/wire.c common/wire_guardian.c
+              common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
@@ -51,12 +53,15 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/quarantine.c outer/hostpaths/registry_sweep.c \
-              outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
+              outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/sandbox_limits.c \
               outer/launch/userns.c
-INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/netcheck.c inner/pid1.c \
-              inner/spawn.c
+INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
+              inner/pid1.c inner/spawn.c
+BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/confine.c bridge/conn.c bridge/decision.c \
+              bridge/host.c bridge/intake.c bridge/loop.c bridge/netlog.c bridge/proto_http.c \
+              bridge/proto_socks5.c bridge/relay.c bridge/resolve.c bridge/upstream.c
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 
@@ -65,12 +70,15 @@ MOBJ = $(BUILD)/musl
 COMMON_HOBJ := $(COMMON_SRC:%.c=$(HOBJ)/%.o)
 OUTER_HOBJ  := $(OUTER_SRC:%.c=$(HOBJ)/%.o)
 INNER_HOBJ  := $(INNER_SRC:%.c=$(HOBJ)/%.o)
+BRIDGE_HOBJ := $(BRIDGE_SRC:%.c=$(HOBJ)/%.o)
 # libseccomp is needed only to compile the filter at build time (see
 # common/seccomp_bpf.h): cordon and cordon-inner link without it.
 SECCOMP_COMPILER := common/seccomp_policy.c
 RUNTIME_COMMON := $(filter-out $(SECCOMP_COMPILER),$(COMMON_SRC))
 INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
                $(MOBJ)/inner/main.o $(MOBJ)/common/fortify_shim.o
+BRIDGE_MOBJ := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(BRIDGE_SRC:%.c=$(MOBJ)/%.o) $(MOBJ)/bridge/main.o
+CONNECT_MOBJ := $(MOBJ)/connect/main.o $(MOBJ)/common/sys.o
 OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) \
                $(MOBJ)/common/fortify_shim.o
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
@@ -111,7 +119,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 .SECONDARY:
 
 .PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz
-all: $(BUILD)/cordon $(BUILD)/cordon-inner $(HELPER_BIN)
+all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
 deps:
 	@scripts/deps.sh
@@ -186,10 +194,25 @@ $(BUILD)/cordon-inner: $(INNER_MOBJ)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^ $(MUSL_LIBS)
 	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
-$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(COMMON_HOBJ) $(HOST_STAMP)
+# cordon-bridge: static musl too.  It resolves names with musl's resolver
+# (/etc/hosts, then the nameservers of /etc/resolv.conf; no NSS modules), so
+# nothing is loaded after it confined itself.
+$(BUILD)/cordon-bridge: $(BRIDGE_MOBJ)
+	$(call say,LD,$@)
+	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
+	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
+
+# cordon-connect HOST PORT: the CONNECT client ssh's ProxyCommand runs inside
+# the sandbox (GIT_SSH_COMMAND), static so it runs whatever the sandbox hides.
+$(BUILD)/cordon-connect: $(CONNECT_MOBJ)
+	$(call say,LD,$@)
+	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
+	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
+
+$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ) $(HOST_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Itests/unit -MMD -MP -o $@ \
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Ibridge -Itests/unit -MMD -MP -o $@ \
 	    $(filter %.c %.o,$^) \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
@@ -221,8 +244,9 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
-LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) $(wildcard bridge/*.c)
-LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -I$(BUILD)/gen $(NL_CFLAGS)
+LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) \
+	    $(wildcard bridge/*.c) $(wildcard connect/*.c)
+LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
 	cppcheck -q --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
@@ -242,7 +266,7 @@ FOBJ          = $(BUILD)/fuzz-obj
 FUZZ_CFLAGS  := $(CSTD) -O1 -g $(filter-out -Wno-format-truncation,$(WARN)) -fno-omit-frame-pointer \
                 -fsanitize=address,undefined -fsanitize=fuzzer-no-link \
                 -Icommon -I$(BUILD)/gen $(NL_CFLAGS)
-FUZZ_OBJ     := $(patsubst %.c,$(FOBJ)/%.o,$(COMMON_SRC) $(OUTER_SRC) $(INNER_SRC))
+FUZZ_OBJ     := $(patsubst %.c,$(FOBJ)/%.o,$(COMMON_SRC) $(OUTER_SRC) $(INNER_SRC) $(BRIDGE_SRC))
 FLAGS_FUZZ_TEXT := $(FUZZ_CC) $(FUZZ_CFLAGS)
 FUZZ_STAMP   := $(BUILD)/flags.fuzz
 ifneq ($(filter fuzz $(BUILD)/fuzz/%,$(MAKECMDGOALS)),)
@@ -260,7 +284,7 @@ $(FOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(FUZZ_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CLANG,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -Iouter -Iinner \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -Iouter -Iinner -Ibridge \
 	    -MMD -MP -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \
@@ -275,11 +299,13 @@ check: deps
 	$(MAKE) toolchains
 	$(MAKE) check-asan
 
-install: $(BUILD)/cordon $(BUILD)/cordon-inner
+install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
+	install -m 0755 $(BUILD)/cordon-bridge $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-bridge
+	install -m 0755 $(BUILD)/cordon-connect $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-connect
 	install -m 0644 doc/cordon.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon.1
 
 clean:
@@ -287,6 +313,6 @@ clean:
 
 # The header dependencies the compiler wrote (-MMD), named from the object
 # lists rather than searched for.
-ALL_OBJ := $(COMMON_HOBJ) $(OUTER_HOBJ) $(INNER_HOBJ) $(HOBJ)/outer/main.o \
-           $(OUTER_MOBJ) $(INNER_MOBJ) $(FUZZ_OBJ)
+ALL_OBJ := $(COMMON_HOBJ) $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(HOBJ)/outer/main.o \
+           $(OUTER_MOBJ) $(INNER_MOBJ) $(BRIDGE_MOBJ) $(CONNECT_MOBJ) $(FUZZ_OBJ)
 -include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

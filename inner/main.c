@@ -3,7 +3,8 @@
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock | --root-needs-landlock] [--full-write]
- *                [--tty] [--keep-ignored HEXMASK] -- COMMAND...
+ *                [--tty] [--keep-ignored HEXMASK] [--net none|proxy|full]
+ *                [--bridge FD] -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -20,6 +21,7 @@
 #include "caps.h"
 #include "err.h"
 #include "landlock.h"
+#include "listen.h"
 #include "netcheck.h"
 #include "pid1.h"
 #include "seccomp_bpf.h"
@@ -33,6 +35,8 @@ struct inner_opts {
 	int allow_unix_sockets;
 	int landlock_need; /* enum landlock_need */
 	int full_write;
+	enum netcheck_mode net;
+	int bridge;      /* --net proxy: the socket to cordon-bridge */
 	int tty;               /* spawn.h: the command's own session on its terminal */
 	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
 	char **cmd;
@@ -40,7 +44,7 @@ struct inner_opts {
 
 static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon_err *e)
 {
-	*o = (struct inner_opts){ .ctrl = -1 };
+	*o = (struct inner_opts){ .ctrl = -1, .bridge = -1 };
 	int i;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -64,6 +68,15 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 				o->landlock_need = LANDLOCK_ROOT;
 		} else if (strcmp(a, "--full-write") == 0) {
 			o->full_write = 1;
+		} else if (strcmp(a, "--bridge") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 3 || v > 65535)
+				return err_set(e, EINVAL, "cordon-inner: bad --bridge %s", argv[i]);
+			o->bridge = (int)v;
+		} else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
+			if (netcheck_mode_parse(argv[++i], &o->net) < 0)
+				return err_set(e, EINVAL, "cordon-inner: bad --net %s", argv[i]);
 		} else if (strcmp(a, "--tty") == 0) {
 			o->tty = 1;
 		} else if (strcmp(a, "--keep-ignored") == 0 && i + 1 < argc) {
@@ -83,6 +96,8 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 	 * cross the command's. */
 	if (fcntl(o->ctrl, F_SETFD, FD_CLOEXEC) < 0)
 		return err_sys(e, errno, "cordon-inner: control socket");
+	if (o->bridge >= 0 && fcntl(o->bridge, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(e, errno, "cordon-inner: bridge socket");
 	return 0;
 }
 
@@ -176,9 +191,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
 	/* PID 1's own filter comes after the fork (the command must not
-	 * inherit it) and after the network check (netlink), before the
-	 * command execs. */
-	if ((r = netcheck_loopback_only(e)) < 0 || (r = pid1_confine(e)) < 0) {
+	 * inherit it) and after the network check (netlink) and the proxy
+	 * listeners (socket, bind, listen), before the command execs. */
+	if ((r = netcheck_for_mode(o->net, e)) < 0 ||
+	    (r = listen_for_mode(o->net, o->bridge, e)) < 0 || (r = pid1_confine(e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

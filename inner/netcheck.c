@@ -208,3 +208,23 @@ int netcheck_loopback_only(struct cordon_err *e)
 			       NETCHECK_MAX_LINKS);
 	return netcheck_decide(st.list, st.n, e);
 }
+
+int netcheck_mode_parse(const char *s, enum netcheck_mode *mode)
+{
+	if (strcmp(s, "none") == 0)
+		*mode = NETCHECK_NONE;
+	else if (strcmp(s, "proxy") == 0)
+		*mode = NETCHECK_PROXY;
+	else if (strcmp(s, "full") == 0)
+		*mode = NETCHECK_FULL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int netcheck_for_mode(enum netcheck_mode mode, struct cordon_err *e)
+{
+	if (mode == NETCHECK_FULL)
+		return 0;
+	return netcheck_loopback_only(e);
+}

@@ -34,4 +34,16 @@ int netcheck_decide(const struct netcheck_link *links, size_t n, struct cordon_e
  * closed before returning. */
 int netcheck_loopback_only(struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* The network mode cordon asked for (cordon-inner --net). */
+enum netcheck_mode { NETCHECK_NONE, NETCHECK_PROXY, NETCHECK_FULL };
+
+/* Pure: the mode named by s ("none", "proxy", "full"), or -EINVAL. */
+int netcheck_mode_parse(const char *s, enum netcheck_mode *mode) __attribute__((warn_unused_result));
+
+/* The check for mode: none and proxy need the isolated namespace
+ * (netcheck_loopback_only); full is the host's own namespace, asked for
+ * explicitly, and passes unchecked. */
+int netcheck_for_mode(enum netcheck_mode mode, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 #endif

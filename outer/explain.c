@@ -7,6 +7,7 @@
 #include "explain_print.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
+#include "plan/env.h"
 #include "prepare.h"
 #include "supervise.h"
 
@@ -46,6 +47,12 @@ int explain_run(const struct config *c, struct cordon_err *e)
 		char cache[PATH_MAX];
 		cache_path(c, &p.res, cache, sizeof(cache));
 		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &p.argv, e);
+		if (r == 0 && c->net == NET_PROXY && !c->json) {
+			printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
+			for (size_t i = 0; i < p.env.n; i++)
+				if (env_is_proxy_key(p.env.v[i]))
+					printf("  %s\n", p.env.v[i]);
+		}
 	}
 	protect_release(&prot);
 	prepare_free(&p);

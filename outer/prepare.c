@@ -2,11 +2,13 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "launch/inner_find.h"
 #include "plan/env.h"
 #include "toolenv.h"
 
@@ -17,6 +19,7 @@ void prepare_init(struct prepared *p)
 	memset(p, 0, sizeof(*p));
 	p->bin.fd = -1;
 	p->inner = (struct inner_link)INNER_LINK_INIT;
+	p->bridge = (struct bridge_link)BRIDGE_LINK_INIT;
 	p->bwrap = (struct bwrap)BWRAP_INIT;
 }
 
@@ -49,11 +52,26 @@ static int collect_keep(struct prepared *p, const struct protect_run *prot, stru
 	n = bwrap_keep(&p->bwrap, fds);
 	for (size_t i = 0; i < n; i++)
 		r |= keep_fd(p, fds[i]);
+	r |= keep_fd(p, bridge_link_inner_fd(&p->bridge));
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
 			r |= keep_fd(p, lists[l].v[i].fd);
 	r |= protect_fds(prot, keep_fd, p);
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+/* With --net proxy, the proxy's variables, pointing ssh at cordon-connect
+ * when it is installed beside cordon (without it only GIT_SSH_COMMAND is
+ * left out). */
+static int proxy_env(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	char connect_path[PATH_MAX];
+	int fd = -1;
+	if (c->net != NET_PROXY)
+		return 0;
+	int found = helper_find("cordon-connect", &fd, connect_path, NULL) == 0;
+	sys_close(&fd);
+	return env_add_proxy(c, found ? connect_path : NULL, &p->env, e);
 }
 
 /* How the limits are enforced here (plan/limits.h): who the caller is and
@@ -88,10 +106,12 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		return r;
 	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
-	    (r = inner_link_open(&p->inner, c, t, e)) < 0 ||
+	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
+	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = env_build(environ, c, &p->env, e)) < 0 ||
-	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0)
+	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
+	    (r = proxy_env(c, p, e)) < 0)
 		return r;
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
@@ -99,6 +119,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		 * gets a session of its own on its own pty (launch/pty.h). */
 		.new_session = 1,
 		.share_pid = c->pid == PID_INHERIT,
+		.share_net = c->net == NET_FULL,
 		.cmd = c->cmd,
 	};
 	bwrap_fill_opts(&p->bwrap, &p->bo);
@@ -129,6 +150,7 @@ void prepare_free(struct prepared *p)
 	/* Still running here only when the run failed before the command
 	 * could start: cordon-inner waits for the bind checks. */
 	bwrap_close(&p->bwrap);
+	bridge_end(&p->bridge, 0);
 	inner_link_close(&p->inner);
 	resolved_free(&p->res);
 	sys_close(&p->bin.fd);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "err.h"
 #include "hostpaths/protect.h"
+#include "launch/bridge.h"
 #include "launch/bwrap.h"
 #include "launch/bwrap_find.h"
 #include "launch/inner_link.h"
@@ -24,6 +25,7 @@ struct prepared {
 	struct resolved res;
 	struct bwrap_bin bin;
 	struct inner_link inner;
+	struct bridge_link bridge;  /* --net proxy */
 	struct bwrap bwrap;
 	struct argv env;
 	struct bwrap_opts bo;

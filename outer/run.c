@@ -75,6 +75,7 @@ static int start_bwrap(struct prepared *p, struct pty *pty, const struct supervi
 	int r = bwrap_start(&p->bwrap, &s, e);
 	if (r == 0) {
 		inner_link_started(&p->inner);
+		bridge_link_started(&p->bridge);
 		pty_started(pty);
 	}
 	return r;
@@ -193,6 +194,9 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		bwrap_reaped(&p->bwrap);
 	/* The user's terminal back before anything is said on it. */
 	pty_close(pty);
+	/* The sandbox is gone, so the bridge's socket is at end of file: it
+	 * logs its last connections and exits. */
+	bridge_end(&p->bridge, 2000);
 	if (r < 0)
 		return r;
 	/* bwrap is gone and everything in the sandbox with it: look at every
@@ -284,6 +288,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
+	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;

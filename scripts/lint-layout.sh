@@ -5,6 +5,7 @@
 # inside inner/ and bridge/, whose own headers sit beside them.
 #   common/            common/ only
 #   inner/, bridge/    their own folder and common/
+#   connect/           common/ only
 #   outer/input/       input/, config.h, common/
 #   outer/plan/        plan/, input/, config.h, common/   (pure: nothing that writes or forks)
 #   outer/hostpaths/   hostpaths/, plan/, procstat.h, config.h, common/
@@ -46,6 +47,7 @@ check() { # FILE ALLOWED-PREFIXES...
 for f in common/*.[ch] common/*/*.[ch]; do [ -f "$f" ] && check "$f"; done
 for f in inner/*.[ch]; do [ -f "$f" ] && check "$f"; done
 for f in bridge/*.[ch]; do [ -f "$f" ] && check "$f"; done
+for f in connect/*.[ch]; do [ -f "$f" ] && check "$f"; done
 for f in outer/input/*.[ch]; do [ -f "$f" ] && check "$f" input/ config.h; done
 for f in outer/plan/*.[ch]; do [ -f "$f" ] && check "$f" plan/ input/ config.h; done
 for f in outer/hostpaths/*.[ch]; do [ -f "$f" ] && check "$f" hostpaths/ plan/ procstat.h config.h; done

@@ -418,14 +418,11 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
  * run with less than it asked for.  Each entry goes when its feature lands. */
 static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 {
-	static const char later[] = " is not available in this version";
-	if (c->net == NET_PROXY)
-		return err_set(e, ENOTSUP, "--net proxy%s; use --net none", later);
-	if (c->net == NET_FULL)
-		return err_set(e, ENOTSUP, "--net full%s; use --net none", later);
-	if (c->deny_domain.n || c->proxy_upstream || c->attribution_token || c->net_log)
-		return err_set(e, ENOTSUP, "--deny-domain, --proxy-upstream, --attribution-token "
-			       "and --net-log%s", later);
+	if ((c->deny_domain.n || c->proxy_upstream || c->net_log) && c->net != NET_PROXY)
+		return err_set(e, EINVAL, "--deny-domain, --proxy-upstream and --net-log need "
+			       "--net proxy (or an --allow-domain)");
+	if (c->attribution_token && !c->proxy_upstream)
+		return err_set(e, EINVAL, "--attribution-token needs --proxy-upstream");
 	return 0;
 }
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int inner_find(int *fd, char path[PATH_MAX], struct cordon_err *e)
+int helper_find(const char *name, int *fd, char path[PATH_MAX], struct cordon_err *e)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -20,9 +20,9 @@ int inner_find(int *fd, char path[PATH_MAX], struct cordon_err *e)
 		return err_set(e, ENOENT, "cannot find my own directory");
 	*slash = '\0';
 
-	static const char *const rel[] = { "cordon-inner", "../libexec/cordon/cordon-inner" };
+	static const char *const rel[] = { "", "../libexec/cordon/" };
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		int w = snprintf(path, PATH_MAX, "%s/%s", self, rel[i]);
+		int w = snprintf(path, PATH_MAX, "%s/%s%s", self, rel[i], name);
 		if (w < 0 || w >= PATH_MAX)
 			continue;
 		int f = open(path, O_PATH | O_CLOEXEC);
@@ -36,6 +36,11 @@ int inner_find(int *fd, char path[PATH_MAX], struct cordon_err *e)
 		(void)close(f);
 	}
 	return err_set(e, ENOENT,
-		       "cordon-inner not found in %s or %s/../libexec/cordon; reinstall cordon (make install)",
-		       self, self);
+		       "%s not found in %s or %s/../libexec/cordon; reinstall cordon (make install)",
+		       name, self, self);
+}
+
+int inner_find(int *fd, char path[PATH_MAX], struct cordon_err *e)
+{
+	return helper_find("cordon-inner", fd, path, e);
 }

@@ -7,7 +7,12 @@
 #include <limits.h>
 #include "err.h"
 
-/* Open cordon-inner O_PATH|O_CLOEXEC; *fd gets it, path[] its location. */
+/* Open the helper binary name (cordon-inner, cordon-bridge) O_PATH|O_CLOEXEC
+ * from beside cordon; *fd gets it, path[] its location. */
+int helper_find(const char *name, int *fd, char path[PATH_MAX], struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* helper_find("cordon-inner", ...). */
 int inner_find(int *fd, char path[PATH_MAX], struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

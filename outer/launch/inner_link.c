@@ -13,8 +13,8 @@
 #include "sys.h"
 #include "wire.h"
 
-static int build_args(const struct config *c, const struct inner_term *t, struct inner_link *l,
-		      struct cordon_err *e)
+static int build_args(const struct config *c, const struct inner_term *t, int bridge_fd,
+		      struct inner_link *l, struct cordon_err *e)
 {
 	struct argv *a = &l->args;
 	int r = 0;
@@ -30,6 +30,12 @@ static int build_args(const struct config *c, const struct inner_term *t, struct
 		r |= argv_push(a, "--root-needs-landlock"); /* DESIGN section 4 */
 	if (c->full_write)
 		r |= argv_push(a, "--full-write");
+	r |= argv_push(a, "--net");
+	r |= argv_push(a, c->net == NET_FULL ? "full" : c->net == NET_PROXY ? "proxy" : "none");
+	if (bridge_fd >= 0) {
+		r |= argv_push(a, "--bridge");
+		r |= argv_push_int(a, bridge_fd);
+	}
 	if (t && t->tty)
 		r |= argv_push(a, "--tty");
 	if (t && t->keep_ignored) {
@@ -42,7 +48,7 @@ static int build_args(const struct config *c, const struct inner_term *t, struct
 }
 
 int inner_link_open(struct inner_link *l, const struct config *c, const struct inner_term *t,
-		    struct cordon_err *e)
+		    int bridge_fd, struct cordon_err *e)
 {
 	char path[PATH_MAX];
 	int r = inner_find(&l->exec_fd, path, e);
@@ -55,7 +61,7 @@ int inner_link_open(struct inner_link *l, const struct config *c, const struct i
 	/* bwrap execs cordon-inner through this descriptor: the binary cordon
 	 * chose is the one that runs, even where the sandbox hides its path. */
 	(void)snprintf(l->exec, sizeof(l->exec), "/proc/self/fd/%d", l->exec_fd);
-	return build_args(c, t, l, e);
+	return build_args(c, t, bridge_fd, l, e);
 }
 
 void inner_link_fill_opts(const struct inner_link *l, struct bwrap_opts *o)

@@ -30,8 +30,10 @@ struct inner_term {
 				     command starts with them ignored */
 };
 
+/* bridge_fd: cordon-inner's end of the socket to cordon-bridge (--net
+ * proxy, launch/bridge.h), -1 for none; it is in bwrap's keep list. */
 int inner_link_open(struct inner_link *l, const struct config *c, const struct inner_term *t,
-		    struct cordon_err *e) __attribute__((warn_unused_result));
+		    int bridge_fd, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* cordon-inner's part of bwrap's options, and the descriptors bwrap must
  * pass on to it. */

@@ -57,7 +57,8 @@ int bwrap_argv_options(const struct mount_plan *p, const struct bwrap_opts *o,
 	PUSH("--unshare-ipc");
 	PUSH("--unshare-uts");
 	PUSH("--unshare-cgroup-try");
-	PUSH("--unshare-net");
+	if (!o->share_net)
+		PUSH("--unshare-net");
 	PUSH("--die-with-parent");
 	if (o->new_session)
 		PUSH("--new-session");

@@ -117,3 +117,85 @@ oom:
 	argv_free(out);
 	return err_set(e, ENOMEM, "out of memory building the environment");
 }
+
+#define ENV_PROXY_URL "http://127.0.0.1:3128"
+
+static int env_named_by_op(const struct config *c, const char *key)
+{
+	for (size_t i = 0; i < c->nenv; i++)
+		if (strcmp(c->env[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* A path ssh's ProxyCommand (run by a shell) reads as one word. */
+static int env_shell_safe(const char *p)
+{
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("/._+-", *p)))
+			return 0;
+	return 1;
+}
+
+static const char *const env_proxy_key_list[] = {
+	"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+	"no_proxy", "NO_PROXY", "NODE_USE_ENV_PROXY", "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY",
+	"JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND",
+};
+
+int env_is_proxy_key(const char *entry)
+{
+	for (size_t i = 0; i < sizeof(env_proxy_key_list) / sizeof(env_proxy_key_list[0]); i++)
+		if (key_matches(entry, env_proxy_key_list[i]))
+			return 1;
+	return 0;
+}
+
+int env_add_proxy(const struct config *c, const char *connect_path, struct argv *env,
+		  struct cordon_err *e)
+{
+	static const char *const plain[][2] = {
+		{ "http_proxy", ENV_PROXY_URL }, { "https_proxy", ENV_PROXY_URL },
+		{ "HTTP_PROXY", ENV_PROXY_URL }, { "HTTPS_PROXY", ENV_PROXY_URL },
+		{ "all_proxy", ENV_PROXY_URL }, { "ALL_PROXY", ENV_PROXY_URL },
+		{ "no_proxy", "localhost,127.0.0.1,::1" }, { "NO_PROXY", "localhost,127.0.0.1,::1" },
+		{ "NODE_USE_ENV_PROXY", "1" },
+		{ "YARN_HTTP_PROXY", ENV_PROXY_URL }, { "YARN_HTTPS_PROXY", ENV_PROXY_URL },
+	};
+	static const char java[] = "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+				   "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128";
+	if (c->net != NET_PROXY)
+		return 0;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!env_named_by_op(c, plain[i][0]) && env_set(env, plain[i][0], plain[i][1]) < 0)
+			goto oom;
+	if (!env_named_by_op(c, "YARN_NO_PROXY"))
+		env_remove(env, "YARN_NO_PROXY");
+	if (!env_named_by_op(c, "JAVA_TOOL_OPTIONS")) {
+		const char *old = env_get(env, "JAVA_TOOL_OPTIONS");
+		size_t len = (old ? strlen(old) + 1 : 0) + sizeof(java);
+		char *v = malloc(len);
+		if (!v)
+			goto oom;
+		(void)snprintf(v, len, "%s%s%s", old ? old : "", old && *old ? " " : "", java);
+		int r = env_set(env, "JAVA_TOOL_OPTIONS", v);
+		free(v);
+		if (r < 0)
+			goto oom;
+	}
+	if (connect_path && env_shell_safe(connect_path) && !env_named_by_op(c, "GIT_SSH_COMMAND")) {
+		size_t len = strlen(connect_path) + 64;
+		char *v = malloc(len);
+		if (!v)
+			goto oom;
+		(void)snprintf(v, len, "ssh -o ProxyCommand='%s %%h %%p'", connect_path);
+		int r = env_set(env, "GIT_SSH_COMMAND", v);
+		free(v);
+		if (r < 0)
+			goto oom;
+	}
+	return 0;
+oom:
+	return err_set(e, ENOMEM, "out of memory building the environment");
+}

@@ -34,4 +34,22 @@ void env_remove_all(struct argv *a, const char *var);
 /* Set key=value in a, replacing any earlier value.  0 or -ENOMEM. */
 int env_set(struct argv *a, const char *key, const char *value) __attribute__((warn_unused_result));
 
+/* With --net proxy, point the command's clients at the proxy, as DESIGN
+ * section 8 lists (NETWORK-CLIENTS.md says which client reads which):
+ * http_proxy, https_proxy, HTTP_PROXY, HTTPS_PROXY, all_proxy, ALL_PROXY =
+ * http://127.0.0.1:3128 (the literal address: Go may resolve localhost to
+ * ::1; an HTTP, not SOCKS, ALL_PROXY: httpx and requests break on SOCKS);
+ * no_proxy, NO_PROXY = localhost,127.0.0.1,::1; NODE_USE_ENV_PROXY=1;
+ * JAVA_TOOL_OPTIONS extended with -Dhttp(s).proxyHost/Port; YARN_HTTP_PROXY,
+ * YARN_HTTPS_PROXY (and YARN_NO_PROXY removed: Yarn refuses it);
+ * GIT_SSH_COMMAND through connect_path (cordon-connect; not set when NULL
+ * or when the path holds a character a shell would read).  A variable an
+ * operation of c (--setenv, --unsetenv) names is left as that operation
+ * made it.  Any other mode: nothing changes. */
+int env_add_proxy(const struct config *c, const char *connect_path, struct argv *env,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Nonzero when entry ("K=V") is one of the variables env_add_proxy sets. */
+int env_is_proxy_key(const char *entry);
+
 #endif

@@ -22,6 +22,7 @@ make -s install BUILD="$BUILD" PREFIX="$PREFIX" >/dev/null || { echo "run.sh: ma
 mkdir -p "$PREFIX/tests" "$PREFIX/helpers"
 cp tests/integration/*.sh "$PREFIX/tests/"
 cp "$BUILD"/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
+cp tests/helpers/*.py "$PREFIX/helpers/"
 chmod -R a+rX "$PREFIX"
 
 # A sanitizer build (make check-asan): every run of cordon in every test is
@@ -39,6 +40,11 @@ fake_env=()
 if [ "$(id -u)" -eq 0 ]; then
 	FAKE=$(mktemp -d /run/cordon-test.XXXXXX) && chmod 755 "$FAKE" &&
 		install -m 0755 "$BUILD/helpers/failbwrap" "$FAKE/bwrap" && fake_env=(FAKE_BWRAP="$FAKE/bwrap")
+	# The bridge's test resolver map (bridge/intake.h): honoured only from a
+	# root-owned file no one else may write, so only root can make one.
+	printf '%s\n' '127.0.0.1 allowed.test denied.test other.test sub.allowed.test' \
+		'::1 v6.test' '169.254.169.254 metadata.test' >"$FAKE/hosts" &&
+		chmod 644 "$FAKE/hosts" && fake_env+=(CORDON_BRIDGE_HOSTS="$FAKE/hosts")
 	trap 'rm -rf "$PREFIX" "${FAKE:-}"' EXIT
 fi
 
@@ -78,10 +84,17 @@ run_as() { # USER FILE
 		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}"
 		    XDG_CACHE_HOME="$PREFIX/cache/$user")
 	echo "== $(basename "$file") as $user${mode_tag-}"
+	# The network tests run in a network namespace of their own with only
+	# lo (made here, as root, for both users): no packet they cause can
+	# leave the machine, whatever the bridge gets wrong.
+	local netns=()
+	if [[ $(basename "$file") == t_net* ]] && [ "$(id -u)" -eq 0 ]; then
+		netns=(unshare -n -- sh -c 'ip link set lo up && exec "$@"' sh)
+	fi
 	if [ "$user" = "$(id -un)" ]; then
-		out=$(cd "$PREFIX" && env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
+		out=$(cd "$PREFIX" && "${netns[@]}" env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
 	else
-		out=$(cd "$PREFIX" && runuser -u "$user" -- env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
+		out=$(cd "$PREFIX" && "${netns[@]}" runuser -u "$user" -- env -i "${envs[@]}" USER="$user" bash "$file" 2>&1)
 	fi
 	printf '%s\n' "$out" | grep -v '^RESULT '
 	local res

@@ -155,6 +155,22 @@ Test(bwrap_argv, share_pid_drops_pid_namespace_flags)
 	argv_free(&a);
 }
 
+/* --net full: the host's network namespace, every other namespace kept. */
+Test(bwrap_argv, share_net_drops_only_the_network_namespace)
+{
+	struct bwrap_opts o = opts();
+	o.share_net = 1;
+	struct argv a;
+	build(&empty_plan, &o, &a);
+	static const char *const want[] = {
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--unshare-cgroup-try", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL",
+	};
+	expect_options(&a, want, sizeof(want) / sizeof(want[0]));
+	cr_assert_eq(count(&a, first_dashdash(&a), "--unshare-net"), 0);
+	argv_free(&a);
+}
+
 /* The words one mount op turns into, found after the fixed options. */
 static void expect_op(const struct mount_op *op, const char *const *want, size_t nwant)
 {

@@ -394,11 +394,32 @@ Test(cli, net)
 	expect_refused(PARSE(&p, "--net", "bogus", "true"), "--net bogus: ");
 	cr_assert_eq(p.e.err, EINVAL);
 	expect_refused(PARSE(&p, "--net=", "true"), "--net : ");
-	/* Modes this version cannot provide are refused, never run with less. */
-	expect_refused(PARSE(&p, "--net", "proxy", "true"), "--net proxy ");
-	cr_assert_eq(p.e.err, ENOTSUP);
-	expect_refused(PARSE(&p, "--net=full", "true"), "--net full ");
-	cr_assert_eq(p.e.err, ENOTSUP);
+	PARSE(&p, "--net", "proxy", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.net, NET_PROXY);
+	config_free(&p.c);
+	PARSE(&p, "--net=full", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.net, NET_FULL);
+	config_free(&p.c);
+}
+
+/* The proxy's settings need the proxy; a token needs an upstream to go to. */
+Test(cli, proxy_settings)
+{
+	struct parsed p;
+	PARSE(&p, "--allow-domain", "a.test", "--deny-domain", "b.a.test", "--net-log", "/l",
+	      "--proxy-upstream", "tcp:127.0.0.1:1", "--attribution-token", "t", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.net, NET_PROXY, "--allow-domain implies --net proxy");
+	cr_assert_eq(p.c.deny_domain.n, 1);
+	cr_assert_str_eq(p.c.proxy_upstream, "tcp:127.0.0.1:1");
+	cr_assert_str_eq(p.c.attribution_token, "t");
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--deny-domain", "b.test", "true"), "--deny-domain, --proxy-upstream");
+	expect_refused(PARSE(&p, "--net", "full", "--net-log", "/l", "true"), "--deny-domain");
+	expect_refused(PARSE(&p, "--net", "proxy", "--attribution-token", "t", "true"),
+		       "--attribution-token needs --proxy-upstream");
 }
 
 Test(cli, allow_unix_sockets)

@@ -261,3 +261,78 @@ Test(env, get_set_has)
 	cr_assert(!env_key_same("GOCACHEX", 7, "GOCACHEX"), "the length counts");
 	argv_free(&a);
 }
+
+static void proxy(const struct config *c, char *const *b, const char *connect, struct argv *out)
+{
+	struct cordon_err e;
+	build(b, c, out);
+	cr_assert_eq(env_add_proxy(c, connect, out, &e), 0, "env_add_proxy: %s", e.msg);
+	expect_no_duplicates(out);
+}
+
+/* DESIGN section 8's list, both cases, the literal address, an HTTP
+ * ALL_PROXY; an inherited proxy (unreachable from the sandbox) replaced. */
+Test(env, proxy_variables)
+{
+	char *const b[] = { "HTTPS_PROXY=http://corp:8080", "YARN_NO_PROXY=x",
+			    "JAVA_TOOL_OPTIONS=-Xmx1g", NULL };
+	struct config c = cfg(NULL, 0, 0);
+	c.net = NET_PROXY;
+	struct argv a;
+	proxy(&c, b, "/usr/libexec/cordon/cordon-connect", &a);
+	static const char *const url_keys[] = {
+		"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY",
+	};
+	for (size_t i = 0; i < sizeof(url_keys) / sizeof(url_keys[0]); i++)
+		cr_assert_str_eq(get(&a, url_keys[i]), "http://127.0.0.1:3128", "%s", url_keys[i]);
+	cr_assert_str_eq(get(&a, "no_proxy"), "localhost,127.0.0.1,::1");
+	cr_assert_str_eq(get(&a, "NO_PROXY"), "localhost,127.0.0.1,::1");
+	cr_assert_str_eq(get(&a, "NODE_USE_ENV_PROXY"), "1");
+	cr_assert_null(get(&a, "YARN_NO_PROXY"), "Yarn refuses YARN_NO_PROXY");
+	cr_assert_str_eq(get(&a, "JAVA_TOOL_OPTIONS"),
+			 "-Xmx1g -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+			 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128");
+	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"),
+			 "ssh -o ProxyCommand='/usr/libexec/cordon/cordon-connect %h %p'");
+	cr_assert_str_eq(get(&a, "TMPDIR"), "/tmp");
+	argv_free(&a);
+}
+
+Test(env, proxy_explicit_setenv_wins)
+{
+	struct env_op ops[] = { { "HTTPS_PROXY", "http://mine:1" }, { "GIT_SSH_COMMAND", "ssh -v" },
+				{ "JAVA_TOOL_OPTIONS", NULL }, { "YARN_NO_PROXY", "keep" } };
+	struct config c = cfg(ops, 4, 1);
+	c.net = NET_PROXY;
+	struct argv a;
+	proxy(&c, NULL, "/x/cordon-connect", &a);
+	cr_assert_str_eq(get(&a, "HTTPS_PROXY"), "http://mine:1");
+	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"), "ssh -v");
+	cr_assert_null(get(&a, "JAVA_TOOL_OPTIONS"), "an --unsetenv wins too");
+	cr_assert_str_eq(get(&a, "YARN_NO_PROXY"), "keep");
+	cr_assert_str_eq(get(&a, "https_proxy"), "http://127.0.0.1:3128");
+	argv_free(&a);
+}
+
+Test(env, proxy_only_with_net_proxy_and_safe_connect_path)
+{
+	struct config c = cfg(NULL, 0, 0);
+	struct argv a;
+	c.net = NET_FULL;
+	proxy(&c, base, "/x/cordon-connect", &a);
+	cr_assert_null(get(&a, "HTTP_PROXY"));
+	cr_assert_null(get(&a, "GIT_SSH_COMMAND"));
+	argv_free(&a);
+	c.net = NET_PROXY;
+	proxy(&c, base, "/x y/cordon-connect", &a);
+	cr_assert_null(get(&a, "GIT_SSH_COMMAND"), "a path with a space would split");
+	cr_assert_str_eq(get(&a, "HTTP_PROXY"), "http://127.0.0.1:3128");
+	argv_free(&a);
+	proxy(&c, base, "/x/it's", &a);
+	cr_assert_null(get(&a, "GIT_SSH_COMMAND"));
+	argv_free(&a);
+	proxy(&c, base, NULL, &a);
+	cr_assert_null(get(&a, "GIT_SSH_COMMAND"));
+	argv_free(&a);
+}

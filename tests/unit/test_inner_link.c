@@ -38,7 +38,7 @@ Test(inner_link_open, options_follow_the_config_and_the_terminal)
 	int made = access(self, X_OK) != 0;
 	if (made)
 		close(open(self, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
-	int r = inner_link_open(&l, &c, &t, &e);
+	int r = inner_link_open(&l, &c, &t, 41, &e);
 	if (made)
 		unlink(self);
 	cr_assert_eq(r, 0, "%s", e.msg);
@@ -51,6 +51,12 @@ Test(inner_link_open, options_follow_the_config_and_the_terminal)
 	i = has(&l.args, "--keep-ignored");
 	cr_assert(i);
 	cr_assert_str_eq(l.args.v[i], "3", "SIGHUP and SIGINT: bits 0 and 1");
+	i = has(&l.args, "--net");
+	cr_assert(i);
+	cr_assert_str_eq(l.args.v[i], "none");
+	i = has(&l.args, "--bridge");
+	cr_assert(i);
+	cr_assert_str_eq(l.args.v[i], "41", "cordon-inner's end of the bridge socket");
 	inner_link_close(&l);
 	cr_assert_eq(l.ctrl[0], -1);
 }

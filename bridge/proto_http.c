@@ -1,0 +1,334 @@
+/* proto_http.c: see proto_http.h. */
+#include "proto_http.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+int http_scan_head(struct http_scan *s, const char *buf, size_t len)
+{
+	size_t i;
+	for (i = s->pos; i < len && i < HTTP_HEAD_MAX; i++) {
+		char c = buf[i];
+		if (c == '\0')
+			return -400;
+		if (c != '\n')
+			continue;
+		if (i == 0 || buf[i - 1] != '\r')
+			return -400;
+		if (!s->line_end)
+			s->line_end = i + 1;
+		if (i >= 3 && buf[i - 2] == '\n' && buf[i - 3] == '\r') {
+			s->pos = i + 1;
+			return (int)(i + 1);
+		}
+	}
+	s->pos = i;
+	if (!s->line_end && i >= HTTP_LINE_MAX)
+		return -414;
+	if (i >= HTTP_HEAD_MAX)
+		return -431;
+	return 0;
+}
+
+static int hp_tchar(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return 1;
+	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static int hp_digits(const char *s, size_t len, unsigned max_digits, unsigned long long *v)
+{
+	if (len == 0 || len > max_digits)
+		return -1;
+	unsigned long long acc = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		acc = acc * 10 + (unsigned)(s[i] - '0');
+	}
+	*v = acc;
+	return 0;
+}
+
+/* host[:port] or [v6][:port]: *has_port says whether a port was given. */
+static int hp_authority(const char *a, size_t len, struct host *h, uint16_t *port, int *has_port)
+{
+	size_t hlen = len;
+	const char *colon = NULL;
+	if (len > 0 && a[0] == '[') {
+		const char *close = memchr(a, ']', len);
+		if (!close)
+			return -1;
+		hlen = (size_t)(close - a) + 1;
+		if (hlen < len) {
+			if (a[hlen] != ':')
+				return -1;
+			colon = a + hlen;
+		}
+	} else {
+		colon = memchr(a, ':', len);
+		if (colon) {
+			hlen = (size_t)(colon - a);
+			if (memchr(colon + 1, ':', len - hlen - 1))
+				return -1;
+		}
+	}
+	*has_port = colon != NULL;
+	if (colon) {
+		unsigned long long v;
+		if (hp_digits(colon + 1, len - hlen - 1, 5, &v) < 0 || v == 0 || v > 65535)
+			return -1;
+		*port = (uint16_t)v;
+	}
+	return host_canon(a, hlen, h) < 0 ? -1 : 0;
+}
+
+/* METHOD SP target SP HTTP/1.x CRLF */
+static int hp_request_line(const char *b, size_t line_len, struct http_req *r,
+			   size_t *t_off, size_t *t_len)
+{
+	const char *sp1 = memchr(b, ' ', line_len);
+	if (!sp1 || sp1 == b || sp1 - b > 20)
+		return -1;
+	for (const char *p = b; p < sp1; p++)
+		if (!hp_tchar((unsigned char)*p))
+			return -1;
+	r->method_off = 0;
+	r->method_len = (size_t)(sp1 - b);
+	const char *t = sp1 + 1, *end = b + line_len - 2; /* before CRLF */
+	const char *sp2 = memchr(t, ' ', (size_t)(end - t));
+	if (!sp2 || sp2 == t)
+		return -1;
+	for (const char *p = t; p < sp2; p++) {
+		unsigned char c = (unsigned char)*p;
+		/* '#' and '\' are read differently by URL parsers (a fragment, a
+		 * path separator): no target may carry them. */
+		if (c <= 0x20 || c >= 0x7f || c == '#' || c == '\\')
+			return -1;
+	}
+	if ((size_t)(end - sp2) != 9 || memcmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+	    (sp2[8] != '0' && sp2[8] != '1'))
+		return -1;
+	r->minor = (unsigned)(sp2[8] - '0');
+	*t_off = (size_t)(t - b);
+	*t_len = (size_t)(sp2 - t);
+	return 0;
+}
+
+static int hp_target(const char *b, size_t off, size_t len, struct http_req *r)
+{
+	const char *t = b + off;
+	int has_port = 0;
+	if (r->method_len == 7 && memcmp(b, "CONNECT", 7) == 0) {
+		r->kind = HTTP_CONNECT;
+		if (memchr(t, '@', len) || memchr(t, '/', len) || memchr(t, '?', len))
+			return -1;
+		if (hp_authority(t, len, &r->host, &r->port, &has_port) < 0 || !has_port)
+			return -1;
+		return 0;
+	}
+	r->kind = HTTP_FORWARD;
+	if (len < 8 || strncasecmp(t, "http://", 7) != 0)
+		return -1; /* origin-form would route on Host; https:// needs TLS */
+	size_t a = off + 7, e = a;
+	while (e < off + len && b[e] != '/' && b[e] != '?')
+		e++;
+	if (memchr(b + a, '@', e - a))
+		return -1; /* userinfo: user@host is read as host by some, user by others */
+	r->port = 80;
+	if (e == a || hp_authority(b + a, e - a, &r->host, &r->port, &has_port) < 0)
+		return -1;
+	r->path_off = e;
+	r->path_len = off + len - e;
+	return 0;
+}
+
+/* Optional whitespace around a header value. */
+static void hp_trim(const char **v, size_t *len)
+{
+	while (*len && (**v == ' ' || **v == '\t'))
+		(*v)++, (*len)--;
+	while (*len && ((*v)[*len - 1] == ' ' || (*v)[*len - 1] == '\t'))
+		(*len)--;
+}
+
+static int hp_name_is(const char *n, size_t nlen, const char *want)
+{
+	return nlen == strlen(want) && strncasecmp(n, want, nlen) == 0;
+}
+
+struct hp_seen {
+	int content_length, transfer_encoding, host;
+};
+
+static int hp_header(const char *line, size_t len, struct http_req *r, struct hp_seen *s)
+{
+	if (line[0] == ' ' || line[0] == '\t')
+		return -1; /* obs-fold */
+	const char *colon = memchr(line, ':', len);
+	if (!colon || colon == line)
+		return -1;
+	for (const char *p = line; p < colon; p++)
+		if (!hp_tchar((unsigned char)*p))
+			return -1; /* includes whitespace before the colon */
+	size_t nlen = (size_t)(colon - line);
+	const char *v = colon + 1;
+	size_t vlen = len - nlen - 1;
+	for (size_t i = 0; i < vlen; i++) {
+		unsigned char c = (unsigned char)v[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return -1;
+	}
+	hp_trim(&v, &vlen);
+	if (hp_name_is(line, nlen, "Content-Length")) {
+		unsigned long long cl;
+		if (s->content_length++ || hp_digits(v, vlen, 18, &cl) < 0)
+			return -1;
+	} else if (hp_name_is(line, nlen, "Transfer-Encoding")) {
+		if (s->transfer_encoding++ || vlen != 7 || strncasecmp(v, "chunked", 7) != 0)
+			return -1;
+	} else if (hp_name_is(line, nlen, "Host")) {
+		struct host h;
+		uint16_t port = r->port;
+		int has_port;
+		if (s->host++ || hp_authority(v, vlen, &h, &port, &has_port) < 0)
+			return -1;
+		if (h.kind != r->host.kind || strcmp(h.text, r->host.text) != 0 ||
+		    (has_port && port != r->port))
+			return -1;
+	}
+	return 0;
+}
+
+int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
+{
+	struct http_req out;
+	memset(&out, 0, sizeof(out));
+	if (head_len < 4 || head_len > HTTP_HEAD_MAX ||
+	    memcmp(buf + head_len - 4, "\r\n\r\n", 4) != 0 || memchr(buf, '\0', head_len))
+		return -400;
+	const char *nl = memchr(buf, '\n', head_len);
+	size_t line_len = (size_t)(nl - buf) + 1, t_off, t_len;
+	if (line_len > HTTP_LINE_MAX)
+		return -414;
+	if (line_len < 4 || buf[line_len - 2] != '\r')
+		return -400;
+	if (hp_request_line(buf, line_len, &out, &t_off, &t_len) < 0 ||
+	    hp_target(buf, t_off, t_len, &out) < 0)
+		return -400;
+	struct hp_seen seen = { 0, 0, 0 };
+	size_t pos = line_len;
+	out.hdr_off = pos;
+	while (pos < head_len - 2) {
+		const char *l = buf + pos;
+		const char *e = memchr(l, '\n', head_len - pos);
+		size_t len = (size_t)(e - l) + 1;
+		if (len < 3 || l[len - 2] != '\r' || hp_header(l, len - 2, &out, &seen) < 0)
+			return -400;
+		pos += len;
+	}
+	if (seen.content_length && seen.transfer_encoding)
+		return -400;
+	out.hdr_len = pos - out.hdr_off;
+	out.head_len = head_len;
+	*r = out;
+	return 0;
+}
+
+/* Headers that belong to the hop from the client to the proxy, or that the
+ * rebuild writes itself. */
+static int hp_dropped(const char *line, size_t len)
+{
+	static const char *const drop[] = {
+		"Host", "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization",
+	};
+	const char *colon = memchr(line, ':', len);
+	size_t nlen = colon ? (size_t)(colon - line) : len;
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		if (hp_name_is(line, nlen, drop[i]))
+			return 1;
+	return 0;
+}
+
+struct hp_out {
+	char *p;
+	size_t cap, n;
+	int full;
+};
+
+static void hp_put(struct hp_out *o, const char *s, size_t len)
+{
+	if (o->full || len > o->cap - o->n) {
+		o->full = 1;
+		return;
+	}
+	memcpy(o->p + o->n, s, len);
+	o->n += len;
+}
+
+static void hp_puts(struct hp_out *o, const char *s)
+{
+	hp_put(o, s, strlen(s));
+}
+
+ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap)
+{
+	struct hp_out o = { out, cap, 0, 0 };
+	hp_put(&o, buf + r->method_off, r->method_len);
+	hp_puts(&o, " ");
+	if (r->path_len == 0 || buf[r->path_off] == '?')
+		hp_puts(&o, "/");
+	hp_put(&o, buf + r->path_off, r->path_len);
+	hp_puts(&o, r->minor ? " HTTP/1.1\r\nHost: " : " HTTP/1.0\r\nHost: ");
+	if (r->host.kind == HOST_IPV6)
+		hp_puts(&o, "[");
+	hp_puts(&o, r->host.text);
+	if (r->host.kind == HOST_IPV6)
+		hp_puts(&o, "]");
+	if (r->port != 80) {
+		char port[16];
+		(void)snprintf(port, sizeof(port), ":%u", (unsigned)r->port);
+		hp_puts(&o, port);
+	}
+	hp_puts(&o, "\r\n");
+	for (size_t pos = r->hdr_off; pos < r->hdr_off + r->hdr_len;) {
+		const char *l = buf + pos;
+		const char *e = memchr(l, '\n', r->hdr_off + r->hdr_len - pos);
+		size_t len = (size_t)(e - l) + 1;
+		if (!hp_dropped(l, len - 2))
+			hp_put(&o, l, len);
+		pos += len;
+	}
+	hp_puts(&o, "Connection: close\r\n\r\n");
+	return o.full ? -ENOSPC : (ssize_t)o.n;
+}
+
+static const char *hp_reason(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "Error";
+	}
+}
+
+ssize_t http_response(int status, const char *body, char *out, size_t cap)
+{
+	int n = snprintf(out, cap,
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n%s",
+			 status, hp_reason(status), strlen(body), body);
+	if (n < 0 || (size_t)n >= cap)
+		return -ENOSPC;
+	return n;
+}

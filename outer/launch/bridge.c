@@ -1,0 +1,113 @@
+/* bridge.c: see bridge.h. */
+#include "launch/bridge.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "launch/child.h"
+#include "launch/inner_find.h"
+#include "sys.h"
+
+extern char **environ;
+
+int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
+{
+	if (c->net != NET_PROXY)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sock) < 0)
+		return err_sys(e, errno, "cannot create the socket between the sandbox and "
+			       "cordon-bridge (too many open files? check ulimit -n)");
+	return 0;
+}
+
+int bridge_link_inner_fd(const struct bridge_link *l)
+{
+	return l->sock[1];
+}
+
+int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct argv *out,
+		struct cordon_err *e)
+{
+	int r = 0;
+	memset(out, 0, sizeof(*out));
+	r |= argv_push(out, "cordon-bridge");
+	r |= argv_push(out, "--sandbox");
+	r |= argv_push_int(out, sandbox_fd);
+	r |= argv_push(out, "--parent");
+	r |= argv_push_int(out, (int)parent);
+	for (size_t i = 0; i < c->allow_domain.n; i++) {
+		r |= argv_push(out, "--allow");
+		r |= argv_push(out, c->allow_domain.v[i]);
+	}
+	for (size_t i = 0; i < c->deny_domain.n; i++) {
+		r |= argv_push(out, "--deny");
+		r |= argv_push(out, c->deny_domain.v[i]);
+	}
+	if (c->net_log) {
+		r |= argv_push(out, "--net-log");
+		r |= argv_push(out, c->net_log);
+	}
+	if (c->proxy_upstream) {
+		r |= argv_push(out, "--upstream");
+		r |= argv_push(out, c->proxy_upstream);
+	}
+	if (c->attribution_token) {
+		r |= argv_push(out, "--attribution-token");
+		r |= argv_push(out, c->attribution_token);
+	}
+	if (r) {
+		argv_free(out);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *mask,
+		 struct cordon_err *e)
+{
+	char path[PATH_MAX];
+	AUTO_FD bin = -1;
+	struct argv argv;
+	if (l->sock[0] < 0)
+		return 0;
+	int r = helper_find("cordon-bridge", &bin, path, e);
+	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
+		return r;
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, &l->sock[0], 1, mask, NULL };
+	pid_t pid = child_spawn(&s, e);
+	argv_free(&argv);
+	if (pid < 0)
+		return (int)pid;
+	l->pid = pid;
+	sys_close(&l->sock[0]);
+	return 0;
+}
+
+void bridge_link_started(struct bridge_link *l)
+{
+	sys_close(&l->sock[1]);
+}
+
+void bridge_end(struct bridge_link *l, int grace_ms)
+{
+	sys_close(&l->sock[0]);
+	sys_close(&l->sock[1]);
+	if (l->pid <= 0)
+		return;
+	int pfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
+	if (pfd >= 0 && grace_ms > 0) {
+		struct pollfd p = { pfd, POLLIN, 0 };
+		/* A timeout or an error both end in SIGKILL below. */
+		(void)poll(&p, 1, grace_ms);
+	}
+	if (pfd >= 0)
+		(void)close(pfd);
+	(void)kill(l->pid, SIGKILL);
+	(void)sys_waitpid(l->pid, NULL);
+	l->pid = 0;
+}

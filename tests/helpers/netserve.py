@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""netserve.py: test servers for the network tests, on 127.0.0.1, port 0.
+
+    netserve.py PORTFILE http            /hello, /blob?n=N&sha=FILE, PUT|POST /hash, /head
+    netserve.py PORTFILE tls CERT KEY    the same over TLS
+    netserve.py PORTFILE tcp-hash        reads to EOF, answers the sha256 hex of it
+    netserve.py PORTFILE tcp-source N SHAFILE
+                                         sends N random bytes, then writes their
+                                         sha256 to SHAFILE, then closes
+    netserve.py PORTFILE connect-proxy LOG
+                                         an upstream proxy: appends each CONNECT
+                                         head to LOG, then tunnels to 127.0.0.1
+
+The chosen port is written to PORTFILE (atomically) once the server listens.
+Real-client tests (git, pip, npm, go, websocket) can add modes here.
+"""
+import hashlib
+import http.server
+import os
+import socket
+import socketserver
+import ssl
+import sys
+import threading
+import urllib.parse
+
+CHUNK = 1 << 20
+
+
+def publish(portfile, port):
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(port))
+    os.rename(portfile + ".tmp", portfile)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def reply(self, body, status=200):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        u = urllib.parse.urlsplit(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        if u.path == "/hello":
+            self.reply(b"hello\n")
+        elif u.path == "/head":
+            # The request head as the server received it.
+            self.reply((self.requestline + "\r\n" + str(self.headers)).encode())
+        elif u.path == "/blob":
+            n = int(q["n"][0])
+            self.send_response(200)
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+            h = hashlib.sha256()
+            left = n
+            while left:
+                b = os.urandom(min(CHUNK, left))
+                h.update(b)
+                self.wfile.write(b)
+                left -= len(b)
+            with open(q["sha"][0], "w") as f:
+                f.write(h.hexdigest() + "\n")
+        else:
+            self.reply(b"no such path\n", 404)
+
+    def body(self):
+        h = hashlib.sha256()
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                left = size
+                while left:
+                    b = self.rfile.read(min(CHUNK, left))
+                    if not b:
+                        raise EOFError
+                    h.update(b)
+                    left -= len(b)
+                self.rfile.readline()
+        else:
+            left = int(self.headers.get("Content-Length", "0"))
+            while left:
+                b = self.rfile.read(min(CHUNK, left))
+                if not b:
+                    raise EOFError
+                h.update(b)
+                left -= len(b)
+        return h.hexdigest()
+
+    def do_PUT(self):
+        self.reply((self.body() + "\n").encode())
+
+    do_POST = do_PUT
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+def tcp_serve(portfile, handle):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    publish(portfile, s.getsockname()[1])
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=handle, args=(c,), daemon=True).start()
+
+
+def tcp_hash(c):
+    h = hashlib.sha256()
+    while True:
+        b = c.recv(CHUNK)
+        if not b:
+            break
+        h.update(b)
+    c.sendall((h.hexdigest() + "\n").encode())
+    c.close()
+
+
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(CHUNK)
+            if not d:
+                break
+            b.sendall(d)
+        b.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def connect_proxy(log):
+    lock = threading.Lock()
+
+    def handle(c):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            d = c.recv(4096)
+            if not d:
+                c.close()
+                return
+            head += d
+        head, rest = head.split(b"\r\n\r\n", 1)
+        with lock, open(log, "ab") as f:
+            f.write(head + b"\r\n\r\n")
+        port = int(head.split(b"\r\n")[0].split(b" ")[1].rsplit(b":", 1)[1])
+        s = socket.create_connection(("127.0.0.1", port))
+        c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        if rest:
+            s.sendall(rest)
+        t = threading.Thread(target=pipe, args=(s, c), daemon=True)
+        t.start()
+        pipe(c, s)
+        t.join()
+        c.close()
+        s.close()
+    return handle
+
+
+def main():
+    portfile, mode = sys.argv[1], sys.argv[2]
+    if mode in ("http", "tls"):
+        srv = Server(("127.0.0.1", 0), Handler)
+        if mode == "tls":
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        publish(portfile, srv.server_address[1])
+        srv.serve_forever()
+    elif mode == "tcp-hash":
+        tcp_serve(portfile, tcp_hash)
+    elif mode == "tcp-source":
+        n, shafile = int(sys.argv[3]), sys.argv[4]
+
+        def source(c):
+            h = hashlib.sha256()
+            left = n
+            while left:
+                b = os.urandom(min(CHUNK, left))
+                h.update(b)
+                c.sendall(b)
+                left -= len(b)
+            with open(shafile, "w") as f:
+                f.write(h.hexdigest() + "\n")
+            c.close()
+        tcp_serve(portfile, source)
+    elif mode == "connect-proxy":
+        tcp_serve(portfile, connect_proxy(sys.argv[3]))
+    else:
+        sys.exit("netserve.py: unknown mode " + mode)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,278 @@
+#!/usr/bin/env bash
+# t_net_proxy.sh: --net proxy end to end: cordon-bridge, the allowlist, the
+# address checks, the parsers' refusals, the relay's integrity, and the
+# bridge's lifetime.  run.sh starts it in a network namespace of its own
+# with only lo, and gives it a test resolver map (CORDON_BRIDGE_HOSTS,
+# root-owned) where allowed.test, denied.test, other.test and
+# sub.allowed.test are 127.0.0.1, v6.test ::1, metadata.test
+# 169.254.169.254: every server here is on 127.0.0.1 of that namespace.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(awk -F: 'NR>2 {gsub(/ /, "", $1); print $1}' /proc/net/dev | tr '\n' ' ')" != "lo " ] ||
+   [ -z "${CORDON_BRIDGE_HOSTS:-}" ]; then
+	echo "  skip [$WHO] not in a private network namespace with the test resolver map:" \
+	     "run it through tests/integration/run.sh as root"
+	finish
+	exit
+fi
+
+ws="$W/ws"
+mkdir -p "$ws"
+CONNECT="$(dirname "$CORDON")/../libexec/cordon/cordon-connect"
+NS="$HELPERS/netserve.py"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "${cleanup_dirs[@]}"' EXIT
+
+# serve NAME MODE ARGS...: start a netserve.py server; its port in $PORT_NAME.
+serve() {
+	local name=$1
+	shift
+	python3 "$NS" "$W/port.$name" "$@" &
+	pids+=($!)
+	for _ in $(seq 200); do [ -s "$W/port.$name" ] && break; sleep 0.05; done
+	printf -v "PORT_$name" '%s' "$(cat "$W/port.$name")"
+}
+serve http http
+serve hash tcp-hash
+BIG=${CORDON_NET_BIG:-1073741824}
+serve source tcp-source "$BIG" "$W/source.sha"
+
+# A throw-away CA and a certificate for allowed.test.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=cordon-test-ca \
+	-keyout "$W/ca.key" -out "$W/ca.pem" >/dev/null 2>&1
+openssl req -newkey rsa:2048 -nodes -subj /CN=allowed.test -keyout "$W/leaf.key" \
+	-out "$W/leaf.csr" >/dev/null 2>&1
+printf 'subjectAltName=DNS:allowed.test\n' >"$W/ext"
+openssl x509 -req -in "$W/leaf.csr" -CA "$W/ca.pem" -CAkey "$W/ca.key" -CAcreateserial \
+	-days 1 -extfile "$W/ext" -out "$W/leaf.pem" >/dev/null 2>&1
+serve tls tls "$W/leaf.pem" "$W/leaf.key"
+cp "$W/ca.pem" "$ws/ca.pem"
+
+H=$PORT_http
+P=(--allow-domain "allowed.test:$H" --allow-domain "allowed.test:$PORT_tls"
+   --allow-domain "allowed.test:$PORT_hash" --allow-domain "allowed.test:$PORT_source")
+C=("$CORDON" -w "$ws" -C "$ws")
+X=(-sS --max-time 60 -x http://127.0.0.1:3128)
+
+# raw BYTES [PORT]: send BYTES (printf format) to the proxy from inside the
+# sandbox and print the first line of the answer.
+raw() {
+	"${C[@]}" "${P[@]}" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/'"${2:-3128}"' || exit 9
+		printf "$1" >&3; timeout 10 head -n 1 <&3' sh "$1"
+}
+
+echo "-- allowed through every protocol, with the environment cordon sets"
+expect_out 0 '^hello$' "curl over HTTP (absolute-form) via http_proxy" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "curl over HTTPS via CONNECT (HTTPS_PROXY), the CA checked" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
+expect_out 0 '^hello$' "curl --socks5-hostname" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS --socks5-hostname 127.0.0.1:1080 \
+	"http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "curl -p (CONNECT) over port 1080 too: one port, both protocols" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS -p -x http://127.0.0.1:1080 "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "HTTP/1.0 CONNECT (pip, requests)" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS -p --proxy1.0 127.0.0.1:3128 "http://allowed.test:$H/hello"
+expect_out 0 '^GET /head HTTP/1.1' "the server gets an origin-form request line rebuilt by the bridge" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS -H 'Proxy-Authorization: Basic c2VjcmV0' "http://allowed.test:$H/head"
+assert "hop-by-hop and proxy headers are not forwarded; Connection: close is" -- \
+	bash -c "! grep -qi 'proxy-' '$OUT' && grep -qi '^Connection: close' '$OUT'"
+expect_out 0 'ok' "ssh-style ProxyCommand: cordon-connect tunnels stdin/stdout" -- \
+	"${C[@]}" "${P[@]}" -- bash -c "printf 'GET /hello HTTP/1.0\r\n\r\n' | \"$CONNECT\" allowed.test $H | grep -q '^hello' && echo ok"
+expect_out 0 'cordon-connect' "GIT_SSH_COMMAND names cordon-connect" -- \
+	"${C[@]}" "${P[@]}" -- printenv GIT_SSH_COMMAND
+expect_out 0 '^http://127.0.0.1:3128$' "ALL_PROXY is the HTTP proxy (a SOCKS URL breaks httpx)" -- \
+	"${C[@]}" "${P[@]}" -- printenv ALL_PROXY
+
+echo "-- refused names: 403 naming the flag"
+expect_out 0 '^403$' "an unlisted name is refused" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS -o /dev/null -w '%{http_code}\n' "http://other.test:$H/hello"
+expect_out 0 'allow-domain other\.test' "the 403 body names the host and --allow-domain" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS "http://other.test:$H/hello"
+expect_out 0 '403' "a denied name is refused although allowed (deny wins)" -- \
+	"${C[@]}" --allow-domain "**.test" --deny-domain denied.test -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://denied.test:$H/hello"
+expect_out 0 '403' "the allowed name on another port is refused" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS -o /dev/null -w '%{http_code}\n' "http://allowed.test:1/hello"
+expect_err 56 'response 403' "HTTPS CONNECT to an unlisted name fails (curl sees the 403)" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS --cacert ca.pem "https://other.test:$PORT_tls/hello"
+expect_out 0 '^ 05 02$' "SOCKS5 refusal is reply 0x02" -- \
+	"${C[@]}" "${P[@]}" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/1080; printf "\x05\x01\x00" >&3; head -c 2 <&3 >/dev/null
+		printf "\x05\x01\x00\x03\x0aother.test\x00\x50" >&3; head -c 2 <&3 | od -An -tx1'
+expect_out 0 '403' "a wildcard-allowed name that resolves to loopback is refused" -- \
+	"${C[@]}" --allow-domain "*.allowed.test" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://sub.allowed.test:$H/hello"
+expect_out 0 'non-public' "... and the body says why" -- \
+	"${C[@]}" --allow-domain "*.allowed.test" -- curl -sS "http://sub.allowed.test:$H/hello"
+expect_out 0 '^hello$' "control: the same name named exactly with its port is allowed" -- \
+	"${C[@]}" --allow-domain "sub.allowed.test:$H" -- curl -sS "http://sub.allowed.test:$H/hello"
+expect_out 0 '403' "a metadata name is refused even when named (169.254.169.254 only as itself)" -- \
+	"${C[@]}" --allow-domain "metadata.test" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://metadata.test/"
+
+echo "-- address literals: every spelling is the one address, refused unless named"
+for lit in 127.0.0.1 127.1 2130706433 0x7f.1 0177.0.0.1 0x7f000001 '[::1]' \
+	   '[::ffff:127.0.0.1]' 0.0.0.0 169.254.169.254; do
+	expect_out 0 ' 403 ' "CONNECT $lit with **.test allowed is refused" -- \
+		raw "CONNECT $lit:$H HTTP/1.1\r\n\r\n"
+	expect_out 0 ' 403 ' "absolute-form http://$lit is refused" -- \
+		raw "GET http://$lit:$H/hello HTTP/1.1\r\n\r\n"
+done
+P+=(--allow-domain "127.0.0.1:$H")
+for lit in 127.1 2130706433 0x7f.1 0177.0.0.1 '[::ffff:127.0.0.1]'; do
+	expect_out 0 ' 200 ' "control: with 127.0.0.1:$H named, CONNECT $lit reaches it" -- \
+		raw "CONNECT $lit:$H HTTP/1.1\r\n\r\n"
+done
+
+echo "-- malformed and ambiguous requests: 400, 414, 431, never a crash"
+for req in 'GET http://allowed.test:'"$H"'/ HTTP/1.1\n\n' \
+	   'GET http://allowed.test:'"$H"'/\x00 HTTP/1.1\r\n\r\n' \
+	   'GET http://allowed.test:'"$H"'/ HTTP/1.1\r\nX: a\r\n folded\r\n\r\n' \
+	   'CONNECT allowed.test HTTP/1.1\r\n\r\n' \
+	   'CONNECT allowed.test:0 HTTP/1.1\r\n\r\n' \
+	   'CONNECT allowed.test:65536 HTTP/1.1\r\n\r\n' \
+	   'GET http://user@allowed.test:'"$H"'/ HTTP/1.1\r\n\r\n' \
+	   'GET http://other.test#@allowed.test:'"$H"'/ HTTP/1.1\r\n\r\n' \
+	   'GET http://other.test\\@allowed.test:'"$H"'/ HTTP/1.1\r\n\r\n' \
+	   'GET http://allowed.test:'"$H"'/ HTTP/1.1\r\nHost: other.test\r\n\r\n' \
+	   'GET http://allowed%%2etest:'"$H"'/ HTTP/1.1\r\n\r\n' \
+	   'CONNECT [fe80::1%%25lo]:80 HTTP/1.1\r\n\r\n' \
+	   'POST http://allowed.test:'"$H"'/hash HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx' \
+	   'POST http://allowed.test:'"$H"'/hash HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n' \
+	   'GET /hello HTTP/1.1\r\nHost: allowed.test\r\n\r\n'; do
+	expect_out 0 ' 400 ' "400: $(printf '%s' "$req" | head -c 70)" -- raw "$req"
+done
+long=$(printf 'a%.0s' $(seq 9000))
+expect_out 0 ' 414 ' "a request line over 8 KiB: 414" -- raw "GET http://allowed.test/$long"
+hdrs=$(printf 'X-Pad: %01000d\\r\\n' $(seq 70))
+expect_out 0 ' 431 ' "a head over 64 KiB: 431" -- raw "GET http://allowed.test:$H/ HTTP/1.1\r\n$hdrs"
+expect_out 0 '^ 05 ff$' "SOCKS5 without the no-auth method: 0xFF" -- \
+	"${C[@]}" "${P[@]}" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/1080; printf "\x05\x01\x02" >&3; head -c 2 <&3 | od -An -tx1'
+expect_out 0 '^ 05 07$' "SOCKS5 BIND: command not supported" -- \
+	"${C[@]}" "${P[@]}" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/1080; printf "\x05\x01\x00" >&3; head -c 2 <&3 >/dev/null
+		printf "\x05\x02\x00\x01\x7f\x00\x00\x01\x00\x50" >&3; head -c 2 <&3 | od -An -tx1'
+expect_out 0 'hello' "the bridge still serves after all of that (garbage in the same run)" -- \
+	"${C[@]}" "${P[@]}" -- bash -c 'for g in "\x05\x05" "\x00\x01" "\xff\xfe" "GET"; do
+		exec 3<>/dev/tcp/127.0.0.1/3128; printf "$g" >&3; exec 3>&-; done
+		curl -sS "http://allowed.test:'"$H"'/hello"'
+
+echo "-- slowloris: 200 slow heads, a normal request still goes through"
+expect_out 0 '^hello$' "200 open half-heads do not block a normal request" -- \
+	"${C[@]}" "${P[@]}" -- python3 -c '
+import socket, subprocess, sys
+socks = []
+for i in range(200):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"GET http://allowed.test/ HTTP/1.1\r\nX-Slow: ")
+    socks.append(s)
+r = subprocess.run(["curl", "-sS", "--max-time", "20", "http://allowed.test:'"$H"'/hello"], capture_output=True)
+sys.stdout.write(r.stdout.decode())
+'
+
+echo "-- direct egress: only the proxy; the sandbox's own loopback works"
+refuse "a raw connect to a server outside the sandbox fails in proxy mode" -- \
+	"${C[@]}" "${P[@]}" -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$H"
+refuse "and in none mode" -- "${C[@]}" --net none -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$H"
+expect_out 0 '^hello$' "control: a server inside the sandbox on its own 127.0.0.1 is reachable" -- \
+	"${C[@]}" "${P[@]}" -- bash -c 'python3 '"$NS"' /tmp/p http & for i in $(seq 100); do [ -s /tmp/p ] && break; sleep 0.05; done
+		curl -sS --noproxy "*" "http://127.0.0.1:$(cat /tmp/p)/hello"; kill %1'
+
+echo "-- integrity: $BIG bytes each way, CONNECT and absolute-form, half-closes"
+gen() { openssl enc -aes-128-ctr -nosalt -pass pass:cordon -pbkdf2 -in /dev/zero 2>/dev/null | head -c "$BIG"; }
+want=$(gen | sha256sum | cut -d' ' -f1)
+expect_out 0 "^$want\$" "upload via CONNECT (cordon-connect), the server answers after our half-close" -- \
+	"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | \"$CONNECT\" allowed.test $PORT_hash"
+expect_out 0 "^$want\$" "upload via absolute-form (chunked PUT)" -- \
+	"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | curl -sS -T - http://allowed.test:$H/hash"
+out=$("${C[@]}" "${P[@]}" -- bash -c "\"$CONNECT\" allowed.test $PORT_source </dev/null | sha256sum | cut -d' ' -f1")
+assert "download via CONNECT after the client's half-close is intact" -- \
+	test "$out" = "$(cat "$W/source.sha" 2>/dev/null)" -a -n "$out"
+out=$("${C[@]}" "${P[@]}" -- bash -c "curl -sS 'http://allowed.test:$H/blob?n=$BIG&sha=$W/blob.sha' | sha256sum | cut -d' ' -f1")
+assert "download via absolute-form is intact" -- test "$out" = "$(cat "$W/blob.sha" 2>/dev/null)" -a -n "$out"
+
+echo "-- --net-log: one JSON line per connection"
+log="$W/net.log"
+"${C[@]}" "${P[@]}" --net-log "$log" -- bash -c "curl -sS http://allowed.test:$H/hello; curl -sS http://other.test/" >/dev/null 2>&1
+assert "two lines, one allowed with bytes counted, one denied" -- \
+	bash -c "[ \$(wc -l <'$log') -eq 2 ] && grep -q '\"host\":\"allowed.test\".*\"decision\":\"allow\".*\"bytes_down\":[1-9]' '$log' &&
+		 grep -q '\"host\":\"other.test\".*\"decision\":\"deny\",\"reason\":\"unlisted\"' '$log'"
+assert "every line is valid JSON with the documented keys" -- python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    assert set(d) == {"time", "client_port", "protocol", "host", "port", "address", "decision",
+                      "reason", "bytes_up", "bytes_down", "duration_ms"}, d
+' "$log"
+
+echo "-- bounded connections: a clear refusal past 512"
+expect_out 0 '^503 ok$' "the 513th open connection gets 503 and the bridge goes on" -- \
+	"${C[@]}" "${P[@]}" -- python3 -c '
+import resource, socket, subprocess, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (2048, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+socks = []
+for i in range(512):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"GET http://allowed.test/ HTTP/1.1\r\n")
+    socks.append(s)
+extra = socket.create_connection(("127.0.0.1", 3128))
+extra.settimeout(20)
+first = extra.recv(100).split(b" ")[1].decode()
+for s in socks:
+    s.close()
+r = subprocess.run(["curl", "-sS", "--retry", "3", "http://allowed.test:'"$H"'/hello"], capture_output=True)
+print(first, "ok" if r.stdout == b"hello\n" else r.stdout)
+'
+
+echo "-- --proxy-upstream and --attribution-token"
+serve up connect-proxy "$W/upstream.log"
+U=(--proxy-upstream "tcp:127.0.0.1:$PORT_up" --attribution-token "cordon-run-7f3a")
+expect_out 0 '^hello$' "an allowed request goes through the upstream" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "HTTPS (CONNECT) through the upstream" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
+assert "the upstream got CONNECT allowed.test with the attribution header" -- \
+	bash -c "grep -q '^CONNECT allowed.test:$H HTTP/1.1' '$W/upstream.log' &&
+		 grep -q '^X-Cordon-Attribution: cordon-run-7f3a' '$W/upstream.log'"
+expect_out 0 '^403$' "a refused name is refused by the bridge" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS -o /dev/null -w '%{http_code}\n' "http://other.test:$H/hello"
+assert "... and never reaches the upstream" -- bash -c "! grep -q other.test '$W/upstream.log'"
+"${C[@]}" "${P[@]}" "${U[@]}" -- sh -c 'env; cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ' \
+	>"$W/inside" 2>/dev/null
+assert "the token is not visible inside the sandbox (environment, any process's command line)" -- \
+	bash -c "grep -aq HTTPS_PROXY '$W/inside' && ! grep -aq cordon-run-7f3a '$W/inside'"
+
+echo "-- concurrent runs each have their own bridge"
+"$CORDON" --allow-domain allowed.test -- sleep 30 &
+c1=$!
+"$CORDON" --allow-domain allowed.test -- sleep 30 &
+c2=$!
+for _ in $(seq 50); do
+	b1=$(pgrep -P "$c1" -x cordon-bridge) && b2=$(pgrep -P "$c2" -x cordon-bridge) && break
+	sleep 0.1
+done
+assert "two runs, two bridges" -- test -n "${b1:-}" -a -n "${b2:-}" -a "${b1:-x}" != "${b2:-x}"
+{ kill "$c1" "$c2"; wait "$c1" "$c2"; } 2>/dev/null
+
+echo "-- fail closed, lifetime"
+expect_err 125 '^cordon: --allow-domain bad pattern: ' "a bad pattern is refused before the command runs" -- \
+	"${C[@]}" --allow-domain 'bad pattern' -- touch ran
+assert "... in one line, and the command never ran" -- test "$(wc -l <"$ERR")" -eq 1 -a ! -e "$ws/ran"
+expect_err 125 '^cordon: --net-log /proc/cordon-no/log' "an unwritable --net-log is refused before the command runs" -- \
+	"${C[@]}" --allow-domain allowed.test --net-log /proc/cordon-no/log -- touch ran
+assert "... in one line, and the command never ran" -- test "$(wc -l <"$ERR")" -eq 1 -a ! -e "$ws/ran"
+"$CORDON" --allow-domain allowed.test -- sleep 60 &
+cpid=$!
+for _ in $(seq 50); do bpids=$(pgrep -P "$cpid" -x cordon-bridge) && break; sleep 0.1; done
+assert "the run has its own bridge, a child of cordon" -- test -n "$bpids"
+# Every Unix socket cordon and its bridge hold, by inode; /proc/net/unix
+# gives a path only for one bound to a file.
+inodes=$(for p in $cpid $bpids; do find /proc/$p/fd -lname 'socket:*' -printf '%l\n' 2>/dev/null; done |
+	 sed 's/socket:\[\([0-9]*\)\]/\1/' | sort -u)
+assert "cordon and its bridge hold sockets, none bound to a file (no socket file)" -- \
+	bash -c '[ -n "$1" ] && ! awk -v ids=" $(echo $1) " "NR > 1 && NF >= 8 && index(ids, \" \" \$7 \" \")" /proc/net/unix | grep -q .' sh "$inodes"
+{ kill -9 "$cpid"; wait "$cpid"; } 2>/dev/null
+gone=0
+for _ in $(seq 50); do kill -0 $bpids 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+assert "kill -9 of cordon takes its bridge with it" -- test "$gone" = 1
+
+finish

@@ -1,0 +1,181 @@
+/* test_proto_http.c: the head scanner, the parser's accepted forms and each
+ * ambiguous or malformed form it refuses, and the rebuilt head. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto_http.h"
+
+static int scan_all(const char *s, size_t len)
+{
+	struct http_scan sc = { 0, 0 };
+	return http_scan_head(&sc, s, len);
+}
+
+static int parse(const char *s, struct http_req *r)
+{
+	size_t len = strlen(s);
+	int n = scan_all(s, len);
+	if (n <= 0)
+		return n == 0 ? -1 : n;
+	cr_assert_eq((size_t)n, len, "head ends early in test input");
+	return http_parse_head(s, (size_t)n, r);
+}
+
+static void bad(const char *s)
+{
+	struct http_req r;
+	int rc = parse(s, &r);
+	cr_assert_eq(rc, -400, "accepted or wrong status %d: %s", rc, s);
+}
+
+Test(http_scan, incremental_and_terminator)
+{
+	const char *h = "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\nBODY";
+	struct http_scan sc = { 0, 0 };
+	size_t total = strlen(h);
+	int n = 0;
+	for (size_t len = 1; len <= total && n == 0; len++)
+		n = http_scan_head(&sc, h, len);
+	cr_assert_eq(n, (int)(total - 4));
+}
+
+Test(http_scan, refusals)
+{
+	cr_assert_eq(scan_all("GET http://a/ HTTP/1.1\n\n", 24), -400, "bare LF");
+	cr_assert_eq(scan_all("GET http://a/ HTTP/1.1\r\nX: a\nb\r\n\r\n", 34), -400, "bare LF in header");
+	cr_assert_eq(scan_all("GET http://a/\0 HTTP/1.1\r\n\r\n", 27), -400, "NUL");
+	char *big = malloc(HTTP_HEAD_MAX + 10);
+	memset(big, 'a', HTTP_HEAD_MAX + 10);
+	cr_assert_eq(scan_all(big, HTTP_LINE_MAX - 1), 0);
+	cr_assert_eq(scan_all(big, HTTP_LINE_MAX), -414);
+	memcpy(big, "GET / HTTP/1.1\r\n", 16);
+	cr_assert_eq(scan_all(big, HTTP_HEAD_MAX - 1), 0);
+	cr_assert_eq(scan_all(big, HTTP_HEAD_MAX), -431);
+	cr_assert_eq(scan_all(big, HTTP_HEAD_MAX + 10), -431);
+	free(big);
+}
+
+Test(http_parse, connect_forms)
+{
+	struct http_req r;
+	cr_assert_eq(parse("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", &r), 0);
+	cr_assert_eq(r.kind, HTTP_CONNECT);
+	cr_assert_str_eq(r.host.text, "example.com");
+	cr_assert_eq(r.port, 443);
+	cr_assert_eq(r.minor, 1);
+	/* pip and requests send HTTP/1.0 CONNECT, without Host. */
+	cr_assert_eq(parse("CONNECT Example.com.:443 HTTP/1.0\r\n\r\n", &r), 0);
+	cr_assert_str_eq(r.host.text, "example.com");
+	cr_assert_eq(r.minor, 0);
+	cr_assert_eq(parse("CONNECT [::1]:8080 HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_eq(r.host.kind, HOST_IPV6);
+	cr_assert_eq(r.port, 8080);
+	cr_assert_eq(parse("CONNECT 2130706433:80 HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_str_eq(r.host.text, "127.0.0.1");
+	cr_assert_eq(parse("CONNECT [::ffff:127.0.0.1]:80 HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_eq(r.host.kind, HOST_IPV4);
+}
+
+Test(http_parse, connect_refusals)
+{
+	bad("CONNECT example.com HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com: HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:0 HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:65536 HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:+443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:443/ HTTP/1.1\r\n\r\n");
+	bad("CONNECT user@example.com:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT ::1:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT [fe80::1%25eth0]:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT exa%6dple.com:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:443 HTTP/1.1\r\nHost: other.com:443\r\n\r\n");
+	bad("CONNECT example.com:443 HTTP/2.0\r\n\r\n");
+	bad("CONNECT example.com:443  HTTP/1.1\r\n\r\n");
+	bad("CONNECT  example.com:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT example.com:443 HTTP/1.1 \r\n\r\n");
+	bad("\r\n\r\n");
+}
+
+Test(http_parse, absolute_forms)
+{
+	struct http_req r;
+	const char *h = "GET http://Example.com:8080/a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\n"
+			"User-Agent: t\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive\r\n"
+			"Proxy-Authorization: Basic x\r\nAccept: */*\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_eq(r.kind, HTTP_FORWARD);
+	cr_assert_str_eq(r.host.text, "example.com");
+	cr_assert_eq(r.port, 8080);
+	char out[HTTP_REBUILT_MAX];
+	ssize_t n = http_rebuild(h, &r, out, sizeof(out));
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET /a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: t\r\n"
+			      "Accept: */*\r\nConnection: close\r\n\r\n");
+	cr_assert_eq(http_rebuild(h, &r, out, 20), -ENOSPC);
+
+	const char *q = "POST HTTP://a.test?x HTTP/1.0\r\nContent-Length: 3\r\n\r\n";
+	cr_assert_eq(parse(q, &r), 0);
+	cr_assert_eq(r.port, 80);
+	n = http_rebuild(q, &r, out, sizeof(out));
+	out[n] = '\0';
+	cr_assert_str_eq(out, "POST /?x HTTP/1.0\r\nHost: a.test\r\nContent-Length: 3\r\n"
+			      "Connection: close\r\n\r\n");
+	const char *v6 = "GET http://[::1]:81 HTTP/1.1\r\nHost: [::1]:81\r\nTransfer-Encoding: chunked\r\n\r\n";
+	cr_assert_eq(parse(v6, &r), 0);
+	n = http_rebuild(v6, &r, out, sizeof(out));
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET / HTTP/1.1\r\nHost: [::1]:81\r\nTransfer-Encoding: chunked\r\n"
+			      "Connection: close\r\n\r\n");
+	/* Host without a port agrees with any port of the URI. */
+	cr_assert_eq(parse("GET http://a.test:81/ HTTP/1.1\r\nhost: A.TEST\r\n\r\n", &r), 0);
+	/* obs-text in a value is allowed. */
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.1\r\nX: \xe9t\xe9\r\n\r\n", &r), 0);
+}
+
+Test(http_parse, absolute_refusals)
+{
+	bad("GET /path HTTP/1.1\r\nHost: example.com\r\n\r\n");
+	bad("GET https://example.com/ HTTP/1.1\r\n\r\n");
+	bad("GET http://user@example.com/ HTTP/1.1\r\n\r\n");
+	bad("GET http://user:pw@example.com/ HTTP/1.1\r\n\r\n");
+	bad("GET http://allowed.test#@denied.test/ HTTP/1.1\r\n\r\n");
+	bad("GET http://denied.test\\@allowed.test/ HTTP/1.1\r\n\r\n");
+	bad("GET http://allowed.test/#x HTTP/1.1\r\n\r\n");
+	bad("GET http://exa%6dple.com/ HTTP/1.1\r\n\r\n");
+	bad("GET http:///x HTTP/1.1\r\n\r\n");
+	bad("GET http://a.test:0/ HTTP/1.1\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: b.test\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: a.test:81\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\nHost: a.test\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: a.test@b.test\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n");
+	bad("POST http://a.test/ HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nX: a\r\n folded\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nX : a\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\n: a\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nNoColon\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nX: a\rb\r\n\r\n");
+	bad("GET http://a.test/\x7f HTTP/1.1\r\n\r\n");
+	bad("G(T http://a.test/ HTTP/1.1\r\n\r\n");
+	cr_assert_eq(scan_all("GET http://a.test/ HTTP/1.1\r\n\r", 29), 0, "incomplete: wait");
+}
+
+Test(http_response, body_and_length)
+{
+	char out[512];
+	ssize_t n = http_response(403, "denied.test is not allowed\n", out, sizeof(out));
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert(strstr(out, "HTTP/1.1 403 Forbidden\r\n") == out);
+	cr_assert(strstr(out, "Content-Length: 27\r\n"));
+	cr_assert(strstr(out, "\r\n\r\ndenied.test is not allowed\n"));
+	cr_assert_eq(http_response(400, "x", out, 10), -ENOSPC);
+}
