@@ -128,11 +128,12 @@ P=(--allow-domain "allowed.test:$S" --allow-domain "allowed.test:$PORT_http"
    --allow-domain "allowed.test:$PORT_wss")
 
 # inside NAME COMMAND...: run it in cordon with the managed network and a
-# --net-log of its own, which netlog_ok then reads.
+# --net-log of its own, which netlog_ok then reads.  A client that hangs
+# fails (timeout's 124) instead of stalling the suite.
 inside() {
 	local name=$1
 	shift
-	"${C[@]}" "${P[@]}" --net-log "$W/net.$name" -- "$@"
+	timeout -k 5 120 "${C[@]}" "${P[@]}" --net-log "$W/net.$name" -- "$@"
 }
 # netlog_ok NAME [PROTOCOL]: the run went through the bridge to
 # allowed.test (by CONNECT unless told), and nothing was refused.
@@ -142,7 +143,7 @@ netlog_ok() {
 }
 # direct COMMAND...: the control, without cordon and without a proxy.
 direct() {
-	(cd "$ws" && env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY \
+	(cd "$ws" && timeout -k 5 120 env -u http_proxy -u https_proxy -u HTTP_PROXY -u HTTPS_PROXY \
 		-u ALL_PROXY -u all_proxy "$@")
 }
 
@@ -152,6 +153,11 @@ expect_out 0 'cordon git fixture' "control: git clone https://127.0.0.1 directly
 expect_out 0 'cordon git fixture' "git clone https://allowed.test through the proxy" -- \
 	inside git bash -c "git clone -q https://allowed.test:$S/git/repo.git gi && cat gi/README"
 assert "... and the bridge logged it" -- netlog_ok git
+expect_out 0 'cordon git fixture' "control: git clone http://127.0.0.1 directly" -- \
+	direct bash -c "git clone -q http://127.0.0.1:$PORT_http/git/repo.git gdh && cat gdh/README"
+expect_out 0 'cordon git fixture' "git clone http://allowed.test through the proxy (absolute-form)" -- \
+	inside gith bash -c "git clone -q http://allowed.test:$PORT_http/git/repo.git gih && cat gih/README"
+assert "... and the bridge logged it (http)" -- netlog_ok gith http
 
 echo "-- pip download from a static PEP 503 index"
 pipdl() { # HOST DIR
