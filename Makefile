@@ -2,7 +2,10 @@
 #
 #   build/cordon         outer supervisor (musl, static PIE; glibc under SAN)
 #   build/cordon-inner   PID 1 in the sandbox (musl, static)
-#   build/unit/*         Criterion unit tests (glibc builds of common/ outer/ inner/)
+#   build/cordon-bridge  the host side of --net proxy (musl, static)
+#   build/cordon-connect the CONNECT client ssh uses inside (musl, static)
+#   build/unit/*         Criterion unit tests (glibc host builds of common/ outer/ inner/)
+#   build/fuzz/*         libFuzzer harnesses (clang), built and run by `make fuzz`
 
 PREFIX ?= /usr/local
 BUILD  ?= build
@@ -30,10 +33,25 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -Icommon -I$(BUILD)/gen \
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
-COMMON_SRC := $(sort $(wildcard common/*.c))
-OUTER_SRC  := $(sort $(filter-out outer/main.c,$(wildcard outer/*.c outer/*/*.c)))
-INNER_SRC  := $(sort $(filter-out inner/main.c inner/fortify_shim.c,$(wildcard inner/*.c)))
-BRIDGE_SRC := $(sort $(filter-out bridge/main.c,$(wildcard bridge/*.c)))
+# Each binary's sources, named: a new file is added here on purpose.
+COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
+              common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
+              common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/outcome.c outer/prepare.c outer/procstat.c \
+              outer/run.c outer/supervise.c \
+              outer/input/cli.c \
+              outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c outer/plan/resolve.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
+              outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
+              outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
+              outer/hostpaths/registry_sweep.c \
+              outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
+              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
+INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
+              inner/pid1.c inner/spawn.c
+BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/confine.c bridge/conn.c bridge/decision.c \
+              bridge/host.c bridge/intake.c bridge/loop.c bridge/netlog.c bridge/proto_http.c \
+              bridge/proto_socks5.c bridge/relay.c bridge/resolve.c bridge/upstream.c
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 
@@ -50,9 +68,29 @@ RUNTIME_COMMON := $(filter-out $(SECCOMP_COMPILER),$(COMMON_SRC))
 INNER_MOBJ  := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(INNER_SRC:%.c=$(MOBJ)/%.o) \
                $(MOBJ)/inner/main.o $(MOBJ)/inner/fortify_shim.o
 BRIDGE_MOBJ := $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o) $(BRIDGE_SRC:%.c=$(MOBJ)/%.o) $(MOBJ)/bridge/main.o
+CONNECT_MOBJ := $(MOBJ)/connect/main.o $(MOBJ)/common/sys.o
 OUTER_MOBJ  := $(MOBJ)/outer/main.o $(OUTER_SRC:%.c=$(MOBJ)/%.o) $(RUNTIME_COMMON:%.c=$(MOBJ)/%.o)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_BIN  := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+
+# Compiler flags are part of what an object is built from: each object
+# depends on a stamp holding its compiler and flags, rewritten (at parse
+# time, without running anything) only when they change, so `make OPT=-O0`
+# or `make SAN=...` rebuilds what it must and nothing when they are unchanged.
+FLAGS_HOST_TEXT := $(CC) $(CFLAGS_HOST) $(LDFLAGS_HOST)
+FLAGS_MUSL_TEXT := $(MUSLCC) $(CFLAGS_MUSL)
+HOST_STAMP := $(BUILD)/flags.host
+MUSL_STAMP := $(BUILD)/flags.musl
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(file <$(HOST_STAMP)),$(FLAGS_HOST_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(HOST_STAMP),$(FLAGS_HOST_TEXT))
+endif
+ifneq ($(file <$(MUSL_STAMP)),$(FLAGS_MUSL_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(MUSL_STAMP),$(FLAGS_MUSL_TEXT))
+endif
+endif
 
 # Quiet by default; `make V=1` shows every command.
 Q := $(if $(V),,@)
@@ -79,7 +117,7 @@ demo: deps
 # outer/ includes its headers with their folder ("plan/mount_plan.h").
 $(HOBJ)/outer/%.o $(MOBJ)/outer/%.o: DIR_INC := -Iouter
 
-$(HOBJ)/%.o: %.c
+$(HOBJ)/%.o: %.c $(HOST_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(CFLAGS_HOST) $(DIR_INC) -MMD -MP -c $< -o $@
@@ -108,9 +146,9 @@ endif
 # Only what the generator uses: an edit elsewhere in common/ must not
 # regenerate the filter (and recompile what embeds it).
 SECCOMP_GEN_OBJ := $(addprefix $(HOBJ)/common/,err.o sys.o seccomp_policy.o seccomp_table.o)
-$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(SECCOMP_GEN_OBJ)
+$(BUILD)/seccomp-gen: scripts/seccomp_gen.c $(SECCOMP_GEN_OBJ) $(HOST_STAMP)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $^ $(LDFLAGS_HOST) -lseccomp
+	$(Q)$(CC) $(CFLAGS_HOST) -o $@ $(filter %.c %.o,$^) $(LDFLAGS_HOST) -lseccomp
 
 $(GEN_HDR): $(BUILD)/seccomp-gen
 	@mkdir -p $(dir $@)
@@ -129,7 +167,7 @@ $(BUILD)/musl-include/.stamp:
 	ln -sfn /usr/include/libnl3 $(BUILD)/musl-include/libnl3
 	@touch $@
 
-$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp
+$(MOBJ)/%.o: %.c $(BUILD)/musl-include/.stamp $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) $(DIR_INC) -MMD -MP -c $< -o $@
@@ -149,39 +187,24 @@ $(BUILD)/cordon-bridge: $(BRIDGE_MOBJ)
 
 # cordon-connect HOST PORT: the CONNECT client ssh's ProxyCommand runs inside
 # the sandbox (GIT_SSH_COMMAND), static so it runs whatever the sandbox hides.
-$(BUILD)/cordon-connect: $(MOBJ)/connect/main.o $(MOBJ)/common/sys.o
+$(BUILD)/cordon-connect: $(CONNECT_MOBJ)
 	$(call say,LD,$@)
 	$(Q)$(MUSLCC) -static -Wl,--gc-sections -o $@ $^
+	@file -L $@ | grep -q 'statically linked' || { echo "cordon: $@ is not static" >&2; exit 1; }
 
-$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ)
+$(BUILD)/unit/%: tests/unit/%.c $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(COMMON_HOBJ) $(HOST_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Ibridge -Itests/unit -o $@ $^ \
+	$(Q)$(CC) $(CFLAGS_HOST) -Wno-missing-prototypes -Iouter -Iinner -Ibridge -Itests/unit -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
 	    $(LDFLAGS_HOST) -lcriterion $(HOST_LIBS)
 
 # Small programs the integration tests run inside the sandbox (static, so
 # they work whatever the sandbox hides).
-$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp
+$(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp $(MUSL_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
-
-# libFuzzer harnesses (tests/fuzz/fuzz_*.c) with ASan and UBSan, each run for
-# FUZZ_SECONDS.  Not part of `make check`.
-# The bridge's parsers; other harnesses get rules of their own.
-FUZZ_BRIDGE := fuzz_host fuzz_http fuzz_socks5
-FUZZ_BIN := $(FUZZ_BRIDGE:%=$(BUILD)/fuzz/%)
-FUZZ_SECONDS ?= 30
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icommon -Ibridge
-$(FUZZ_BIN): $(BUILD)/fuzz/%: tests/fuzz/%.c $(addprefix bridge/,host.c allow.c addr.c proto_http.c proto_socks5.c) common/err.c
-	@mkdir -p $(dir $@)
-	$(call say,CLANG,$@)
-	$(Q)clang $(FUZZ_CFLAGS) -o $@ $^
-
-fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_BIN); do echo "== $$f"; mkdir -p $(BUILD)/fuzz/corpus-$$(basename $$f); \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus-$$(basename $$f) 2>&1 | tail -n 2; done
 
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 1; done
@@ -209,6 +232,43 @@ lint: $(GEN_HDR)
 	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)
 	clang-tidy --quiet $(LINT_SRC) -- -std=c11 $(LINT_DEFS)
 
+# libFuzzer harnesses, one per parser of untrusted input (tests/fuzz/fuzz_*.c):
+# each is linked with clang against every host source (compiled once more,
+# instrumented) and run for FUZZ_SECONDS.  Not part of `make check`: a
+# bounded fuzz run proves little on its own, and it is slow.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FOBJ          = $(BUILD)/fuzz-obj
+FUZZ_CFLAGS  := $(CSTD) -O1 -g $(filter-out -Wno-format-truncation,$(WARN)) -fno-omit-frame-pointer \
+                -fsanitize=address,undefined -fsanitize=fuzzer-no-link \
+                -Icommon -I$(BUILD)/gen $(NL_CFLAGS)
+FUZZ_OBJ     := $(patsubst %.c,$(FOBJ)/%.o,$(COMMON_SRC) $(OUTER_SRC) $(INNER_SRC) $(BRIDGE_SRC))
+FLAGS_FUZZ_TEXT := $(FUZZ_CC) $(FUZZ_CFLAGS)
+FUZZ_STAMP   := $(BUILD)/flags.fuzz
+ifneq ($(filter fuzz $(BUILD)/fuzz/%,$(MAKECMDGOALS)),)
+ifneq ($(file <$(FUZZ_STAMP)),$(FLAGS_FUZZ_TEXT))
+$(shell mkdir -p $(BUILD))
+$(file >$(FUZZ_STAMP),$(FLAGS_FUZZ_TEXT))
+endif
+endif
+$(FOBJ)/outer/%.o: DIR_INC := -Iouter
+$(FOBJ)/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(DIR_INC) -MMD -MP -c $< -o $@
+$(FOBJ)/common/seccomp_bpf.o: $(GEN_HDR)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CLANG,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -Iouter -Iinner -Ibridge \
+	    -MMD -MP -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+fuzz: $(FUZZ_BIN)
+	@set -e; for f in $(FUZZ_BIN); do \
+	    echo "== $$f ($(FUZZ_SECONDS) s)"; mkdir -p $$f.corpus; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$f.corpus; done
+
 check: deps
 	$(MAKE) all
 	$(MAKE) lint
@@ -228,4 +288,8 @@ install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/c
 clean:
 	rm -rf build build-asan
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# The header dependencies the compiler wrote (-MMD), named from the object
+# lists rather than searched for.
+ALL_OBJ := $(COMMON_HOBJ) $(OUTER_HOBJ) $(INNER_HOBJ) $(BRIDGE_HOBJ) $(HOBJ)/outer/main.o \
+           $(OUTER_MOBJ) $(INNER_MOBJ) $(BRIDGE_MOBJ) $(CONNECT_MOBJ) $(FUZZ_OBJ)
+-include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(FUZZ_BIN:=.d)

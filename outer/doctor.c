@@ -106,7 +106,7 @@ static void check_trial(void)
 		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
 				    .timeout = 30, .allow_no_landlock = 1 };
 		struct cordon_err e;
-		int r = run_sandbox(&c, 0, &e);
+		int r = run_sandbox(&c, &e);
 		if (r < 0)
 			err_print(&e);
 		_exit(r < 0 ? EXIT_CORDON_FAILED : r);

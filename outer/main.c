@@ -7,6 +7,7 @@
 #include "config.h"
 #include "doctor.h"
 #include "err.h"
+#include "explain.h"
 #include "hostpaths/registry_sweep.h"
 #include "run.h"
 
@@ -36,8 +37,12 @@ int main(int argc, char **argv)
 		status = 0;
 		break;
 	case MODE_RUN:
+		status = run_sandbox(&c, &e);
+		if (status < 0)
+			status = fail(&e);
+		break;
 	case MODE_EXPLAIN:
-		status = run_sandbox(&c, c.mode == MODE_EXPLAIN, &e);
+		status = explain_run(&c, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;

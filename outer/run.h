@@ -6,8 +6,7 @@
 #include "err.h"
 
 /* Returns the exit status for cordon (>= 0), or -errno with *e filled when the
- * sandbox could not be built (the caller prints *e and exits 125).  With
- * explain != 0, prints the plan and the bwrap argv instead of running. */
-int run_sandbox(const struct config *c, int explain, struct cordon_err *e);
+ * sandbox could not be built (the caller prints *e and exits 125). */
+int run_sandbox(const struct config *c, struct cordon_err *e);
 
 #endif

@@ -5,7 +5,7 @@ set -eu
 
 PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3
-cppcheck clang clang-tidy valgrind"
+cppcheck clang clang-tidy valgrind libclang-rt-14-dev tmux"
 
 # The real clients of tests/integration/t_netclients.sh and their servers.
 PKGS="$PKGS curl golang-go nodejs openssh-client openssh-server openssl python3-httpx

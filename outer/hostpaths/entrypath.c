@@ -40,33 +40,32 @@ static int next_component(const char **p, char comp[NAME_MAX + 1])
 	return 1;
 }
 
-/* The kernel's struct statx (include/uapi/linux/stat.h), as far as the
- * birth time: musl 1.2.3 has neither statx() nor the struct, and
- * <linux/stat.h> clashes with its <sys/stat.h>. */
-struct kstatx {
-	uint32_t mask, blksize;
-	uint64_t attributes;
-	uint32_t nlink, uid, gid;
-	uint16_t mode, spare0;
-	uint64_t ino, size, blocks, attributes_mask;
-	struct { int64_t tv_sec; uint32_t tv_nsec; int32_t reserved; } atime, btime;
-	uint64_t rest[20];      /* ctime, mtime and the fields after: 256 bytes in all */
-};
+/* The kernel's struct statx (include/uapi/linux/stat.h) is 256 bytes, with
+ * stx_mask at 0 and stx_btime (__s64 tv_sec, __u32 tv_nsec) at 0x50: musl
+ * 1.2.3 has neither statx() nor the struct, and <linux/stat.h> clashes with
+ * its <sys/stat.h>, so the fields are read from the buffer. */
+#define KSTATX_SIZE 256
 #define KSTATX_BTIME 0x800U
+#define KSTATX_BTIME_OFF 0x50
 
 /* Birth time of an open file (statx STATX_BTIME), if the filesystem keeps
  * one. */
 static void birth_time(int fd, struct path_fact *f)
 {
-	struct kstatx stx;
-	_Static_assert(sizeof(struct kstatx) == 0x100, "struct statx is 256 bytes");
-	memset(&stx, 0, sizeof(stx));
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, KSTATX_BTIME, &stx) == 0 &&
-	    (stx.mask & KSTATX_BTIME)) {
-		f->has_btime = 1;
-		f->btime.sec = stx.btime.tv_sec;
-		f->btime.nsec = stx.btime.tv_nsec;
-	}
+	_Alignas(8) unsigned char buf[KSTATX_SIZE];
+	uint32_t mask, nsec;
+	int64_t sec;
+	memset(buf, 0, sizeof(buf));
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, KSTATX_BTIME, buf) != 0)
+		return;
+	memcpy(&mask, buf, sizeof(mask));
+	if (!(mask & KSTATX_BTIME))
+		return;
+	memcpy(&sec, buf + KSTATX_BTIME_OFF, sizeof(sec));
+	memcpy(&nsec, buf + KSTATX_BTIME_OFF + sizeof(sec), sizeof(nsec));
+	f->has_btime = 1;
+	f->btime.sec = sec;
+	f->btime.nsec = nsec;
 }
 
 /* Emptiness of the directory at parent/name, opened without following a

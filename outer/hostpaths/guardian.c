@@ -23,6 +23,7 @@
 #define READY_TIMEOUT_MS 5000
 #define POLL_FALLBACK_MS 20
 #define MAX_CHILDREN 16
+#define KILL_PASSES 64
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -127,50 +128,75 @@ static void wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nk
 	}
 }
 
-/* Whoever still holds the sandbox's end of its control socket (inode ino) is
- * a process of this run: bwrap's child, blocked for good on bwrap's
- * internal event counter when bwrap died (with cordon, --die-with-parent)
- * before releasing it, or cordon-inner and its command if bwrap died before
- * its child armed its own parent-death signal.  Nothing else can end them. */
-static void kill_holders(ino_t ino)
+/* One pass over /proc: SIGKILL each process holding socket inode `want`
+ * ("socket:[N]"), with pidfds of them in fds[] to wait for.  Their count. */
+static size_t kill_holders_once(const char *want, int *fds, size_t max)
 {
-	char want[48], link[64], dir[64];
-	(void)snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	char link[64], dir[64];
+	size_t n = 0;
 	DIR *proc = opendir("/proc");
 	if (!proc)
-		return;
-	for (struct dirent *de; (de = readdir(proc));) {
+		return 0;
+	for (struct dirent *de; n < max && (de = readdir(proc));) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 		if (pid <= 0 || *end || pid == (long)getpid())
 			continue;
 		(void)snprintf(dir, sizeof(dir), "/proc/%ld/fd", pid);
 		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		DIR *fds = dfd >= 0 ? fdopendir(dfd) : NULL;
-		if (!fds) {
+		DIR *fds_dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!fds_dir) {
 			sys_close(&dfd);
 			continue; /* not ours to look at (another user's) */
 		}
 		int hit = 0;
-		for (struct dirent *f; !hit && (f = readdir(fds));) {
-			ssize_t n = readlinkat(dirfd(fds), f->d_name, link, sizeof(link) - 1);
-			if (n > 0) {
-				link[n] = '\0';
+		for (struct dirent *f; !hit && (f = readdir(fds_dir));) {
+			ssize_t len = readlinkat(dirfd(fds_dir), f->d_name, link, sizeof(link) - 1);
+			if (len > 0) {
+				link[len] = '\0';
 				hit = strcmp(link, want) == 0;
 			}
 		}
-		(void)closedir(fds);
-		/* The pidfd is taken after the look; the pid cannot have been
-		 * reused in between by a holder of this run's socket. */
-		if (hit) {
-			int pfd = pidfd_open_compat((pid_t)pid);
-			if (pfd >= 0) {
-				(void)syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
-				sys_close(&pfd);
-			}
-		}
+		(void)closedir(fds_dir);
+		if (!hit)
+			continue;
+		/* The pidfd is taken after the look: the holder would have to
+		 * die and its pid be reused in between, by a process of this
+		 * user, for the kill to miss; a holder is killed by this pass or
+		 * found by the next. */
+		int pfd = pidfd_open_compat((pid_t)pid);
+		if (pfd < 0)
+			continue;
+		if (syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) == 0)
+			fds[n++] = pfd;
+		else
+			sys_close(&pfd);
 	}
 	(void)closedir(proc);
+	return n;
+}
+
+/* Whoever still holds the sandbox's end of its control socket (inode ino) is
+ * a process of this run: bwrap's child, blocked for good on bwrap's
+ * internal event counter when bwrap died (with cordon, --die-with-parent)
+ * before releasing it, or cordon-inner and its command if bwrap died before
+ * its child armed its own parent-death signal.  Nothing else can end them.
+ * A bwrap killed while it clones leaves a child the pass that killed it did
+ * not see: passes repeat, each after the last one's processes are gone,
+ * until one finds nobody. */
+static void kill_holders(ino_t ino)
+{
+	char want[48];
+	int fds[MAX_CHILDREN];
+	(void)snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	for (int pass = 0; pass < KILL_PASSES; pass++) {
+		size_t n = kill_holders_once(want, fds, MAX_CHILDREN);
+		if (n == 0)
+			return;
+		wait_gone(0, 0, -1, fds, n);
+		for (size_t i = 0; i < n; i++)
+			sys_close(&fds[i]);
+	}
 }
 
 /* Listen to cordon until "done" (exit), or its end of file or a record that
@@ -212,15 +238,19 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	/* cordon knows this process's pid and start time already (it read
 	 * them from /proc for its unreaped child): "ready" says only that it
 	 * runs on its own now. */
+	/* Without a handle of its own (the registry changed under it), it
+	 * still ends what is left of the run; the record stays for the next
+	 * sweep. */
+	int have_reg = 0;
 	if (from) {
-		int rc = registry_dup(from, &reg, &e);
+		have_reg = registry_dup(from, &reg, &e) == 0;
 		int inherited = from->dirfd;
 		sys_close(&inherited);
-		if (rc < 0)
-			_exit(1);
 	}
-	if (wire_send(sock, GWIRE_READY, NULL, 0, -1) < 0)
-		_exit(1);
+	/* If cordon is gone already, there is nobody to tell, but all the
+	 * more to clean up. */
+	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
+	(void)sent;
 	if (listen_to_cordon(sock, &sb, &pidfd))
 		_exit(0);
 
@@ -235,7 +265,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	if (from && registry_lock(&reg, &e) == 0 && registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
+	if (have_reg && registry_lock(&reg, &e) == 0 &&
+	    registry_sweep(&reg, name, NULL, NULL, &e) < 0) {
 		/* Nobody to tell: the record stays for the next sweep. */
 	}
 	registry_close(&reg);

@@ -442,11 +442,6 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 	return 0;
 }
 
-void protect_command_gone(struct protect_run *p)
-{
-	p->sandbox = 0;
-	protect_release(p);
-}
 
 /* 1 if bwrap (cordon's child) has not exited yet. */
 static int sandbox_running(pid_t pid)
@@ -458,7 +453,14 @@ static int sandbox_running(pid_t pid)
 	return si.si_pid == 0;
 }
 
-void protect_release(struct protect_run *p)
+/* Release the run's record, and dismiss the guardian only when
+ * cordon-inner said that no process of the command is left (command_gone):
+ * after a failure, bwrap may have been killed while it cloned its child,
+ * which then waits for good for a release nobody will send and which cordon
+ * could not name.  Left without "done", the guardian ends whoever still
+ * holds the sandbox's control socket, then sweeps (the record is released
+ * already: nothing of it is left to do). */
+static void release(struct protect_run *p, int command_gone)
 {
 	struct cordon_err e;
 	pending_free(p->pending);
@@ -468,13 +470,25 @@ void protect_release(struct protect_run *p)
 	 * sandbox to go and cleans up itself. */
 	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
 	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
-			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)) &&
+	    command_gone)
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);
 	record_free(&p->rec);
 	p->name[0] = '\0';
 	p->sandbox = 0;
+}
+
+void protect_release(struct protect_run *p)
+{
+	release(p, 0);
+}
+
+void protect_command_gone(struct protect_run *p)
+{
+	p->sandbox = 0;
+	release(p, 1);
 }
 
 int protect_explain(struct resolved *r, struct cordon_err *e)

@@ -49,13 +49,16 @@ struct protect_run {
 /* Open, lock and sweep the registry, carve it out of the writable roots,
  * and decide what the plan binds: into r->protects go live runs' paths to
  * share or pin and, for each name to be created, a placeholder bound by path
- * (late).  The lock stays held.  full_write: "/" counts as a writable root.
- * bwrap: cordon's child, already forked (its record entry), or 0. */
+ * (late).  Then start the guardian (every run has one, forked before bwrap
+ * has its arguments, so before bwrap's child exists: guardian.h), naming the
+ * run's record first if the run will own or share anything.  The lock stays
+ * held.  full_write: "/" counts as a writable root.  bwrap: cordon's child,
+ * already forked (its record entry), or 0.  p->sandbox_sock must be set. */
 int protect_prepare(struct resolved *r, int full_write, pid_t bwrap, struct protect_run *p,
 		    struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* If the run will own or share anything: start the guardian, record the
- * run (intent first), create the placeholders' directories and fill each
+/* If the run will own or share anything: record the run (intent first,
+ * naming cordon, its guardian and bwrap), create the placeholders' directories and fill each
  * placeholder with its (dev, ino) and descriptor.  Then unlock.  On failure
  * the caller must end bwrap before it mounts: a placeholder may not exist. */
 int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon_err *e)
@@ -69,13 +72,15 @@ int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* The run is over: remove what it materialized (unless live runs still use
- * it), delete its record, dismiss the guardian.  If bwrap may still be
- * running, leave all of that to the guardian instead.  Frees p. */
+/* The run is over, without cordon-inner's word that the command is gone (a
+ * failure): remove what it materialized (unless live runs still use it) and
+ * delete its record; the guardian is not dismissed but ends whatever of the
+ * sandbox may be left (guardian.h), then exits.  If bwrap may still be
+ * running, leave all of it to the guardian instead.  Frees p. */
 void protect_release(struct protect_run *p);
 
 /* cordon-inner reported that every process of the sandbox but itself is
- * dead: release now, while bwrap is still exiting.  The mount points are in
+ * dead: release now, while bwrap is still exiting, and dismiss the guardian.  The mount points are in
  * use only in the sandbox's own mount namespace, which no untrusted process
  * can reach any more, and removing them on the host does not need it gone. */
 void protect_command_gone(struct protect_run *p);

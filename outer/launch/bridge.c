@@ -2,20 +2,33 @@
 #include "launch/bridge.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "launch/child.h"
 #include "launch/inner_find.h"
 #include "sys.h"
 
 extern char **environ;
+
+int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
+{
+	if (c->net != NET_PROXY)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sock) < 0)
+		return err_sys(e, errno, "cannot create the socket between the sandbox and "
+			       "cordon-bridge (too many open files? check ulimit -n)");
+	return 0;
+}
+
+int bridge_link_inner_fd(const struct bridge_link *l)
+{
+	return l->sock[1];
+}
 
 int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct argv *out,
 		struct cordon_err *e)
@@ -54,49 +67,39 @@ int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct arg
 	return 0;
 }
 
-int bridge_start(const struct config *c, int sandbox_fd, pid_t *pid, struct cordon_err *e)
+int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *mask,
+		 struct cordon_err *e)
 {
 	char path[PATH_MAX];
 	AUTO_FD bin = -1;
 	struct argv argv;
+	if (l->sock[0] < 0)
+		return 0;
 	int r = helper_find("cordon-bridge", &bin, path, e);
-	if (r < 0)
+	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	if ((r = bridge_argv(c, sandbox_fd, getpid(), &argv, e)) < 0)
-		return r;
-	sigset_t none;
-	sigemptyset(&none);
-	pid_t p = fork();
-	if (p < 0) {
-		argv_free(&argv);
-		return err_sys(e, errno, "cannot start cordon-bridge: fork");
-	}
-	if (p == 0) {
-		int keep[2] = { sandbox_fd, bin };
-		/* Only async-signal-safe calls until exec.  The parent-death
-		 * signal is set before exec so that no window exists where
-		 * cordon could die and leave the bridge behind (the bridge
-		 * checks its parent again). */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-		    sys_close_except(keep, 2) < 0 || sys_set_inheritable(sandbox_fd) < 0 ||
-		    sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-			_exit(EXIT_CORDON_FAILED);
-		syscall(SYS_execveat, bin, "", argv.v, environ, AT_EMPTY_PATH);
-		struct cordon_err ce;
-		(void)err_sys(&ce, errno, "cannot execute cordon-bridge");
-		err_print(&ce);
-		_exit(EXIT_CORDON_FAILED);
-	}
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, &l->sock[0], 1, mask };
+	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
-	*pid = p;
+	if (pid < 0)
+		return (int)pid;
+	l->pid = pid;
+	sys_close(&l->sock[0]);
 	return 0;
 }
 
-void bridge_end(pid_t *pid, int grace_ms)
+void bridge_link_started(struct bridge_link *l)
 {
-	if (*pid <= 0)
+	sys_close(&l->sock[1]);
+}
+
+void bridge_end(struct bridge_link *l, int grace_ms)
+{
+	sys_close(&l->sock[0]);
+	sys_close(&l->sock[1]);
+	if (l->pid <= 0)
 		return;
-	int pfd = (int)syscall(SYS_pidfd_open, *pid, 0);
+	int pfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
 	if (pfd >= 0 && grace_ms > 0) {
 		struct pollfd p = { pfd, POLLIN, 0 };
 		/* A timeout or an error both end in SIGKILL below. */
@@ -104,7 +107,7 @@ void bridge_end(pid_t *pid, int grace_ms)
 	}
 	if (pfd >= 0)
 		(void)close(pfd);
-	(void)kill(*pid, SIGKILL);
-	(void)sys_waitpid(*pid, NULL);
-	*pid = 0;
+	(void)kill(l->pid, SIGKILL);
+	(void)sys_waitpid(l->pid, NULL);
+	l->pid = 0;
 }

@@ -1,34 +1,57 @@
-/* bridge.h: starting cordon-bridge for --net proxy and ending it.
+/* bridge.h: cordon's side of cordon-bridge (--net proxy).
  *
- * cordon makes a SOCK_SEQPACKET socketpair: one end goes to cordon-inner
- * (through bwrap), the other to cordon-bridge, which cordon forks and execs
- * from beside itself (helper_find), never through PATH.  The bridge dies
- * with cordon (parent-death signal) and with the sandbox (EOF on its end);
- * there is no socket file and no host port.  Each run has its own bridge.
+ * cordon makes a SOCK_SEQPACKET socketpair (common/wire_bridge.h): one end
+ * goes to cordon-inner through bwrap, the other to cordon-bridge, which
+ * cordon starts from beside itself (helper_find), never through PATH.  The
+ * bridge dies with cordon (it sets its parent-death signal first thing and
+ * checks that its parent is still the cordon that started it) and with the
+ * sandbox (end of file on its end); there is no socket file and no host
+ * port.  Each run has its own bridge.
  *
- * Belongs here: the bridge's command line and its process. */
+ * This folder (launch/) is the only part of cordon that forks. */
 #ifndef CORDON_LAUNCH_BRIDGE_H
 #define CORDON_LAUNCH_BRIDGE_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "argv.h"
 #include "config.h"
 #include "err.h"
 
+struct bridge_link {
+	int sock[2];      /* [0] cordon-bridge's end, [1] cordon-inner's; -1 without --net proxy */
+	pid_t pid;        /* > 0 once started, until reaped */
+};
+
+#define BRIDGE_LINK_INIT { { -1, -1 }, 0 }
+
+/* With --net proxy, the socketpair; otherwise nothing.  -errno with *e. */
+int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* cordon-inner's end, for its --bridge option and bwrap's keep list; -1
+ * without --net proxy. */
+int bridge_link_inner_fd(const struct bridge_link *l);
+
 /* Pure: cordon-bridge's argv for config c, with its socket sandbox_fd and
  * cordon's pid. */
 int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct argv *out,
 		struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Fork and exec cordon-bridge with sandbox_fd (which it inherits, and only
- * it); *pid gets its pid.  -errno with *e filled. */
-int bridge_start(const struct config *c, int sandbox_fd, pid_t *pid, struct cordon_err *e)
-	__attribute__((warn_unused_result));
+/* Start cordon-bridge with its end (then closed in cordon) and signal mask
+ * mask; nothing without --net proxy.  -errno with *e filled. */
+int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *mask,
+		 struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* After the sandbox is gone: give the bridge a moment to log its last
- * connections and exit on its own, then SIGKILL it; reap it.  *pid <= 0:
- * nothing to do; *pid is 0 afterwards. */
-void bridge_end(pid_t *pid, int grace_ms);
+/* bwrap has its copy of cordon-inner's end: cordon's goes, so that the
+ * sandbox ending reads as end of file to the bridge. */
+void bridge_link_started(struct bridge_link *l);
+
+/* After the sandbox is gone: give the bridge grace_ms to log its last
+ * connections and exit on its own, then SIGKILL it; reap it; close the
+ * sockets.  Safe to call twice. */
+void bridge_end(struct bridge_link *l, int grace_ms);
 
 #endif

@@ -17,6 +17,9 @@
                                          appended to DIR/../requests.log
     netserve.py PORTFILE ws|wss [CERT KEY]
                                          a WebSocket echo server (python3-websockets)
+    netserve.py PORTFILE connect-proxy LOG
+                                         an upstream proxy: appends each CONNECT
+                                         head to LOG, then tunnels to 127.0.0.1
 
 The chosen port is written to PORTFILE (atomically) once the server listens.
 """
@@ -163,6 +166,46 @@ def ws_serve(portfile, ctx):
     asyncio.run(run())
 
 
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(CHUNK)
+            if not d:
+                break
+            b.sendall(d)
+        b.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def connect_proxy(log):
+    lock = threading.Lock()
+
+    def handle(c):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            d = c.recv(4096)
+            if not d:
+                c.close()
+                return
+            head += d
+        head, rest = head.split(b"\r\n\r\n", 1)
+        with lock, open(log, "ab") as f:
+            f.write(head + b"\r\n\r\n")
+        port = int(head.split(b"\r\n")[0].split(b" ")[1].rsplit(b":", 1)[1])
+        s = socket.create_connection(("127.0.0.1", port))
+        c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        if rest:
+            s.sendall(rest)
+        t = threading.Thread(target=pipe, args=(s, c), daemon=True)
+        t.start()
+        pipe(c, s)
+        t.join()
+        c.close()
+        s.close()
+    return handle
+
+
 def main():
     portfile, mode = sys.argv[1], sys.argv[2]
     if mode in ("http", "tls", "static"):
@@ -196,6 +239,8 @@ def main():
                 f.write(h.hexdigest() + "\n")
             c.close()
         tcp_serve(portfile, source)
+    elif mode == "connect-proxy":
+        tcp_serve(portfile, connect_proxy(sys.argv[3]))
     else:
         sys.exit("netserve.py: unknown mode " + mode)
 

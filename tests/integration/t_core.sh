@@ -105,7 +105,7 @@ sleep 0.2
 assert "the background job left behind is killed" -- test -z "$(pgrep -f "$marker")"
 
 marker="cordon-term-$$-$RANDOM"
-"${C[@]}" -- bash -c "trap '' TERM; exec -a $marker sleep 60" &
+"${C[@]}" --kill-after 1 -- bash -c "trap '' TERM; exec -a $marker sleep 60" &
 cpid=$!
 sleep 0.5
 start=$(date +%s%N)
@@ -126,7 +126,9 @@ st=$?
 assert "SIGUSR1 reaches the command (status $st)" -- test "$st" -eq 7
 assert "and the command's handler ran" -- grep -q got-usr1 "$W/sig.out"
 
-"${C[@]}" -- sh -c 'sleep 30' &
+# A background job of this (non-interactive) shell starts with SIGINT
+# ignored, which cordon would keep ignored (nohup semantics): restore it.
+env --default-signal=INT "${C[@]}" -- sh -c 'sleep 30' &
 cpid=$!
 sleep 0.5
 kill -INT $cpid

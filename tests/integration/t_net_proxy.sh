@@ -204,6 +204,55 @@ for l in open(sys.argv[1]):
                       "reason", "bytes_up", "bytes_down", "duration_ms"}, d
 ' "$log"
 
+echo "-- bounded connections: a clear refusal past 512"
+expect_out 0 '^503 ok$' "the 513th open connection gets 503 and the bridge goes on" -- \
+	"${C[@]}" "${P[@]}" -- python3 -c '
+import resource, socket, subprocess, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (2048, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+socks = []
+for i in range(512):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"GET http://allowed.test/ HTTP/1.1\r\n")
+    socks.append(s)
+extra = socket.create_connection(("127.0.0.1", 3128))
+extra.settimeout(20)
+first = extra.recv(100).split(b" ")[1].decode()
+for s in socks:
+    s.close()
+r = subprocess.run(["curl", "-sS", "--retry", "3", "http://allowed.test:'"$H"'/hello"], capture_output=True)
+print(first, "ok" if r.stdout == b"hello\n" else r.stdout)
+'
+
+echo "-- --proxy-upstream and --attribution-token"
+serve up connect-proxy "$W/upstream.log"
+U=(--proxy-upstream "tcp:127.0.0.1:$PORT_up" --attribution-token "cordon-run-7f3a")
+expect_out 0 '^hello$' "an allowed request goes through the upstream" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "HTTPS (CONNECT) through the upstream" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
+assert "the upstream got CONNECT allowed.test with the attribution header" -- \
+	bash -c "grep -q '^CONNECT allowed.test:$H HTTP/1.1' '$W/upstream.log' &&
+		 grep -q '^X-Cordon-Attribution: cordon-run-7f3a' '$W/upstream.log'"
+expect_out 0 '^403$' "a refused name is refused by the bridge" -- \
+	"${C[@]}" "${P[@]}" "${U[@]}" -- curl -sS -o /dev/null -w '%{http_code}\n' "http://other.test:$H/hello"
+assert "... and never reaches the upstream" -- bash -c "! grep -q other.test '$W/upstream.log'"
+"${C[@]}" "${P[@]}" "${U[@]}" -- sh -c 'env; cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ' \
+	>"$W/inside" 2>/dev/null
+assert "the token is not visible inside the sandbox (environment, any process's command line)" -- \
+	bash -c "grep -aq HTTPS_PROXY '$W/inside' && ! grep -aq cordon-run-7f3a '$W/inside'"
+
+echo "-- concurrent runs each have their own bridge"
+"$CORDON" --allow-domain allowed.test -- sleep 30 &
+c1=$!
+"$CORDON" --allow-domain allowed.test -- sleep 30 &
+c2=$!
+for _ in $(seq 50); do
+	b1=$(pgrep -P "$c1" -x cordon-bridge) && b2=$(pgrep -P "$c2" -x cordon-bridge) && break
+	sleep 0.1
+done
+assert "two runs, two bridges" -- test -n "${b1:-}" -a -n "${b2:-}" -a "${b1:-x}" != "${b2:-x}"
+{ kill "$c1" "$c2"; wait "$c1" "$c2"; } 2>/dev/null
+
 echo "-- fail closed, lifetime"
 expect_err 125 'allow-domain' "a bad pattern is refused before the command runs" -- \
 	"${C[@]}" --allow-domain 'bad pattern' -- true

@@ -397,4 +397,109 @@ else
 	git -C "$repo" worktree remove --force "$wt" 2>/dev/null
 fi
 
+# --- records are untrusted, and the registry cannot be moved away -------------------
+# A rename works on the parent's entry: every ancestor of the registry below
+# a writable root is a mount point inside (EBUSY), so the command can
+# neither move the registry away nor plant one of its own in its place.
+mkdir -p "$W/carve/sib"
+refuse "the registry's parent cannot be renamed away (to plant another registry)" -- "${XC[@]}" -- perl -e 'rename($ARGV[0], $ARGV[1]) or exit 1' "$W/carve/state" "$W/carve/state.away"
+refuse "nor its grandparent's child, cordon/" -- "${XC[@]}" -- perl -e 'rename($ARGV[0], $ARGV[1]) or exit 1' "$W/carve/state/cordon" "$W/carve/state/cordon.away"
+refuse "nor can they be removed and recreated" -- "${XC[@]}" -- rmdir "$W/carve/state/cordon"
+expect 0 "control: a sibling directory in the same root can be renamed" -- "${XC[@]}" -- perl -e 'rename($ARGV[0], $ARGV[1]) or exit 1' "$W/carve/sib" "$W/carve/sib2"
+expect 0 "control: the registry's parent stays writable inside" -- "${XC[@]}" -- sh -c "touch '$W/carve/state/x' && rm '$W/carve/state/x'"
+assert "the registry is where it was" -- test -d "$creg" -a ! -e "$W/carve/state.away"
+
+# forge_record REGISTRY LINE...: a record of a dead run with these entry lines.
+forge_record() {
+	local reg=$1 boot pidns pid
+	shift
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	pidns=$(stat -L -c %i /proc/self/ns/pid)
+	true & pid=$!
+	wait $pid
+	{
+		printf 'cordon-record 1\nboot %s\npidns %s\nowner %s 1\n' "$boot" "$pidns" "$pid"
+		printf '%s\n' "$@"
+		printf 'end\n'
+	} > "$reg/run-$boot-$pid-1"
+	echo "$reg/run-$boot-$pid-1"
+}
+di() { stat -c '%d %i' "$1"; }
+fw="$W/forge"
+mkdir -p "$fw/ws/sub" "$fw/real/.git" "$fw/keep" "$fw/ws/.aws" "$fw/ws/.codex" "$fw/ws/ctl/.agents"
+ln -s "$fw/real" "$fw/ws/link"
+mkdir -p "$ISOREG"
+# From inside: a command with the registry's root writable tries to write a
+# record; the registry is read-only (and cannot be replaced, above).
+refuse "a sandboxed command cannot write a record" -- env XDG_STATE_HOME="$ISO" "$CORDON" -w "$W/xdg" -C / -- sh -c "echo forged > '$ISOREG/run-forged'"
+forged=$(forge_record "$ISOREG" \
+	"created $(di "$fw/keep") $fw/keep" \
+	"created $(di "$fw/real/.git") $fw/ws/link/.git" \
+	"created $(di "$fw/ws/.aws" | awk '{print $1, $2 + 100000}') $fw/ws/.aws" \
+	"created $(di "$fw/ws/.codex") $fw/ws/sub/../.codex")
+expect 0 "a run after a forged record works" -- env XDG_STATE_HOME="$ISO" "$CORDON" -C / -- true
+assert "an empty directory with a name cordon never protects survives" -- test -d "$fw/keep"
+assert "a protected empty directory reached through a symbolic link survives" -- test -d "$fw/real/.git"
+assert "a protected empty directory with another (dev, ino) survives" -- test -d "$fw/ws/.aws"
+assert "a path with .. in it survives" -- test -d "$fw/ws/.codex"
+forged=$(forge_record "$ISOREG" \
+	"created $(di "$fw/keep") $fw/keep" \
+	"created $(di "$fw/real/.git") $fw/ws/link/.git" \
+	"created $(di "$fw/ws/.aws" | awk '{print $1, $2 + 100000}') $fw/ws/.aws")
+expect_out 0 "^kept $fw/keep: not a protected name" "cordon reclaim keeps them and says why" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
+grep -q "^kept $fw/ws/link/.git: reached through a symbolic link" "$OUT" || bad "reclaim did not report the path through a link"
+grep -q "^kept $fw/ws/.aws: not cordon's" "$OUT" || bad "reclaim did not report the replaced directory"
+assert "all of them survive cordon reclaim" -- test -d "$fw/keep" -a -d "$fw/real/.git" -a -d "$fw/ws/.aws"
+forge_record "$ISOREG" "created $(di "$fw/ws/ctl/.agents") $fw/ws/ctl/.agents" >/dev/null
+expect_out 0 "^removed $fw/ws/ctl/.agents\$" "control: a forged record with the real identity of a protected empty directory removes just that" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
+
+# An intent whose directory was born after it (a kill between the two
+# record writes) is reclaimed; one older than the intent is not.
+mkdir -p "$fw/int/.codex"
+sleep 0.05
+forge_record "$ISOREG" "intent 0 0 $fw/int/.aws" "intent 0 0 $fw/int/.codex" >/dev/null
+mkdir "$fw/int/.aws"
+if [ -z "$(stat -c %W "$fw/int/.aws" | grep -v '^0$')" ]; then
+	skip "this filesystem keeps no birth time"
+else
+	expect_out 0 "^removed $fw/int/.aws\$" "an intent's empty directory born after it is reclaimed" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
+	grep -q "^kept $fw/int/.codex: it existed before" "$OUT" || bad "reclaim did not keep the older directory"
+	assert "the older one stays" -- test -d "$fw/int/.codex"
+fi
+assert "no record is left of the dead forged runs" -- test -z "$(ls "$ISOREG" | grep '^run-')"
+
+# --- kill -9 of cordon at random moments of its start-up -------------------------
+# bwrap's child waits on an event counter its parent writes once cordon
+# releases it; bwrap dies with cordon (--die-with-parent), and before the
+# release nothing else ends that child: the guardian (forked before bwrap
+# has its arguments) kills whoever holds the sandbox's control socket, and
+# cordon-inner does not start the command once cordon is gone.
+kl="$W/killloop"
+mkdir -p "$kl/ws" "$kl/state"
+mark="cordon-kl-$$-$RANDOM"
+KILLS=${KILLS:-100}
+for i in $(seq "$KILLS"); do
+	env XDG_STATE_HOME="$kl/state" "$CORDON" -w "$kl/ws" -C "$kl/ws" -- bash -c "exec -a $mark sleep 300" </dev/null >/dev/null 2>&1 &
+	p=$!
+	sleep "0.0$(printf %02d $((RANDOM % 20)))"
+	kill -9 "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+done
+sleep 2
+left=$(pgrep -f "$mark" | tr '\n' ' ')
+if [ -z "$left" ]; then
+	ok "$KILLS kills of cordon in its first 20 ms: 2 s later nothing of those runs is alive"
+else
+	bad "$KILLS kills of cordon: alive 2 s later: $(for q in $left; do ps -o pid=,ppid=,stat=,wchan:20=,args= -p "$q"; done | cut -c1-160 | tr "\n" ";")"
+	# Slow (a loaded machine) or never? Say which, then end them.
+	if within 10000 sh -c "! pgrep -f '$mark' >/dev/null"; then
+		echo "         | all gone $ELAPSED ms later: slow, not stuck"
+	else
+		echo "         | still there 10 s later"
+		for q in $(pgrep -f "$mark"); do kill -9 "$q" 2>/dev/null; done
+	fi
+fi
+assert "no record of those runs is left" -- test -z "$(ls "$kl/state/cordon/registry" | grep '^run-')"
+assert "and the workspace is clean" -- test -z "$(ls -A "$kl/ws")"
+
 finish

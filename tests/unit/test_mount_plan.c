@@ -315,3 +315,29 @@ Test(mount_plan, many_entries_fit)
 	cr_assert_eq(p.ops[p.n - 1].kind, MOUNT_CHDIR);
 	mount_plan_free(&p);
 }
+
+Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
+{
+	/* The registry's ancestors under a writable root: each bound onto
+	 * itself (a mount point cannot be renamed), writable, after the root
+	 * and before the registry's read-only carve-out below them. */
+	const struct rpath roots[] = { rp("/h", 10, 1) };
+	struct rpath carves[] = { rp("/h/s/c/reg", 20, 1), rp("/h/s/c", 21, 1), rp("/h/s", 22, 1) };
+	carves[0].late = carves[1].late = carves[2].late = 1;
+	carves[1].pin = carves[2].pin = 1;
+	struct plan_input in = { .roots = roots, .nroots = 1, .carves = carves, .ncarves = 3 };
+	struct mount_plan p;
+	build(&in, &p);
+	const struct want w[] = {
+		{ MOUNT_RO_BIND, "/", -1 },
+		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_PROC, "/proc", -1 },
+		{ MOUNT_BIND_FD, "/h", 10 },
+		{ MOUNT_BIND, "/h/s", -1 },
+		{ MOUNT_BIND, "/h/s/c", -1 },
+		{ MOUNT_RO_BIND_PATH, "/h/s/c/reg", -1 },
+	};
+	expect_plan(&p, w, 7);
+	cr_assert_str_eq(p.ops[4].src, "/h/s");
+	mount_plan_free(&p);
+}

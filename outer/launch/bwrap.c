@@ -1,0 +1,214 @@
+/* bwrap.c: see bwrap.h. */
+#include "launch/bwrap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "argv.h"
+#include "launch/child.h"
+#include "launch/userns.h"
+#include "sys.h"
+
+static const char not_built[] = "bwrap could not build the sandbox (its message, if any, is "
+				"above); run cordon doctor to check this machine";
+
+int bwrap_open(struct bwrap *b, struct cordon_err *e)
+{
+	if (pipe2(b->info, O_CLOEXEC) < 0 || fcntl(b->info[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b->args) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b->block) < 0)
+		return err_sys(e, errno, "cannot create the sockets cordon talks to bwrap over "
+			       "(too many open files? check ulimit -n)");
+	return 0;
+}
+
+void bwrap_fill_opts(const struct bwrap *b, struct bwrap_opts *o)
+{
+	o->info_fd = b->info[1];
+	o->userns_block_fd = b->block[0];
+}
+
+size_t bwrap_keep(const struct bwrap *b, int keep[3])
+{
+	keep[0] = b->info[1];
+	keep[1] = b->args[0];
+	keep[2] = b->block[0];
+	return 3;
+}
+
+int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err *e)
+{
+	struct argv argv = { 0 };
+	int r = 0;
+	r |= argv_push(&argv, "bwrap");
+	r |= argv_push(&argv, "--args");
+	r |= argv_push_int(&argv, b->args[0]);
+	if (r < 0) {
+		argv_free(&argv);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	if ((r = bwrap_argv_command(s->opts, &argv, e)) < 0) {
+		argv_free(&argv);
+		return r;
+	}
+	struct child_spec spec = {
+		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask,
+	};
+	pid_t pid = child_spawn(&spec, e);
+	argv_free(&argv);
+	if (pid < 0)
+		return (int)pid;
+	b->pid = pid;
+	/* bwrap's ends: with cordon's copy of the info pipe's write end
+	 * closed, bwrap dying reads as end of file. */
+	sys_close(&b->args[0]);
+	sys_close(&b->block[0]);
+	sys_close(&b->info[1]);
+	return 0;
+}
+
+/* bwrap --args reads NUL-terminated options until end of file. */
+int bwrap_send_args(struct bwrap *b, char *const *argv, size_t n, struct cordon_err *e)
+{
+	for (size_t i = 1; i < n; i++) {
+		const char *a = argv[i];
+		size_t len = strlen(a) + 1;
+		while (len > 0) {
+			ssize_t w = send(b->args[1], a, len, MSG_NOSIGNAL);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return bwrap_fail(b, e);
+			a += w;
+			len -= (size_t)w;
+		}
+	}
+	sys_close(&b->args[1]);
+	b->args_sent = 1;
+	return 0;
+}
+
+pid_t bwrap_parse_child_pid(const char *json)
+{
+	const char *k = strstr(json, "\"child-pid\"");
+	if (!k)
+		return 0;
+	k = strchr(k, ':');
+	if (!k)
+		return 0;
+	char *end = NULL;
+	long v = strtol(k + 1, &end, 10);
+	/* Only a complete number: the JSON may still be arriving. */
+	if (end == k + 1 || (*end != ',' && *end != '\n' && *end != ' ' && *end != '}'))
+		return 0;
+	return v > 1 && v < (1L << 22) ? (pid_t)v : 0;
+}
+
+int bwrap_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_err *e)
+{
+	char buf[512];
+	size_t len = 0;
+	for (;;) {
+		struct pollfd p = { info_rd, POLLIN, 0 };
+		int n0 = poll(&p, 1, timeout_ms);
+		if (n0 < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_sys(e, errno, "waiting for bwrap");
+		}
+		if (n0 == 0)
+			return err_set(e, ETIMEDOUT, "bwrap did not report its sandbox process");
+		ssize_t n = read(info_rd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return err_set(e, n == 0 ? EIO : errno, "%s", not_built);
+		len += (size_t)n;
+		buf[len] = '\0';
+		if ((*child = bwrap_parse_child_pid(buf)) > 0)
+			return 0;
+		if (len >= sizeof(buf) - 1)
+			return err_set(e, EPROTO, "bwrap's --info-fd output names no child-pid");
+	}
+}
+
+int bwrap_map(struct bwrap *b, uid_t uid, gid_t gid, struct cordon_err *e)
+{
+	if (bwrap_read_child(b->info[0], -1, &b->child, e) < 0)
+		return bwrap_fail(b, e);
+	return userns_map(b->child, b->pid, uid, gid, e);
+}
+
+int bwrap_release(struct bwrap *b, struct cordon_err *e)
+{
+	if (send(b->block[1], "m", 1, MSG_NOSIGNAL) != 1)
+		return bwrap_fail(b, e);
+	sys_close(&b->block[1]);
+	return 0;
+}
+
+/* Kill bwrap's child first (see bwrap.h): learn its pid from --info-fd if
+ * it is not known (bwrap reports it right after clone, or exits: bounded
+ * wait), and only while it is still bwrap's child. */
+static void kill_child(struct bwrap *b)
+{
+	struct cordon_err ignored;
+	char path[32];
+	if (!b->args_sent)
+		return; /* no options, no clone */
+	if (b->child <= 0 &&
+	    (b->info[0] < 0 || bwrap_read_child(b->info[0], 2000, &b->child, &ignored) < 0))
+		return; /* bwrap exited before clone, or never said: no child */
+	(void)snprintf(path, sizeof(path), "/proc/%d", (int)b->child);
+	AUTO_FD dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* While bwrap waits for its release it reaps nothing: the pid is still
+	 * its child's if the parent check passes. */
+	if (dir >= 0 && userns_check_parent(dir, b->pid) == 0)
+		(void)kill(b->child, SIGKILL);
+}
+
+/* End bwrap (if it runs) and its child, and reap it; its wait status. */
+static int end_bwrap(struct bwrap *b)
+{
+	int st = 0;
+	if (b->pid <= 0)
+		return 0;
+	kill_child(b);
+	(void)kill(b->pid, SIGKILL);
+	(void)sys_waitpid(b->pid, &st);
+	b->pid = 0;
+	return st;
+}
+
+int bwrap_fail(struct bwrap *b, struct cordon_err *e)
+{
+	/* It has exited or is exiting (it said why before closing its end);
+	 * should it not be, a malformed --info-fd stream, it must not stay
+	 * blocked waiting for its release. */
+	int st = end_bwrap(b);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_CORDON_FAILED) {
+		e->msg[0] = '\0'; /* cordon's child could not exec it and said so */
+		return -EIO;
+	}
+	return err_set(e, EIO, "%s", not_built);
+}
+
+void bwrap_reaped(struct bwrap *b)
+{
+	b->pid = 0;
+}
+
+void bwrap_close(struct bwrap *b)
+{
+	(void)end_bwrap(b);
+	int *fds[] = { &b->args[0], &b->args[1], &b->info[0], &b->info[1],
+		       &b->block[0], &b->block[1] };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		sys_close(fds[i]);
+}

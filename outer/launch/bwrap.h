@@ -1,0 +1,88 @@
+/* bwrap.h: the bwrap child, owned by one struct from its start to its end.
+ *
+ * cordon starts bwrap early, as `bwrap --args FD ... -- cordon-inner ...`:
+ * bwrap loads itself while cordon does the registry's work, then blocks
+ * reading its options from the args socket.  Then, in order:
+ *   bwrap_open         the channels: args socket, --info-fd pipe,
+ *                      --userns-block-fd socket (their bwrap ends go in the
+ *                      argv and the keep list, bwrap_fill_opts/bwrap_keep)
+ *   bwrap_start        fork + exec with the command part of the argv
+ *   bwrap_send_args    the options; from here bwrap may have a child
+ *   bwrap_map          read the child's pid from --info-fd, check it is
+ *                      bwrap's child, write its user namespace's map
+ *   bwrap_release      the byte on --userns-block-fd: it may mount now
+ *   bwrap_reaped       the supervisor waited for it
+ *   bwrap_close        whatever is left: kill the unreleased child (it gets
+ *                      no parent-death signal until just before its exec, so
+ *                      it would wait forever or set up a sandbox nobody
+ *                      supervises), kill bwrap, reap it, close the channels.
+ * Each step that finds bwrap gone ends it and says so once (bwrap_fail).
+ * Sockets rather than pipes for args and release: cordon writes with
+ * MSG_NOSIGNAL, so a bwrap that died early is an error, never a SIGPIPE. */
+#ifndef CORDON_BWRAP_H
+#define CORDON_BWRAP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "err.h"
+#include "plan/bwrap_argv.h"
+
+struct bwrap {
+	pid_t pid;            /* bwrap, > 0 from bwrap_start until reaped */
+	pid_t child;          /* bwrap's child, the sandbox's PID 1 (host pid), once known */
+	int args_sent;        /* bwrap has its options: it may have a child */
+	int args[2];          /* --args: [0] bwrap reads, [1] cordon writes */
+	int info[2];          /* --info-fd: [1] bwrap writes JSON, [0] cordon reads */
+	int block[2];         /* --userns-block-fd: [0] bwrap reads, [1] cordon writes */
+};
+
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 } }
+
+int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* bwrap's ends of the channels, in its options and its keep list. */
+void bwrap_fill_opts(const struct bwrap *b, struct bwrap_opts *o);
+size_t bwrap_keep(const struct bwrap *b, int keep[3]);
+
+struct bwrap_start {
+	int exec_fd;                  /* O_PATH descriptor of the bwrap binary */
+	const struct bwrap_opts *opts;
+	char *const *envp;
+	const int *keep;              /* what else bwrap inherits (bwrap_keep's included) */
+	size_t nkeep;
+	const sigset_t *mask;         /* the mask bwrap starts with */
+};
+
+int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* opts[1..n): the options bwrap reads from --args (argv[0] is its name). */
+int bwrap_send_args(struct bwrap *b, char *const *argv, size_t n, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+int bwrap_map(struct bwrap *b, uid_t uid, gid_t gid, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+int bwrap_release(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* bwrap failed before it took its arguments or its release, or closed the
+ * control socket under cordon: end it, reap it and fill *e once (empty if
+ * cordon's child could not exec it and said so).  Returns -EIO. */
+int bwrap_fail(struct bwrap *b, struct cordon_err *e);
+
+void bwrap_reaped(struct bwrap *b);
+
+/* Ends bwrap if it still runs (see above) and closes every channel. */
+void bwrap_close(struct bwrap *b);
+
+/* Pure: "child-pid" from bwrap's --info-fd JSON (NUL-terminated), or 0. */
+pid_t bwrap_parse_child_pid(const char *json);
+
+/* Read bwrap's info JSON from info_rd (non-blocking; waits with poll, at
+ * most timeout_ms, -1 for no limit) until it names the sandbox's PID 1.  End
+ * of file first means bwrap failed. */
+int bwrap_read_child(int info_rd, int timeout_ms, pid_t *child, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+#endif

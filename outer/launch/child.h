@@ -1,0 +1,30 @@
+/* child.h: fork + exec of a helper binary cordon opened itself (bwrap now;
+ * cordon-bridge next), with exactly the descriptors it must inherit.
+ *
+ * This folder (launch/) is the only part of cordon that forks: it may
+ * include launch/, plan/, procstat.h, config.h and common/ (make lint). */
+#ifndef CORDON_CHILD_H
+#define CORDON_CHILD_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "err.h"
+
+struct child_spec {
+	const char *name;         /* for the message if the exec fails */
+	int exec_fd;              /* O_PATH descriptor of the binary */
+	char *const *argv;
+	char *const *envp;
+	const int *keep;          /* descriptors the child inherits (besides 0-2) */
+	size_t nkeep;
+	const sigset_t *mask;     /* signal mask the child starts with */
+};
+
+/* fork + execveat.  The child closes every descriptor but 0-2 and the keep
+ * list, makes the keep list inheritable, restores the mask and execs; if it
+ * cannot, it says so on stderr and exits 125.  Returns its pid or -errno. */
+pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,55 @@
+/* inner_link.h: cordon's side of cordon-inner: the binary bwrap execs, its
+ * options, and the control socket (common/wire.h) cordon hands the bind
+ * checks over and later reads the command's start and end from. */
+#ifndef CORDON_INNER_LINK_H
+#define CORDON_INNER_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "argv.h"
+#include "config.h"
+#include "err.h"
+#include "plan/bwrap_argv.h"
+#include "plan/resolve.h"
+
+struct inner_link {
+	int exec_fd;          /* O_PATH descriptor of cordon-inner */
+	char exec[64];        /* /proc/self/fd/N: the path bwrap execs */
+	int ctrl[2];          /* [0] cordon (non-blocking), [1] cordon-inner's */
+	struct argv args;     /* cordon-inner's options */
+};
+
+#define INNER_LINK_INIT { -1, "", { -1, -1 }, { NULL, 0, 0 } }
+
+/* What cordon-inner does to the command's process besides confining it. */
+struct inner_term {
+	int tty;                  /* the command's stdio is a terminal of its own
+				     (launch/pty.h): a new session, that terminal
+				     its controlling one */
+	uint64_t keep_ignored;    /* signals (bit sig-1) the caller ignored: the
+				     command starts with them ignored */
+};
+
+/* bridge_fd: cordon-inner's end of the socket to cordon-bridge (--net
+ * proxy, launch/bridge.h), -1 for none; it is in bwrap's keep list. */
+int inner_link_open(struct inner_link *l, const struct config *c, const struct inner_term *t,
+		    int bridge_fd, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* cordon-inner's part of bwrap's options, and the descriptors bwrap must
+ * pass on to it. */
+void inner_link_fill_opts(const struct inner_link *l, struct bwrap_opts *o);
+size_t inner_link_keep(const struct inner_link *l, int keep[2]);
+
+/* bwrap has its copy of cordon-inner's end: cordon's goes, so that
+ * cordon-inner ending reads as end of file. */
+void inner_link_started(struct inner_link *l);
+
+/* Hand cordon-inner the descriptor of every writable root and of every
+ * read-only path bound by path (late), so it can check that what is mounted
+ * at each path is the object cordon resolved; then the count. */
+int inner_link_send_checks(const struct inner_link *l, const struct resolved *r,
+			   struct cordon_err *e) __attribute__((warn_unused_result));
+
+void inner_link_close(struct inner_link *l);
+
+#endif

@@ -1,0 +1,46 @@
+/* outcome.c: see outcome.h. */
+#include "outcome.h"
+
+#include <errno.h>
+#include <sys/wait.h>
+
+int outcome_exit_code(const struct run_outcome *o)
+{
+	if (o->timed_out)
+		return EXIT_TIMEOUT;
+	if (o->have_error) {
+		/* An error record means the command never ran: only 126/127 may
+		 * pass through, anything else (0 included) is a setup failure. */
+		int c = o->inner_err.exit_code;
+		return (c == EXIT_NOT_EXECUTABLE || c == EXIT_NOT_FOUND) ? c : EXIT_CORDON_FAILED;
+	}
+	if (o->escalated)
+		return 128 + o->killed_by;
+	if (!o->started) {
+		/* Killed by a forwarded signal before the command started. */
+		if (o->killed_by)
+			return 128 + o->killed_by;
+		return EXIT_CORDON_FAILED;
+	}
+	if (WIFEXITED(o->wstatus))
+		return WEXITSTATUS(o->wstatus);
+	if (WIFSIGNALED(o->wstatus))
+		return 128 + WTERMSIG(o->wstatus);
+	return EXIT_CORDON_FAILED;
+}
+
+int outcome_finish(const struct run_outcome *o, const struct config *c, struct cordon_err *e)
+{
+	if (o->timed_out) {
+		struct cordon_err te;
+		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",
+			      c->cmd[0], c->timeout);
+		err_print(&te);
+	} else if (o->have_error) {
+		err_print(&o->inner_err);
+	} else if (!o->started && !o->killed_by) {
+		return err_set(e, EIO, "bwrap could not build the sandbox (its message, if any, is "
+			       "above); run cordon doctor to check this machine");
+	}
+	return outcome_exit_code(o);
+}

@@ -1,0 +1,28 @@
+/* outcome.h: what a run came to, and the status cordon ends with. */
+#ifndef CORDON_OUTCOME_H
+#define CORDON_OUTCOME_H
+
+#include "config.h"
+#include "err.h"
+
+struct run_outcome {
+	int wstatus;              /* bwrap's wait status */
+	int started;              /* cordon-inner reported the command exec'd */
+	int have_error;           /* cordon-inner sent an error record */
+	struct cordon_err inner_err;
+	int timed_out;
+	int killed_by;            /* SIGTERM, SIGINT or SIGHUP if cordon was asked to end
+				     the run by one, else 0 */
+	int escalated;            /* cordon had to SIGKILL the sandbox after that */
+	int reaped;               /* bwrap was waited for (wstatus is valid) */
+};
+
+/* Pure: the exit status cordon should end with. */
+int outcome_exit_code(const struct run_outcome *o);
+
+/* The exit status, with what the user must be told said on stderr (the
+ * timeout, cordon-inner's error); -EIO with *e filled when the sandbox was
+ * never built. */
+int outcome_finish(const struct run_outcome *o, const struct config *c, struct cordon_err *e);
+
+#endif

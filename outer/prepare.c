@@ -1,0 +1,129 @@
+/* prepare.c: see prepare.h. */
+#include "prepare.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "launch/inner_find.h"
+#include "plan/env.h"
+
+extern char **environ;
+
+void prepare_init(struct prepared *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->bin.fd = -1;
+	p->inner = (struct inner_link)INNER_LINK_INIT;
+	p->bridge = (struct bridge_link)BRIDGE_LINK_INIT;
+	p->bwrap = (struct bwrap)BWRAP_INIT;
+}
+
+static int keep_fd(struct prepared *p, int fd)
+{
+	if (fd < 0)
+		return 0;
+	int *v = realloc(p->keep, (p->nkeep + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[p->nkeep++] = fd;
+	p->keep = v;
+	return 0;
+}
+
+/* The descriptors bwrap inherits: the channels and everything resolved. */
+static int collect_keep(struct prepared *p, struct cordon_err *e)
+{
+	const struct { struct rpath *v; size_t n; } lists[] = {
+		{ p->res.roots, p->res.nroots }, { p->res.carves, p->res.ncarves },
+		{ p->res.protects, p->res.nprotects }, { p->res.masks, p->res.nmasks },
+	};
+	int fds[3];
+	int r = 0;
+	size_t n = inner_link_keep(&p->inner, fds);
+	for (size_t i = 0; i < n; i++)
+		r |= keep_fd(p, fds[i]);
+	n = bwrap_keep(&p->bwrap, fds);
+	for (size_t i = 0; i < n; i++)
+		r |= keep_fd(p, fds[i]);
+	r |= keep_fd(p, bridge_link_inner_fd(&p->bridge));
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (size_t i = 0; i < lists[l].n; i++)
+			if (lists[l].v[i].fd >= 0) {
+				r |= keep_fd(p, lists[l].v[i].fd);
+				lists[l].v[i].inherited = 1;
+			}
+	return r ? err_set(e, ENOMEM, "out of memory") : 0;
+}
+
+/* With --net proxy, the proxy's variables, pointing ssh at cordon-connect
+ * when it is installed beside cordon (without it only GIT_SSH_COMMAND is
+ * left out). */
+static int proxy_env(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	char connect_path[PATH_MAX];
+	int fd = -1;
+	if (c->net != NET_PROXY)
+		return 0;
+	int found = helper_find("cordon-connect", &fd, connect_path, NULL) == 0;
+	sys_close(&fd);
+	return env_add_proxy(c, found ? connect_path : NULL, &p->env, e);
+}
+
+int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
+		 struct cordon_err *e)
+{
+	int r;
+	if ((r = resolve_config(c, &p->res, e)) < 0 ||
+	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
+	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
+	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
+	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
+	    (r = env_build(environ, c, &p->env, e)) < 0 ||
+	    (r = proxy_env(c, p, e)) < 0)
+		return r;
+	p->bo = (struct bwrap_opts){
+		.bwrap_name = "bwrap",
+		/* With a terminal, stay in the caller's session so shells and
+		 * editors keep job control; TIOCSTI and TIOCLINUX, the reason
+		 * bwrap offers --new-session, are refused by seccomp instead. */
+		.new_session = !isatty(STDIN_FILENO),
+		.share_pid = c->pid == PID_INHERIT,
+		.share_net = c->net == NET_FULL,
+		.cmd = c->cmd,
+	};
+	bwrap_fill_opts(&p->bwrap, &p->bo);
+	inner_link_fill_opts(&p->inner, &p->bo);
+	return collect_keep(p, e);
+}
+
+int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	struct plan_input in = {
+		p->res.roots, p->res.nroots, p->res.carves, p->res.ncarves,
+		p->res.protects, p->res.nprotects, p->res.masks, p->res.nmasks,
+		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
+	};
+	int r;
+	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||
+	    (r = bwrap_argv_options(&p->plan, &p->bo, &p->argv, e)) < 0)
+		return r;
+	p->nopts = p->argv.n;
+	return bwrap_argv_command(&p->bo, &p->argv, e);
+}
+
+void prepare_free(struct prepared *p)
+{
+	/* Still running here only when the run failed before the command
+	 * could start: cordon-inner waits for the bind checks. */
+	bwrap_close(&p->bwrap);
+	bridge_end(&p->bridge, 0);
+	inner_link_close(&p->inner);
+	resolved_free(&p->res);
+	sys_close(&p->bin.fd);
+	argv_free(&p->env);
+	free(p->keep);
+	mount_plan_free(&p->plan);
+	argv_free(&p->argv);
+}

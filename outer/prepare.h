@@ -1,0 +1,50 @@
+/* prepare.h: what a run and `cordon explain` both work out before anything
+ * starts: the resolved paths, the bwrap binary, cordon-inner and the
+ * channels to both (their descriptor numbers are in the argv), the
+ * environment; then, after the protected names are decided, the mount plan
+ * and bwrap's argv.  One struct, one free. */
+#ifndef CORDON_PREPARE_H
+#define CORDON_PREPARE_H
+
+#include <stddef.h>
+#include "argv.h"
+#include "config.h"
+#include "err.h"
+#include "launch/bridge.h"
+#include "launch/bwrap.h"
+#include "launch/bwrap_find.h"
+#include "launch/inner_link.h"
+#include "plan/bwrap_argv.h"
+#include "plan/mount_plan.h"
+#include "plan/resolve.h"
+
+struct prepared {
+	struct resolved res;
+	struct bwrap_bin bin;
+	struct inner_link inner;
+	struct bridge_link bridge;  /* --net proxy */
+	struct bwrap bwrap;
+	struct argv env;
+	struct bwrap_opts bo;
+	int *keep;                /* what bwrap inherits */
+	size_t nkeep;
+	struct mount_plan plan;
+	struct argv argv;         /* bwrap's whole argv */
+	size_t nopts;             /* argv.v[0..nopts): the name and the options */
+};
+
+void prepare_init(struct prepared *p);
+
+/* Everything bwrap must inherit or know when it is started.  tty: the
+ * command gets a terminal of its own (launch/pty.h). */
+int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
+		 struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The mount plan and the argv, once the protected names are decided. */
+int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Ends bwrap if it still runs (launch/bwrap.h), closes and frees the rest. */
+void prepare_free(struct prepared *p);
+
+#endif

@@ -1,0 +1,193 @@
+/* supervise.c: see supervise.h. */
+#include "supervise.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "sys.h"
+#include "wire.h"
+
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+#define WATCH_MAX 8
+
+uint64_t supervise_ignored(void)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		struct sigaction sa;
+		if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			m |= (uint64_t)1 << (forwarded[i] - 1);
+	}
+	return m;
+}
+
+int supervise_block_signals(struct supervise_signals *s, struct cordon_err *e)
+{
+	s->ignored = supervise_ignored();
+	sigemptyset(&s->watched);
+	for (size_t i = 0; i < NFORWARDED; i++)
+		if (!(s->ignored >> (forwarded[i] - 1) & 1))
+			sigaddset(&s->watched, forwarded[i]);
+	sigaddset(&s->watched, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &s->watched, &s->old_mask) < 0)
+		return err_sys(e, errno, "blocking signals");
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int drain_ctrl(const struct supervise_spec *s, struct wire_peer *peer,
+		      struct run_outcome *out, struct cordon_err *e)
+{
+	for (;;) {
+		struct wire_rec rec;
+		struct cordon_err re;
+		int r = wire_recv(s->ctrl, peer, &rec, &re);
+		/* A peer that went away with records unread (bwrap failing before
+		 * cordon-inner ran) is an end, not a protocol error: the outcome
+		 * then says that the sandbox was never built. */
+		if (r == -ECONNRESET)
+			return 0;
+		if (r == 0 || r == -EAGAIN)
+			return r;
+		if (r < 0) {
+			*e = re;
+			return r;
+		}
+		if (rec.type == WIRE_EXITED) {
+			if (s->on_exited)
+				s->on_exited(s->ctx);
+		} else if (rec.type == WIRE_STARTED) {
+			out->started = 1;
+		} else if (rec.type == WIRE_ERROR) {
+			memcpy(&out->inner_err, rec.data, sizeof(out->inner_err));
+			out->inner_err.msg[ERR_MSG_MAX - 1] = '\0';
+			out->have_error = 1;
+		}
+		sys_close(&rec.fd);
+	}
+}
+
+struct loop {
+	const struct supervise_spec *s;
+	struct run_outcome *out;
+	long long deadline;       /* the timeout, 0: none */
+	long long kill_at;        /* SIGKILL after a forwarded end signal, 0: none */
+};
+
+/* Signals: SIGWINCH to the terminal relay if there is one, everything else
+ * to the sandbox's PID 1; an end signal starts the --kill-after clock. */
+static void on_signals(struct loop *l, int sfd)
+{
+	struct signalfd_siginfo si;
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD)
+			continue;
+		if (sig == SIGWINCH && l->s->on_winch) {
+			l->s->on_winch(l->s->ctx);
+			continue;
+		}
+		(void)kill(l->s->sandbox, sig);
+		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !l->kill_at) {
+			l->kill_at = now_ms() + (long long)l->s->kill_after * 1000;
+			l->out->killed_by = sig;
+		}
+	}
+}
+
+/* The poll timeout to the next deadline, after acting on the ones past. */
+static int clocks(struct loop *l)
+{
+	long long now = now_ms();
+	if (l->deadline && now >= l->deadline && !l->out->timed_out) {
+		l->out->timed_out = 1;
+		(void)kill(l->s->sandbox, SIGKILL);
+	}
+	if (l->kill_at && now >= l->kill_at) {
+		l->kill_at = 0;
+		l->out->escalated = 1;
+		(void)kill(l->s->sandbox, SIGKILL);
+	}
+	long long wake = -1;
+	if (l->deadline && !l->out->timed_out)
+		wake = l->deadline - now;
+	if (l->kill_at && (wake < 0 || l->kill_at - now < wake))
+		wake = l->kill_at - now;
+	return wake < 0 ? -1 : (int)(wake > 0 ? wake : 0);
+}
+
+int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struct cordon_err *e)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->nwatch > WATCH_MAX)
+		return err_set(e, EINVAL, "too many descriptors to watch");
+	/* Signals that came while the sandbox was being set up are pending
+	 * (blocked since supervise_block_signals): the first read takes them. */
+	AUTO_FD sfd = signalfd(-1, &s->sig->watched, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return err_sys(e, errno, "signalfd");
+	struct wire_peer peer = { WIRE_TO_OUTER, 0 };
+	struct loop l = { s, out, s->timeout ? now_ms() + (long long)s->timeout * 1000 : 0, 0 };
+	int ctrl_open = 1;
+	int rc = 0;
+
+	for (;;) {
+		int st;
+		pid_t w = waitpid(s->bwrap, &st, WNOHANG);
+		if (w == s->bwrap) {
+			out->wstatus = st;
+			out->reaped = 1;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			return err_sys(e, errno, "waiting for bwrap");
+
+		int wake = clocks(&l);
+		struct pollfd p[2 + WATCH_MAX] = {
+			{ sfd, POLLIN, 0 },
+			{ ctrl_open ? s->ctrl : -1, POLLIN, 0 },
+		};
+		for (size_t i = 0; i < s->nwatch; i++)
+			p[2 + i] = (struct pollfd){ s->watch[i].fd, s->watch[i].events, 0 };
+		int n = poll(p, 2 + s->nwatch, wake);
+		if (n < 0 && errno != EINTR)
+			return err_sys(e, errno, "poll");
+		if (n <= 0)
+			continue;
+
+		if (p[0].revents & POLLIN)
+			on_signals(&l, sfd);
+		if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int r = drain_ctrl(s, &peer, out, e);
+			if (r == 0)
+				ctrl_open = 0;
+			else if (r < 0 && r != -EAGAIN) {
+				/* A malformed record means cordon-inner is not
+				 * the program we started: end the sandbox. */
+				(void)kill(s->sandbox, SIGKILL);
+				rc = r;
+				ctrl_open = 0;
+			}
+		}
+		for (size_t i = 0; i < s->nwatch; i++)
+			if (p[2 + i].revents && s->watch[i].fd >= 0)
+				s->watch[i].ready(&s->watch[i], p[2 + i].revents);
+	}
+	if (ctrl_open && rc == 0) {
+		int r = drain_ctrl(s, &peer, out, e);
+		if (r < 0 && r != -EAGAIN)
+			rc = r;
+	}
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* supervise.h: watching bwrap until the sandbox is gone.
+ *
+ * cordon blocks the signals it forwards (SIGHUP SIGINT SIGQUIT SIGTERM
+ * SIGUSR1 SIGUSR2 SIGWINCH) and SIGCHLD before it starts anything, and reads
+ * them from a signalfd.  bwrap forwards no signal itself, so cordon sends
+ * each one straight to the sandbox's PID 1 (cordon-inner, whose host pid
+ * bwrap reports on --info-fd), which passes it on to the command.  A
+ * forwarded SIGTERM, SIGINT or SIGHUP that has not ended the sandbox within
+ * --kill-after seconds is followed by SIGKILL of PID 1, which takes the whole
+ * PID namespace with it.  A signal the caller ignored (nohup) is neither
+ * blocked nor forwarded: cordon, and the command, keep ignoring it.
+ *
+ * Other parts of a run add the descriptors they need watched to the same
+ * loop (struct supervise_watch: the terminal relay of launch/pty.h). */
+#ifndef CORDON_SUPERVISE_H
+#define CORDON_SUPERVISE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "err.h"
+#include "outcome.h"
+
+struct supervise_signals {
+	sigset_t watched;         /* blocked and read from the signalfd */
+	sigset_t old_mask;        /* the caller's: what bwrap starts with */
+	uint64_t ignored;         /* forwarded signals the caller ignored, bit sig-1 */
+};
+
+/* The forwarded signals whose disposition is SIG_IGN now, bit sig-1. */
+uint64_t supervise_ignored(void);
+
+/* Block the forwarded signals the caller did not ignore, and SIGCHLD (call
+ * before anything forks). */
+int supervise_block_signals(struct supervise_signals *s, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* A descriptor the loop polls besides its own; `ready` is called with the
+ * revents.  A callback stops the watch by setting fd to -1. */
+struct supervise_watch {
+	int fd;
+	short events;
+	void (*ready)(struct supervise_watch *w, short revents);
+	void *ctx;
+};
+
+struct supervise_spec {
+	pid_t bwrap;
+	pid_t sandbox;            /* bwrap's child, the sandbox's PID 1, > 0 */
+	int ctrl;                 /* cordon's end of the control socket */
+	unsigned timeout;         /* seconds, 0: none */
+	unsigned kill_after;      /* seconds from a forwarded SIGTERM/INT/HUP to SIGKILL */
+	const struct supervise_signals *sig;
+	/* Called once when cordon-inner reports that the command and every
+	 * process it left have ended, before bwrap has exited (may be NULL). */
+	void (*on_exited)(void *ctx);
+	/* SIGWINCH goes here instead of to the sandbox (may be NULL). */
+	void (*on_winch)(void *ctx);
+	void *ctx;
+	struct supervise_watch *watch;
+	size_t nwatch;
+};
+
+/* Watch bwrap and the control socket until bwrap has exited, forwarding
+ * signals and enforcing the timeout.  out is filled, also on error. */
+int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,59 @@
+/* test_bridge.c: cordon-bridge's command line from the config, and the
+ * socketpair only with --net proxy. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include "launch/bridge.h"
+
+static int has_pair(const struct argv *a, const char *k, const char *v)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (strcmp(a->v[i], k) == 0 && strcmp(a->v[i + 1], v) == 0)
+			return 1;
+	return 0;
+}
+
+Test(bridge_argv, every_proxy_setting)
+{
+	const char *allow[] = { "a.test", "*.b.test:443" }, *deny[] = { "c.a.test" };
+	struct config c;
+	memset(&c, 0, sizeof(c));
+	c.net = NET_PROXY;
+	c.allow_domain = (struct strlist){ allow, 2 };
+	c.deny_domain = (struct strlist){ deny, 1 };
+	c.net_log = "/var/log/n";
+	c.proxy_upstream = "tcp:10.0.0.1:3128";
+	c.attribution_token = "tok";
+	struct argv a;
+	struct cordon_err e;
+	cr_assert_eq(bridge_argv(&c, 9, 1234, &a, &e), 0);
+	cr_assert_str_eq(a.v[0], "cordon-bridge");
+	cr_assert(has_pair(&a, "--sandbox", "9") && has_pair(&a, "--parent", "1234"));
+	cr_assert(has_pair(&a, "--allow", "a.test") && has_pair(&a, "--allow", "*.b.test:443"));
+	cr_assert(has_pair(&a, "--deny", "c.a.test"));
+	cr_assert(has_pair(&a, "--net-log", "/var/log/n"));
+	cr_assert(has_pair(&a, "--upstream", "tcp:10.0.0.1:3128"));
+	cr_assert(has_pair(&a, "--attribution-token", "tok"));
+	cr_assert_null(a.v[a.n]);
+	argv_free(&a);
+}
+
+Test(bridge_link, socketpair_only_with_proxy)
+{
+	struct config c;
+	memset(&c, 0, sizeof(c));
+	struct bridge_link l = BRIDGE_LINK_INIT;
+	struct cordon_err e;
+	c.net = NET_FULL;
+	cr_assert_eq(bridge_link_open(&l, &c, &e), 0);
+	cr_assert_eq(bridge_link_inner_fd(&l), -1);
+	c.net = NET_PROXY;
+	cr_assert_eq(bridge_link_open(&l, &c, &e), 0);
+	cr_assert_geq(bridge_link_inner_fd(&l), 0);
+	bridge_link_started(&l);
+	cr_assert_eq(bridge_link_inner_fd(&l), -1);
+	bridge_end(&l, 0);
+	cr_assert_eq(l.sock[0], -1);
+}

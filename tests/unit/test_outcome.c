@@ -1,0 +1,126 @@
+/* test_outcome.c: outcome_exit_code, the status cordon ends with. */
+#include <criterion/criterion.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "outcome.h"
+
+/* Wait statuses as the kernel encodes them. */
+#define EXITED(n) (((n) & 0xff) << 8)
+#define SIGNALED(s) ((s) & 0x7f)
+
+static struct run_outcome started(int wstatus)
+{
+	struct run_outcome o;
+	memset(&o, 0, sizeof(o));
+	o.started = 1;
+	o.wstatus = wstatus;
+	return o;
+}
+
+Test(outcome_exit_code, encodings_are_what_the_kernel_uses)
+{
+	cr_assert(WIFEXITED(EXITED(3)) && WEXITSTATUS(EXITED(3)) == 3);
+	cr_assert(WIFSIGNALED(SIGNALED(9)) && WTERMSIG(SIGNALED(9)) == 9);
+}
+
+Test(outcome_exit_code, exited_n_is_n)
+{
+	int codes[] = { 0, 1, 2, 42, 124, 125, 126, 127, 255 };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		struct run_outcome o = started(EXITED(codes[i]));
+		cr_assert_eq(outcome_exit_code(&o), codes[i]);
+	}
+}
+
+Test(outcome_exit_code, signaled_n_is_128_plus_n)
+{
+	struct run_outcome o = started(SIGNALED(SIGKILL));
+	cr_assert_eq(outcome_exit_code(&o), 137);
+	o = started(SIGNALED(SIGSEGV));
+	cr_assert_eq(outcome_exit_code(&o), 139);
+	o = started(SIGNALED(SIGTERM));
+	cr_assert_eq(outcome_exit_code(&o), 143);
+}
+
+Test(outcome_exit_code, inner_error_record_wins)
+{
+	int codes[] = { EXIT_CORDON_FAILED, EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND };
+	for (size_t i = 0; i < 3; i++) {
+		struct run_outcome o;
+		memset(&o, 0, sizeof(o));
+		o.have_error = 1;
+		o.inner_err.exit_code = codes[i];
+		o.wstatus = EXITED(0);
+		cr_assert_eq(outcome_exit_code(&o), codes[i]);
+		/* Even if bwrap's own status says something else. */
+		o.wstatus = EXITED(1);
+		cr_assert_eq(outcome_exit_code(&o), codes[i]);
+	}
+}
+
+Test(outcome_exit_code, not_started_without_error_is_125)
+{
+	struct run_outcome o;
+	memset(&o, 0, sizeof(o));
+	o.wstatus = EXITED(0);
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED,
+		     "bwrap exiting 0 before the command started must not look like success");
+	o.wstatus = EXITED(1);
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED);
+	o.wstatus = SIGNALED(SIGKILL);
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED);
+}
+
+Test(outcome_exit_code, timeout_is_124)
+{
+	struct run_outcome o = started(SIGNALED(SIGKILL));
+	o.timed_out = 1;
+	cr_assert_eq(outcome_exit_code(&o), EXIT_TIMEOUT);
+	o = started(EXITED(0));
+	o.timed_out = 1;
+	o.escalated = 1;
+	o.killed_by = SIGTERM;
+	cr_assert_eq(outcome_exit_code(&o), 124);
+	memset(&o, 0, sizeof(o));
+	o.timed_out = 1;
+	cr_assert_eq(outcome_exit_code(&o), 124, "a timeout before the start is still 124");
+}
+
+Test(outcome_exit_code, escalated_after_sigterm_is_143)
+{
+	struct run_outcome o = started(SIGNALED(SIGKILL));
+	o.killed_by = SIGTERM;
+	o.escalated = 1;
+	cr_assert_eq(outcome_exit_code(&o), 143, "not 137: the user asked for SIGTERM");
+}
+
+Test(outcome_exit_code, forwarded_signal_before_start)
+{
+	struct run_outcome o;
+	memset(&o, 0, sizeof(o));
+	o.killed_by = SIGTERM;
+	o.wstatus = EXITED(1);
+	cr_assert_eq(outcome_exit_code(&o), 143);
+}
+
+Test(outcome_exit_code, inner_error_never_yields_success)
+{
+	/* A record whose exit_code was left 0 (or is anything but 125/126/127)
+	 * must not let cordon exit as if the command had run. */
+	int codes[] = { 0, 1, 124, 128, 255, -1 };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		struct run_outcome o;
+		memset(&o, 0, sizeof(o));
+		o.have_error = 1;
+		o.inner_err.exit_code = codes[i];
+		o.wstatus = EXITED(0);
+		cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED, "exit_code %d", codes[i]);
+	}
+}

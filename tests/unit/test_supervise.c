@@ -1,0 +1,131 @@
+/* test_supervise.c: which signals cordon leaves alone (the ones its caller
+ * ignored), and the loop against stand-ins for bwrap and the sandbox: the
+ * control records, an extra watched descriptor, a forwarded SIGTERM and the
+ * SIGKILL --kill-after seconds later. */
+#include <criterion/criterion.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "supervise.h"
+#include "wire.h"
+
+static void restore(const struct supervise_signals *s)
+{
+	sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+}
+
+Test(supervise_block_signals, an_ignored_signal_is_neither_blocked_nor_forwarded)
+{
+	struct supervise_signals s;
+	struct cordon_err e = { 0 };
+	signal(SIGHUP, SIG_IGN);
+	cr_assert_eq(supervise_block_signals(&s, &e), 0, "%s", e.msg);
+	cr_assert(s.ignored & (1u << (SIGHUP - 1)));
+	cr_assert_not(sigismember(&s.watched, SIGHUP), "nohup: SIGHUP stays ignored");
+	cr_assert(sigismember(&s.watched, SIGTERM), "control: SIGTERM is watched");
+	cr_assert(sigismember(&s.watched, SIGCHLD));
+	cr_assert_not(s.ignored & (1u << (SIGTERM - 1)));
+	restore(&s);
+	signal(SIGHUP, SIG_DFL);
+	cr_assert_not(supervise_ignored() & (1u << (SIGHUP - 1)));
+}
+
+static pid_t forever(int ignore_term)
+{
+	pid_t p = fork();
+	cr_assert_geq(p, 0);
+	if (p == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (ignore_term)
+			signal(SIGTERM, SIG_IGN);
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+static int watched_calls;
+static void on_ready(struct supervise_watch *w, short revents)
+{
+	char b;
+	(void)revents;
+	watched_calls++;
+	if (read(w->fd, &b, 1) <= 0)
+		w->fd = -1;
+}
+
+Test(supervise_run, records_status_and_watched_descriptors)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2], extra[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	cr_assert_eq(pipe2(extra, O_CLOEXEC), 0);
+	int32_t pid = 2;
+	cr_assert_eq(wire_send(ctrl[1], WIRE_STARTED, &pid, sizeof(pid), -1), 0);
+	cr_assert_eq(write(extra[1], "x", 1), 1);
+	close(extra[1]);
+	pid_t bw = fork();
+	cr_assert_geq(bw, 0);
+	if (bw == 0) {
+		usleep(100000);
+		_exit(3);
+	}
+	struct supervise_watch w = { extra[0], POLLIN, on_ready, NULL };
+	struct supervise_spec s = { .bwrap = bw, .sandbox = bw, .ctrl = ctrl[0], .kill_after = 10,
+				    .sig = &sig, .watch = &w, .nwatch = 1 };
+	struct run_outcome out;
+	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
+	cr_assert(out.reaped && out.started);
+	cr_assert(WIFEXITED(out.wstatus) && WEXITSTATUS(out.wstatus) == 3);
+	cr_assert_geq(watched_calls, 1, "the extra descriptor was served");
+	cr_assert_eq(w.fd, -1, "and dropped at its end of file");
+	restore(&sig);
+}
+
+Test(supervise_run, sigterm_is_forwarded_then_sigkill_after_kill_after)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t sandbox = forever(1); /* ignores SIGTERM: only SIGKILL ends it */
+	cr_assert_eq(kill(getpid(), SIGTERM), 0); /* blocked: read by the loop */
+	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+				    .kill_after = 0, .sig = &sig };
+	struct run_outcome out;
+	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
+	cr_assert_eq(out.killed_by, SIGTERM);
+	cr_assert(out.escalated, "SIGKILL followed");
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+	restore(&sig);
+}
+
+Test(supervise_run, sigterm_alone_ends_a_sandbox_that_obeys)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t sandbox = forever(0);
+	cr_assert_eq(kill(getpid(), SIGTERM), 0);
+	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+				    .kill_after = 30, .sig = &sig };
+	struct run_outcome out;
+	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
+	cr_assert_eq(out.killed_by, SIGTERM);
+	cr_assert_not(out.escalated);
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGTERM);
+	restore(&sig);
+}
