@@ -127,19 +127,24 @@ C=("$CORDON" -w "$ws" -C "$ws")
 P=(--allow-domain "allowed.test:$S" --allow-domain "allowed.test:$PORT_http"
    --allow-domain "allowed.test:$PORT_wss")
 
-# inside NAME COMMAND...: run it in cordon with the managed network and a
-# --net-log of its own, which netlog_ok then reads.  A client that hangs
-# fails (timeout's 124) instead of stalling the suite.
+# inside NAME [CORDON-OPTIONS...] -- COMMAND...: run it in cordon with the
+# managed network and a --net-log of its own, which netlog_ok then reads.  A
+# client that hangs fails (timeout's 124) instead of stalling the suite.
 inside() {
-	local name=$1
+	local name=$1 opts=()
 	shift
-	timeout -k 5 120 "${C[@]}" "${P[@]}" --net-log "$W/net.$name" -- "$@"
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	timeout -k 5 120 "${C[@]}" "${P[@]}" --net-log "$W/net.$name" "${opts[@]}" -- "$@"
 }
 # netlog_ok NAME [PROTOCOL]: the run went through the bridge to
-# allowed.test (by CONNECT unless told), and nothing was refused.
+# allowed.test (by CONNECT unless told), and nothing was refused.  A tunnel
+# still open when the sandbox ends (ssh's, when its ProxyCommand's close and
+# the sandbox's end reach the bridge together) is logged as an error with
+# the reason sandbox-ended, after its bytes went through.
 netlog_ok() {
-	grep -q '"protocol":"'"${2:-http-connect}"'","host":"allowed.test".*"decision":"allow"' "$W/net.$1" &&
-		! grep -q '"decision":"deny"' "$W/net.$1"
+	grep -Eq '"protocol":"'"${2:-http-connect}"'","host":"allowed.test",.*"address":"127.0.0.1","decision":"(allow|error","reason":"sandbox-ended)"' \
+		"$W/net.$1" && ! grep -q '"decision":"deny"' "$W/net.$1"
 }
 # direct COMMAND...: the control, without cordon and without a proxy.
 direct() {
@@ -151,12 +156,12 @@ echo "-- git clone over HTTPS from a dumb-HTTP repository"
 expect_out 0 'cordon git fixture' "control: git clone https://127.0.0.1 directly" -- \
 	direct bash -c "git clone -q https://127.0.0.1:$S/git/repo.git gd && cat gd/README"
 expect_out 0 'cordon git fixture' "git clone https://allowed.test through the proxy" -- \
-	inside git bash -c "git clone -q https://allowed.test:$S/git/repo.git gi && cat gi/README"
+	inside git -- bash -c "git clone -q https://allowed.test:$S/git/repo.git gi && cat gi/README"
 assert "... and the bridge logged it" -- netlog_ok git
 expect_out 0 'cordon git fixture' "control: git clone http://127.0.0.1 directly" -- \
 	direct bash -c "git clone -q http://127.0.0.1:$PORT_http/git/repo.git gdh && cat gdh/README"
 expect_out 0 'cordon git fixture' "git clone http://allowed.test through the proxy (absolute-form)" -- \
-	inside gith bash -c "git clone -q http://allowed.test:$PORT_http/git/repo.git gih && cat gih/README"
+	inside gith -- bash -c "git clone -q http://allowed.test:$PORT_http/git/repo.git gih && cat gih/README"
 assert "... and the bridge logged it (http)" -- netlog_ok gith http
 
 echo "-- pip download from a static PEP 503 index"
@@ -167,7 +172,7 @@ pipdl() { # HOST DIR
 expect_out 0 '^cordon_pip_demo-1.0-py3-none-any.whl$' "control: pip download from 127.0.0.1 directly" -- \
 	direct bash -c "$(declare -f pipdl); S=$S; pipdl 127.0.0.1 pd"
 expect_out 0 '^cordon_pip_demo-1.0-py3-none-any.whl$' "pip download from allowed.test through the proxy" -- \
-	inside pip bash -c "$(declare -f pipdl); S=$S; pipdl allowed.test pi"
+	inside pip -- bash -c "$(declare -f pipdl); S=$S; pipdl allowed.test pi"
 assert "... and the bridge logged it" -- netlog_ok pip
 
 echo "-- npm install from a static registry"
@@ -183,7 +188,7 @@ npmi() { # HOST DIR [NPM ARGS]
 expect_out 0 '^value 42$' "control: npm install from 127.0.0.1 directly" -- \
 	direct bash -c "$(declare -f npmi); S=$S; npmi 127.0.0.1 nd --replace-registry-host=always"
 expect_out 0 '^value 42$' "npm install from allowed.test through the proxy" -- \
-	inside npm bash -c "$(declare -f npmi); S=$S; npmi allowed.test ni"
+	inside npm -- bash -c "$(declare -f npmi); S=$S; npmi allowed.test ni"
 assert "... and the bridge logged it" -- netlog_ok npm
 
 echo "-- go mod download from a static GOPROXY"
@@ -195,9 +200,21 @@ expect_out 0 '"Sum": "h1:' "control: go mod download from 127.0.0.1 directly" --
 sum=$(grep '"Sum"' "$OUT")
 rm -rf "$ws/.go"
 expect_out 0 '"Sum": "h1:' "go mod download from allowed.test through the proxy" -- \
-	inside go bash -c "$(declare -f gomod); S=$S; gomod allowed.test"
+	inside go -- bash -c "$(declare -f gomod); S=$S; gomod allowed.test"
 assert "... the same module hash as the control" -- test "$(grep '"Sum"' "$OUT")" = "$sum"
 assert "... and the bridge logged it" -- netlog_ok go
+
+echo "-- the same port as SOCKS5, with clients told to use it"
+nohttps=(--unsetenv https_proxy --unsetenv HTTPS_PROXY)
+expect_out 0 'cordon git fixture' "git clone https://allowed.test with all_proxy=socks5h://127.0.0.1:1080" -- \
+	inside gitsocks "${nohttps[@]}" --setenv all_proxy=socks5h://127.0.0.1:1080 -- \
+	bash -c "git clone -q https://allowed.test:$S/git/repo.git gis && cat gis/README"
+assert "... and the bridge logged it (socks5)" -- netlog_ok gitsocks socks5
+rm -rf "$ws/.go"
+expect_out 0 '"Sum": "h1:' "go mod download with HTTPS_PROXY=socks5://127.0.0.1:1080" -- \
+	inside gosocks "${nohttps[@]}" --setenv HTTPS_PROXY=socks5://127.0.0.1:1080 -- \
+	bash -c "$(declare -f gomod); S=$S; gomod allowed.test"
+assert "... and the bridge logged it (socks5)" -- netlog_ok gosocks socks5
 
 echo "-- Python requests, urllib, httpx over HTTPS (CONNECT) and HTTP (absolute-form)"
 cat >"$ws/pyget.py" <<'PY'
@@ -221,18 +238,18 @@ PY
 echo 'cordon python fixture' >"$root/py.txt"
 for lib in requests urllib httpx; do
 	for scheme in https http; do
-		eval "port=\$PORT_$scheme"
+		v=PORT_$scheme port=${!v}
 		expect_out 0 '^cordon python fixture$' "control: $lib $scheme://127.0.0.1 directly" -- \
 			direct python3 pyget.py $lib "$scheme://127.0.0.1:$port/py.txt"
 		expect_out 0 '^cordon python fixture$' "$lib $scheme://allowed.test through the proxy" -- \
-			inside "$lib$scheme" python3 pyget.py $lib "$scheme://allowed.test:$port/py.txt"
+			inside "$lib$scheme" -- python3 pyget.py $lib "$scheme://allowed.test:$port/py.txt"
 		proto=http-connect
 		[ $scheme = http ] && proto=http
 		assert "... and the bridge logged it ($proto)" -- netlog_ok "$lib$scheme" $proto
 	done
 done
 expect_out 0 '^constructed$' "httpx clients construct under cordon's environment (ALL_PROXY included)" -- \
-	inside httpxc python3 -c 'import httpx; httpx.Client(); httpx.AsyncClient(); print("constructed")'
+	inside httpxc -- python3 -c 'import httpx; httpx.Client(); httpx.AsyncClient(); print("constructed")'
 
 echo "-- ssh and git over ssh through cordon-connect (GIT_SSH_COMMAND)"
 # GIT_SSH_COMMAND is a shell string: run it the way git does, with the
@@ -275,12 +292,12 @@ P+=(--allow-domain "allowed.test:$SP")
 expect_out 0 "^ssh-ok-$WHO\$" "control: ssh to 127.0.0.1 directly" -- \
 	direct bash -c "$(declare -f sshrun); sshopts='$sshopts' SP=$SP WHO=$WHO; sshrun ssh 127.0.0.1"
 expect_out 0 "^ssh-ok-$WHO\$" "ssh to allowed.test through \$GIT_SSH_COMMAND's cordon-connect" -- \
-	inside ssh bash -c "$(declare -f sshrun); sshopts='$sshopts' SP=$SP WHO=$WHO; sshrun \"\$GIT_SSH_COMMAND\" allowed.test"
+	inside ssh -- bash -c "$(declare -f sshrun); sshopts='$sshopts' SP=$SP WHO=$WHO; sshrun \"\$GIT_SSH_COMMAND\" allowed.test"
 assert "... and the bridge logged it" -- netlog_ok ssh
 expect_out 0 'cordon git fixture' "control: git clone ssh://127.0.0.1 directly" -- \
 	direct bash -c "$(declare -f gitssh); sshopts='$sshopts' SP=$SP WHO=$WHO root=$root; gitssh ssh 127.0.0.1 sd"
 expect_out 0 'cordon git fixture' "git clone ssh://allowed.test with cordon's GIT_SSH_COMMAND" -- \
-	inside gitssh bash -c "$(declare -f gitssh); sshopts='$sshopts' SP=$SP WHO=$WHO root=$root; gitssh \"\$GIT_SSH_COMMAND\" allowed.test si"
+	inside gitssh -- bash -c "$(declare -f gitssh); sshopts='$sshopts' SP=$SP WHO=$WHO root=$root; gitssh \"\$GIT_SSH_COMMAND\" allowed.test si"
 assert "... and the bridge logged it" -- netlog_ok gitssh
 
 echo "-- a WebSocket echo over TLS through CONNECT"
@@ -325,7 +342,7 @@ PY
 expect_out 0 '^echo 100000 True$' "control: a wss:// echo from 127.0.0.1 directly" -- \
 	direct python3 wsecho.py "wss://127.0.0.1:$PORT_wss/"
 expect_out 0 '^echo 100000 True$' "a wss:// echo from allowed.test through CONNECT" -- \
-	inside ws python3 wsecho.py "wss://allowed.test:$PORT_wss/"
+	inside ws -- python3 wsecho.py "wss://allowed.test:$PORT_wss/"
 assert "... and the bridge logged it" -- netlog_ok ws
 
 finish
