@@ -248,6 +248,21 @@ for lib in requests urllib httpx; do
 		assert "... and the bridge logged it ($proto)" -- netlog_ok "$lib$scheme" $proto
 	done
 done
+# curl and urllib send a '\' in the query as is, curl UTF-8 too (the proxy
+# once answered 400 where a direct request worked).
+rawget() { # URL: urllib unless the URL is not ASCII (http.client refuses it), and curl
+	{ LC_ALL=C; [[ $1 == *[![:print:]]* ]] || python3 pyget.py urllib "$1"; } &&
+		curl -sS "$1"
+}
+n=0
+for q in 'a\b' $'caf\xc3\xa9'; do
+	n=$((n + 1))
+	expect_out 0 '^cordon python fixture$' "control: curl (and urllib) with ?q=$q directly" -- \
+		direct bash -c "$(declare -f rawget); rawget \"\$1\"" sh "http://127.0.0.1:$PORT_http/py.txt?q=$q"
+	expect_out 0 '^cordon python fixture$' "curl (and urllib) with ?q=$q through the proxy" -- \
+		inside "raw$n" -- bash -c "$(declare -f rawget); rawget \"\$1\"" sh \
+		"http://allowed.test:$PORT_http/py.txt?q=$q"
+done
 expect_out 0 '^constructed$' "httpx clients construct under cordon's environment (ALL_PROXY included)" -- \
 	inside httpxc -- python3 -c 'import httpx; httpx.Client(); httpx.AsyncClient(); print("constructed")'
 
