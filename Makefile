@@ -37,10 +37,12 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
-OUTER_SRC  := outer/doctor.c outer/explain.c outer/outcome.c outer/prepare.c outer/procstat.c \
-              outer/run.c outer/supervise.c \
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/nesting.c outer/netnote.c outer/outcome.c \
+              outer/prepare.c outer/procstat.c outer/run.c outer/supervise.c outer/toolenv.c \
               outer/input/cli.c \
-              outer/plan/bwrap_argv.c outer/plan/env.c outer/plan/mount_plan.c outer/plan/resolve.c \
+              outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/mount_plan.c \
+              outer/plan/offline.c outer/plan/resolve.c \
+              outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
@@ -103,7 +105,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration install clean lint check-asan bench fuzz
+.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
 deps:
@@ -212,6 +214,11 @@ unit: $(UNIT_BIN)
 integration: all
 	@BUILD=$(BUILD) tests/integration/run.sh
 
+# Real toolchains (Go, Python, npm, cargo, git, make, rg), each scenario run
+# directly and inside cordon, offline, as an unprivileged user.
+toolchains: all
+	@BUILD=$(BUILD) tests/toolchains/run.sh
+
 # The same unit and integration tests once more, with cordon and the unit
 # tests built under AddressSanitizer (with LeakSanitizer, so a leak in cordon
 # fails the run that leaks) and UndefinedBehaviorSanitizer.  cordon-inner is
@@ -274,6 +281,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit
 	$(MAKE) integration
+	$(MAKE) toolchains
 	$(MAKE) check-asan
 
 install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect

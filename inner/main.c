@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "binds.h"
@@ -205,12 +206,29 @@ out:
 	return r;
 }
 
+/* bwrap execs us as /proc/self/fd/N (bwrap 0.8 has no --argv0), so the
+ * kernel named us "N" and ps showed that path: the name for ps, top and
+ * pgrep, and argv[0] rewritten in place (never longer than it was) for the
+ * command line ps -f shows. */
+static void name_self(char *argv0)
+{
+	static const char name[] = "cordon-inner";
+	(void)prctl(PR_SET_NAME, name, 0, 0, 0);
+	size_t len = argv0 ? strlen(argv0) : 0;
+	if (len >= sizeof(name) - 1) {
+		memset(argv0, 0, len);
+		memcpy(argv0, name, sizeof(name) - 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cordon_err e = { 0 };
 	struct inner_opts o;
 	sigset_t watch, orig;
 	pid_t cmd = -1;
+
+	name_self(argv[0]);
 
 	/* Block first: a signal cordon forwards before the command exists must
 	 * wait for it rather than be lost (PID 1 drops default-action signals). */

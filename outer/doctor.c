@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "launch/bwrap_find.h"
 #include "config.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/registry.h"
 #include "err.h"
 #include "run.h"
@@ -104,7 +105,7 @@ static void check_trial(void)
 		/* The trial checks the sandbox's mechanics; whether root may run
 		 * without Landlock is the landlock line's business. */
 		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
-				    .timeout = 30, .allow_no_landlock = 1 };
+				    .timeout = 30, .allow_no_landlock = 1, .cache = CACHE_NONE };
 		struct cordon_err e;
 		int r = run_sandbox(&c, &e);
 		if (r < 0)
@@ -194,6 +195,14 @@ static void check_registry(void)
 	registry_close(&reg);
 }
 
+/* The cache directory (--cache private): usable, and how big. */
+static void check_caches(void)
+{
+	char msg[PATH_MAX + 256];
+	int ok = caches_describe(msg, sizeof(msg));
+	line(ok, "caches", "%s", msg);
+}
+
 int doctor_run(void)
 {
 	failures = 0;
@@ -202,6 +211,7 @@ int doctor_run(void)
 	check_seccomp();
 	check_landlock();
 	check_registry();
+	check_caches();
 	(void)fflush(stdout);
 	check_trial();
 	return failures ? 1 : 0;

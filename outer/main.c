@@ -8,6 +8,7 @@
 #include "doctor.h"
 #include "err.h"
 #include "explain.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/registry_sweep.h"
 #include "run.h"
 
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RECLAIM:
 		status = registry_reclaim(stdout, &e);
+		if (status >= 0 && c.reclaim_caches)
+			status = caches_reclaim(stdout, &e);
 		if (status < 0)
 			status = fail(&e);
 		break;

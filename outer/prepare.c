@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "launch/inner_find.h"
 #include "plan/env.h"
+#include "toolenv.h"
 
 extern char **environ;
 
@@ -76,11 +77,13 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 {
 	int r;
 	if ((r = resolve_config(c, &p->res, e)) < 0 ||
+	    (r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = env_build(environ, c, &p->env, e)) < 0 ||
+	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
 	    (r = proxy_env(c, p, e)) < 0)
 		return r;
 	p->bo = (struct bwrap_opts){

@@ -6,6 +6,7 @@
 #ifndef CORDON_PREPARE_H
 #define CORDON_PREPARE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include "argv.h"
 #include "config.h"
@@ -31,6 +32,7 @@ struct prepared {
 	struct mount_plan plan;
 	struct argv argv;         /* bwrap's whole argv */
 	size_t nopts;             /* argv.v[0..nopts): the name and the options */
+	char cache_dir[PATH_MAX]; /* --cache private: the workspace's; "" when none */
 };
 
 void prepare_init(struct prepared *p);

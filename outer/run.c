@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "nesting.h"
+#include "netnote.h"
 #include "outcome.h"
 #include "prepare.h"
 #include "supervise.h"
@@ -91,16 +93,26 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	return r < 0 ? r : outcome_finish(&out, c, e);
 }
 
+/* --net none: the sandbox's no-route counters, opened once its namespaces
+ * exist, for the note after a failed run (netnote.h). */
+static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
+{
+	if (c->net == NET_NONE)
+		netnote_open(n, p->bwrap.child);
+	return 0;
+}
+
 int run_sandbox(const struct config *c, struct cordon_err *e)
 {
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
+	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
 	struct inner_term t = { 0, 0 };
 
-	if ((r = supervise_block_signals(&sig, e)) < 0)
+	if ((r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0)
 		return r;
 	if ((r = prepare_open(c, &t, &p, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
@@ -119,13 +131,16 @@ int run_sandbox(const struct config *c, struct cordon_err *e)
 	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
+	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = send_checks(&p, e)) < 0)
 		goto done;
 	resolved_close(&p.res);
 	r = supervise(c, &p, &prot, &sig, e);
+	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
+	netnote_finish(&net, 0);
 	bwrap_close(&p.bwrap);
 	protect_release(&prot);
 	prepare_free(&p);

@@ -5,7 +5,12 @@ set -eu
 
 PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3
-cppcheck clang clang-tidy valgrind libclang-rt-14-dev tmux"
+cppcheck clang clang-tidy valgrind libclang-rt-14-dev tmux
+golang-go python3-venv python3-pytest python3-pip python3-setuptools nodejs cargo
+ripgrep fd-find black isort"
+# npm: Debian's package, unless a nodejs that bundles it (NodeSource's, which
+# conflicts with Debian's npm) provides it already.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 
 # The real clients of tests/integration/t_netclients.sh and their servers.
 PKGS="$PKGS curl golang-go nodejs openssh-client openssh-server openssl python3-httpx

@@ -98,7 +98,10 @@ const char cli_usage[] =
 "      --protect-missing watch|mount  a missing protected name stays absent and\n"
 "                           creating it stops the run (watch), or is an empty\n"
 "                           read-only mount point (mount)\n"
-"      --cache private|none tool caches in a private per-workspace directory\n"
+"      --cache private|none  private (default): Go, npm, pip, yarn, pnpm, ccache,\n"
+"                           pre-commit and XDG_CACHE_HOME caches go to a writable\n"
+"                           directory per workspace, $XDG_CACHE_HOME/cordon/NAME;\n"
+"                           none: they stay where they are (read-only)\n"
 "      --kill-after SECONDS after a forwarded SIGTERM/SIGINT/SIGHUP, SIGKILL the\n"
 "                           sandbox after SECONDS (default 10)\n"
 "      --net proxy|full     network only through cordon's allowlisting proxy,\n"
@@ -418,8 +421,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 		return err_set(e, ENOTSUP, "--report%s", later);
 	if (c->json)
 		return err_set(e, ENOTSUP, "explain --json%s", later);
-	if (c->reclaim_caches)
-		return err_set(e, ENOTSUP, "reclaim --caches%s", later);
 	if (c->die_with_parent)
 		return err_set(e, ENOTSUP, "--die-with-parent%s", later);
 	if (c->tmp_size || c->limit_memory || c->limit_pids || c->limit_cpu)
@@ -434,7 +435,7 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 	c->mode = MODE_RUN;
 	/* The default until watch mode is built: mount points for missing names. */
 	c->protect_missing = PROTECT_MISSING_MOUNT;
-	c->cache = CACHE_NONE;
+	c->cache = CACHE_PRIVATE;
 	c->kill_after = 10;
 
 	if (argc > 1) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int key_matches(const char *entry, const char *key)
 {
@@ -26,7 +27,59 @@ static void env_remove(struct argv *a, const char *key)
 		a->v[j] = NULL;
 }
 
-static int env_put(struct argv *a, const char *key, const char *value)
+const char *env_get(const struct argv *a, const char *key)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (key_matches(a->v[i], key))
+			return a->v[i] + strlen(key) + 1;
+	return NULL;
+}
+
+int env_key_same(const char *key, size_t klen, const char *var)
+{
+	if (klen != strlen(var))
+		return 0;
+	if (strncmp(var, "npm_config_", 11) == 0 || strncmp(var, "pnpm_config_", 12) == 0)
+		return strncasecmp(key, var, klen) == 0;
+	return strncmp(key, var, klen) == 0;
+}
+
+static size_t key_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+const char *env_find(const struct argv *a, const char *var)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		size_t kl = key_len(a->v[i]);
+		if (a->v[i][kl] == '=' && env_key_same(a->v[i], kl, var))
+			return a->v[i] + kl + 1;
+	}
+	return NULL;
+}
+
+int env_has(const struct argv *a, const char *var)
+{
+	return env_find(a, var) != NULL;
+}
+
+void env_remove_all(struct argv *a, const char *var)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (env_key_same(a->v[i], key_len(a->v[i]), var))
+			free(a->v[i]);
+		else
+			a->v[j++] = a->v[i];
+	}
+	a->n = j;
+	if (a->v)
+		a->v[j] = NULL;
+}
+
+int env_set(struct argv *a, const char *key, const char *value)
 {
 	size_t kl = strlen(key), vl = strlen(value);
 	char *s = malloc(kl + vl + 2);
@@ -54,10 +107,10 @@ int env_build(char *const *base, const struct config *c, struct argv *out,
 			tmpdir_set = 1;
 		if (!op->value)
 			env_remove(out, op->key);
-		else if (env_put(out, op->key, op->value) < 0)
+		else if (env_set(out, op->key, op->value) < 0)
 			goto oom;
 	}
-	if (!tmpdir_set && env_put(out, "TMPDIR", "/tmp") < 0)
+	if (!tmpdir_set && env_set(out, "TMPDIR", "/tmp") < 0)
 		goto oom;
 	return 0;
 oom:
@@ -73,14 +126,6 @@ static int env_named_by_op(const struct config *c, const char *key)
 		if (strcmp(c->env[i].key, key) == 0)
 			return 1;
 	return 0;
-}
-
-static const char *env_get(const struct argv *a, const char *key)
-{
-	for (size_t i = 0; i < a->n; i++)
-		if (key_matches(a->v[i], key))
-			return a->v[i] + strlen(key) + 1;
-	return NULL;
 }
 
 /* A path ssh's ProxyCommand (run by a shell) reads as one word. */
@@ -123,7 +168,7 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 	if (c->net != NET_PROXY)
 		return 0;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-		if (!env_named_by_op(c, plain[i][0]) && env_put(env, plain[i][0], plain[i][1]) < 0)
+		if (!env_named_by_op(c, plain[i][0]) && env_set(env, plain[i][0], plain[i][1]) < 0)
 			goto oom;
 	if (!env_named_by_op(c, "YARN_NO_PROXY"))
 		env_remove(env, "YARN_NO_PROXY");
@@ -134,7 +179,7 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 		if (!v)
 			goto oom;
 		(void)snprintf(v, len, "%s%s%s", old ? old : "", old && *old ? " " : "", java);
-		int r = env_put(env, "JAVA_TOOL_OPTIONS", v);
+		int r = env_set(env, "JAVA_TOOL_OPTIONS", v);
 		free(v);
 		if (r < 0)
 			goto oom;
@@ -145,7 +190,7 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 		if (!v)
 			goto oom;
 		(void)snprintf(v, len, "ssh -o ProxyCommand='%s %%h %%p'", connect_path);
-		int r = env_put(env, "GIT_SSH_COMMAND", v);
+		int r = env_set(env, "GIT_SSH_COMMAND", v);
 		free(v);
 		if (r < 0)
 			goto oom;

@@ -81,7 +81,8 @@ mode_env=(CORDON="$PREFIX/bin/cordon")
 run_as() { # USER FILE
 	local user=$1 file=$2 out
 	local envs=("${mode_env[@]}" CORDON_BIN="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
-		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}")
+		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}"
+		    XDG_CACHE_HOME="$PREFIX/cache/$user")
 	echo "== $(basename "$file") as $user${mode_tag-}"
 	# The network tests run in a network namespace of their own with only
 	# lo (made here, as root, for both users): no packet they cause can
@@ -118,6 +119,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	fi
 	users+=("$TESTUSER")
 fi
+
+# Each user's tool caches (--cache private: one directory per workspace, and
+# every test's workspace is new) go in the prefix, and with it at the end.
+for u in "${users[@]}"; do
+	install -d -m 0700 -o "$u" "$PREFIX/cache/$u" ||
+		{ echo "run.sh: cannot create $PREFIX/cache/$u" >&2; exit 1; }
+done
 
 run_pass() { # NAME
 	pass_pass=0

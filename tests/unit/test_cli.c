@@ -601,3 +601,32 @@ Test(cli, repeated_parse_is_independent)
 	expect_cmd(&p, 1);
 	config_free(&p.c);
 }
+
+Test(cli, cache_private_by_default)
+{
+	struct parsed p;
+	PARSE(&p, "--", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.cache, CACHE_PRIVATE);
+	config_free(&p.c);
+	PARSE(&p, "--cache", "none", "--", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.cache, CACHE_NONE);
+	config_free(&p.c);
+	PARSE(&p, "--cache=private", "--", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.cache, CACHE_PRIVATE);
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--cache", "shared", "--", "true"), "--cache shared: expected");
+}
+
+Test(cli, reclaim_caches)
+{
+	struct parsed p;
+	PARSE(&p, "reclaim", "--caches");
+	expect_ok(&p);
+	cr_assert_eq(p.c.mode, MODE_RECLAIM);
+	cr_assert_eq(p.c.reclaim_caches, 1);
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--caches", "--", "true"), "--caches goes with cordon reclaim");
+}

@@ -239,6 +239,29 @@ Test(env, order_of_base_kept)
 	argv_free(&a);
 }
 
+Test(env, get_set_has)
+{
+	struct argv a = { 0 };
+	cr_assert_eq(env_set(&a, "A", "1"), 0);
+	cr_assert_eq(env_set(&a, "A", "2"), 0);
+	cr_assert_eq(a.n, 1);
+	cr_assert_str_eq(env_get(&a, "A"), "2");
+	cr_assert_null(env_get(&a, "AB"));
+	cr_assert_eq(env_set(&a, "NPM_CONFIG_CACHE", "/c"), 0);
+	cr_assert(env_has(&a, "npm_config_cache"));
+	cr_assert(!env_has(&a, "Npm_config_cach"));
+	cr_assert_str_eq(env_find(&a, "npm_config_cache"), "/c");
+	cr_assert_eq(env_set(&a, "xdg_cache_home", "/x"), 0);
+	cr_assert(!env_has(&a, "XDG_CACHE_HOME"), "only npm's and pnpm's prefixes ignore case");
+	cr_assert_eq(env_set(&a, "npm_config_CACHE", "/d"), 0);
+	env_remove_all(&a, "npm_config_cache");
+	cr_assert(!env_has(&a, "npm_config_cache"));
+	cr_assert_str_eq(env_get(&a, "A"), "2");
+	cr_assert(env_key_same("PNPM_CONFIG_STORE_DIR", 21, "pnpm_config_store_dir"));
+	cr_assert(!env_key_same("GOCACHEX", 7, "GOCACHEX"), "the length counts");
+	argv_free(&a);
+}
+
 static void proxy(const struct config *c, char *const *b, const char *connect, struct argv *out)
 {
 	struct cordon_err e;

@@ -1,0 +1,320 @@
+/* caches.c: see caches.h.  Belongs here: every write cordon makes under
+ * $XDG_CACHE_HOME/cordon, and the walks that size and remove it. */
+#include "hostpaths/caches.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "path.h"
+#include "plan/caches.h"
+#include "sys.h"
+
+extern char **environ;
+
+#define WALK_MAX_DEPTH 128
+#define ADVICE "set XDG_CACHE_HOME to a directory of yours, or pass --cache none"
+
+static int locate(char *base, size_t len, size_t *must_exist, struct cordon_err *e)
+{
+	const char *home = NULL;
+	const char *h = getenv("HOME");
+	if (!h || h[0] != '/') {
+		struct passwd *pw = getpwuid(geteuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	int r = caches_base(environ, home, base, len, must_exist);
+	if (r == -ENOENT)
+		return err_set(e, ENOENT, "cannot find the cache directory: HOME is not set and the "
+			       "user has no home directory; " ADVICE);
+	if (r < 0)
+		return err_set(e, -r, "the cache directory's path is too long; " ADVICE);
+	return 0;
+}
+
+/* One component, opened: the user's (or root's, above the directories
+ * cordon owns), a directory, and writable by no one else (a sticky
+ * directory like /tmp excepted, above them). */
+static int check_component(const char *shown, const struct stat *st, int ours,
+			   struct cordon_err *e)
+{
+	uid_t me = geteuid();
+	if (!S_ISDIR(st->st_mode))
+		return err_set(e, ENOTDIR, "cache directory: %s is not a directory; " ADVICE, shown);
+	if (ours ? st->st_uid != me : (st->st_uid != me && st->st_uid != 0))
+		return err_set(e, EPERM, "cache directory: %s is owned by someone else; " ADVICE, shown);
+	if (ours ? (st->st_mode & 022) != 0 : ((st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX)))
+		return err_set(e, EPERM, "cache directory: %s is writable by others; " ADVICE, shown);
+	return 0;
+}
+
+/* Open path (absolute, clean) O_PATH, one component at a time without
+ * following links; components past must_exist are created 0700 when create
+ * is set; those from index `ours` on must be the user's alone.  The
+ * descriptor, or -errno with *e filled (-ENOENT: missing, create unset). */
+static int open_chain(const char *path, size_t must_exist, size_t ours, int create,
+		      struct cordon_err *e)
+{
+	char shown[PATH_MAX], comp[NAME_MAX + 1];
+	AUTO_FD cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return err_sys(e, errno, "cache directory: cannot open /");
+	const char *p = path;
+	size_t idx = 0, len;
+	for (const char *s; (s = path_next(&p, &len)) && len > 0;) {
+		if (len > NAME_MAX)
+			return err_set(e, ENAMETOOLONG, "cache directory %s: a component is too long", path);
+		memcpy(comp, s, len);
+		comp[len] = '\0';
+		(void)snprintf(shown, sizeof(shown), "%.*s", (int)(p - path), path);
+		idx++;
+		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			if (!create || idx <= must_exist)
+				return err_set(e, ENOENT, "cache directory: %s does not exist; " ADVICE, shown);
+			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
+				return err_set(e, errno, "cannot create the cache directory %s (%s); " ADVICE,
+					       shown, strerror(errno));
+			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		}
+		if (fd < 0) {
+			int err = errno;
+			struct stat lst;
+			if ((err == ENOTDIR || err == ELOOP) &&
+			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
+				return err_set(e, ELOOP, "cache directory: %s is a symbolic link; set "
+					       "XDG_CACHE_HOME to the path it leads to, or pass --cache none",
+					       shown);
+			return err_sys(e, err, "cache directory: cannot open %s", shown);
+		}
+		sys_close(&cur);
+		cur = fd;
+		struct stat st;
+		if (fstat(cur, &st) < 0)
+			return err_sys(e, errno, "cache directory: cannot inspect %s", shown);
+		int rc = check_component(shown, &st, idx >= ours, e);
+		if (rc < 0)
+			return rc;
+	}
+	return sys_take_fd(&cur);
+}
+
+int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
+{
+	char base[PATH_MAX], name[CACHES_NAME_MAX], full[PATH_MAX];
+	size_t must_exist;
+	int rc;
+	*out = (struct rpath){ .fd = -1 };
+	if ((rc = locate(base, sizeof(base), &must_exist, e)) < 0)
+		return rc;
+	if (caches_dir_name(ws, name, sizeof(name)) < 0 || path_join(base, name, full, sizeof(full)) < 0)
+		return err_set(e, ENAMETOOLONG, "cache directory %s: path too long; " ADVICE, base);
+	int fd = open_chain(full, must_exist, path_depth(base), 1, e);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !(out->path = strdup(full))) {
+		int err = errno;
+		sys_close(&fd);
+		return err_sys(e, err, "cache directory %s", full);
+	}
+	out->fd = fd;
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	out->is_dir = 1;
+	return 0;
+}
+
+int caches_unavailable(int err)
+{
+	return err == -ENOENT || err == -EACCES || err == -EROFS || err == -ENOSPC ||
+	       err == -EDQUOT;
+}
+
+int caches_read_goenv(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	buf[0] = '\0';
+	if (caches_goenv_path(environ, path, sizeof(path)) < 0)
+		return -ENOENT;
+	AUTO_FD fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -EINVAL;
+	ssize_t n = sys_read_full(fd, buf, len - 1);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The subdirectory name of dirfd, which fstatat saw as *seen, opened for
+ * reading; made 0700 first when removing (Go leaves its module cache
+ * read-only).  chmod goes through the O_PATH descriptor's /proc link: the
+ * very directory opened without following, never a path. */
+static int open_subdir(int dirfd, const char *name, const struct stat *seen, int removing)
+{
+	AUTO_FD p = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (p < 0)
+		return -errno;
+	if (fstat(p, &st) < 0)
+		return -errno;
+	if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
+		return -EAGAIN;
+	if (removing && (st.st_mode & 0700) != 0700) {
+		char link[64];
+		(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", p);
+		if (chmod(link, 0700) < 0)
+			return -errno;
+	}
+	int fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Add up (and with removing, remove) what lies in dirfd, on device dev
+ * only.  0, or the first -errno met (the walk goes on past it). */
+static int walk(int dirfd, dev_t dev, int depth, int removing, unsigned long long *bytes)
+{
+	if (depth > WALK_MAX_DEPTH)
+		return -ELOOP;
+	int dup = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		int err = errno;
+		if (dup >= 0)
+			sys_close(&dup);
+		return -err;
+	}
+	int rc = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		const char *n = de->d_name;
+		struct stat st;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT && rc == 0)
+				rc = -errno;
+			continue;
+		}
+		*bytes += (unsigned long long)st.st_blocks * 512;
+		int r = 0;
+		if (S_ISDIR(st.st_mode) && st.st_dev != dev) {
+			r = removing ? -EXDEV : 0; /* a mount: never walked into */
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub = open_subdir(dirfd, n, &st, removing);
+			r = sub < 0 ? sub : walk(sub, dev, depth + 1, removing, bytes);
+			if (sub >= 0)
+				sys_close(&sub);
+			if (r == 0 && removing && unlinkat(dirfd, n, AT_REMOVEDIR) < 0)
+				r = -errno;
+		} else if (removing && unlinkat(dirfd, n, 0) < 0) {
+			r = -errno;
+		}
+		if (r < 0 && r != -ENOENT && rc == 0)
+			rc = r;
+	}
+	(void)closedir(d);
+	return rc;
+}
+
+/* The base directory, opened for reading; *missing: it does not exist. */
+static int open_base(char *base, size_t len, int *missing, struct cordon_err *e)
+{
+	size_t must_exist;
+	*missing = 0;
+	int rc = locate(base, len, &must_exist, e);
+	if (rc < 0)
+		return rc;
+	AUTO_FD p = open_chain(base, must_exist, path_depth(base), 0, e);
+	*missing = p == -ENOENT;
+	if (p < 0)
+		return p;
+	int fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? err_sys(e, errno, "cache directory %s", base) : fd;
+}
+
+/* "12.3 MiB", or KiB below one MiB. */
+static const char *human(unsigned long long bytes, char *buf, size_t len)
+{
+	if (bytes < 1024ULL * 1024)
+		(void)snprintf(buf, len, "%.1f KiB", (double)bytes / 1024.0);
+	else
+		(void)snprintf(buf, len, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+	return buf;
+}
+
+/* The number of entries directly in dirfd (the workspaces' directories). */
+static size_t count_entries(int dirfd)
+{
+	size_t n = 0;
+	int dup = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			sys_close(&dup);
+		return 0;
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	(void)closedir(d);
+	return n;
+}
+
+int caches_describe(char *msg, size_t len)
+{
+	char base[PATH_MAX], size[32];
+	struct cordon_err e;
+	unsigned long long bytes = 0;
+	int missing;
+	AUTO_FD fd = open_base(base, sizeof(base), &missing, &e);
+	if (missing) {
+		(void)snprintf(msg, len, "%s, not created yet (--cache private makes one directory "
+			       "per workspace there)", base);
+		return 1;
+	}
+	if (fd < 0) {
+		(void)snprintf(msg, len, "%s", e.msg);
+		return 0;
+	}
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : walk(fd, st.st_dev, 0, 0, &bytes);
+	size_t n = count_entries(fd);
+	(void)snprintf(msg, len, "%s, %s%s in %zu workspace cache%s (cordon reclaim --caches "
+		       "removes them)", base, human(bytes, size, sizeof(size)),
+		       r < 0 ? " or more (some could not be read)" : "", n, n == 1 ? "" : "s");
+	return 1;
+}
+
+int caches_reclaim(FILE *out, struct cordon_err *e)
+{
+	char base[PATH_MAX];
+	unsigned long long bytes = 0;
+	int missing;
+	AUTO_FD fd = open_base(base, sizeof(base), &missing, e);
+	if (missing) {
+		fprintf(out, "caches: none to remove (%s does not exist)\n", base);
+		return 0;
+	}
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return err_sys(e, errno, "cache directory %s", base);
+	char size[32];
+	int r = walk(fd, st.st_dev, 0, 1, &bytes);
+	if (r < 0)
+		return err_sys(e, -r, "could not remove everything in %s (a run still using it?); "
+			       "%s freed", base, human(bytes, size, sizeof(size)));
+	fprintf(out, "caches: removed everything in %s, %s freed\n", base,
+		human(bytes, size, sizeof(size)));
+	return 0;
+}
