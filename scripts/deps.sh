@@ -12,12 +12,10 @@ ripgrep fd-find black isort"
 # conflicts with Debian's npm) provides it already.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 
-# The real clients of tests/integration/t_netclients.sh and their servers.
-PKGS="$PKGS curl golang-go nodejs openssh-client openssh-server openssl python3-httpx
-python3-pip python3-requests python3-websockets"
-# npm is a package of its own in Debian, but part of NodeSource's nodejs,
-# which conflicts with it.
-command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+# The real clients of tests/integration/t_netclients.sh and their servers
+# (go, node, npm and pip are above).
+PKGS="$PKGS curl openssh-client openssh-server openssl python3-httpx python3-requests
+python3-websockets"
 
 missing=""
 for p in $PKGS; do
