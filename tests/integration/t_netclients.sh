@@ -23,7 +23,10 @@ mkdir -p "$ws" "$www"
 NS="$HELPERS/netserve.py"
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "${cleanup_dirs[@]}"' EXIT
-# Inside, HOME is read-only: every client keeps its state in the workspace.
+# HOME is read-only inside; cordon's per-workspace tool caches (--cache
+# private) go under $W, removed at the end; the controls' in the workspace.
+export XDG_CACHE_HOME="$W/xdg"
+mkdir -p "$XDG_CACHE_HOME"
 export npm_config_cache="$ws/.npm" npm_config_update_notifier=false npm_config_audit=false \
 	npm_config_fund=false GOPATH="$ws/.go" GOCACHE="$ws/.gocache" GOFLAGS=-modcacherw \
 	GOSUMDB=off PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -192,15 +195,14 @@ expect_out 0 '^value 42$' "npm install from allowed.test through the proxy" -- \
 assert "... and the bridge logged it" -- netlog_ok npm
 
 echo "-- go mod download from a static GOPROXY"
-gomod() { # HOST
-	GOPROXY="https://$1:$S/goproxy" go mod download -json example.com/cordondemo@v1.0.0
+gomod() { # HOST MODCACHE: a module cache of its own, so that each run fetches
+	GOMODCACHE="$PWD/$2" GOPROXY="https://$1:$S/goproxy" go mod download -json example.com/cordondemo@v1.0.0
 }
 expect_out 0 '"Sum": "h1:' "control: go mod download from 127.0.0.1 directly" -- \
-	direct bash -c "$(declare -f gomod); S=$S; gomod 127.0.0.1"
+	direct bash -c "$(declare -f gomod); S=$S; gomod 127.0.0.1 .gomod-direct"
 sum=$(grep '"Sum"' "$OUT")
-rm -rf "$ws/.go"
 expect_out 0 '"Sum": "h1:' "go mod download from allowed.test through the proxy" -- \
-	inside go -- bash -c "$(declare -f gomod); S=$S; gomod allowed.test"
+	inside go -- bash -c "$(declare -f gomod); S=$S; gomod allowed.test .gomod-connect"
 assert "... the same module hash as the control" -- test "$(grep '"Sum"' "$OUT")" = "$sum"
 assert "... and the bridge logged it" -- netlog_ok go
 
@@ -210,10 +212,9 @@ expect_out 0 'cordon git fixture' "git clone https://allowed.test with all_proxy
 	inside gitsocks "${nohttps[@]}" --setenv all_proxy=socks5h://127.0.0.1:1080 -- \
 	bash -c "git clone -q https://allowed.test:$S/git/repo.git gis && cat gis/README"
 assert "... and the bridge logged it (socks5)" -- netlog_ok gitsocks socks5
-rm -rf "$ws/.go"
 expect_out 0 '"Sum": "h1:' "go mod download with HTTPS_PROXY=socks5://127.0.0.1:1080" -- \
 	inside gosocks "${nohttps[@]}" --setenv HTTPS_PROXY=socks5://127.0.0.1:1080 -- \
-	bash -c "$(declare -f gomod); S=$S; gomod allowed.test"
+	bash -c "$(declare -f gomod); S=$S; gomod allowed.test .gomod-socks"
 assert "... and the bridge logged it (socks5)" -- netlog_ok gosocks socks5
 
 echo "-- Python requests, urllib, httpx over HTTPS (CONNECT) and HTTP (absolute-form)"
