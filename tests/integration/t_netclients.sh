@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# t_netclients.sh: real clients through --net proxy (git over HTTPS and over
-# ssh, pip, npm, go, Python requests/urllib/httpx, ssh, a WebSocket), each
-# with the environment cordon sets and nothing else about the proxy, against
-# local servers on 127.0.0.1 of the private network namespace run.sh makes
-# (its test resolver map names them allowed.test).  Each one has a control:
-# the same client and server without cordon, by the address 127.0.0.1 (the
-# certificate names it too), which shows the fixture works; the run inside
-# must also show up in --net-log as an allowed allowed.test connection.
+# t_netclients.sh: real clients through --net proxy (git over HTTPS, HTTP
+# and ssh, pip, npm, go, Python requests/urllib/httpx, ssh, a WebSocket; git
+# and go over the SOCKS5 side too), each with the environment cordon sets
+# and nothing else about the proxy, against local servers on 127.0.0.1 of
+# the private network namespace run.sh makes (its test resolver map names
+# them allowed.test).  Each one has a control: the same client and server
+# without cordon, by the address 127.0.0.1 (the certificate names it too),
+# which shows the fixture works; the run inside must also show up in
+# --net-log as an allowed allowed.test connection.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(awk -F: 'NR>2 {gsub(/ /, "", $1); print $1}' /proc/net/dev | tr '\n' ' ')" != "lo " ] ||
@@ -361,4 +362,8 @@ expect_out 0 '^echo 100000 True$' "a wss:// echo from allowed.test through CONNE
 	inside ws -- python3 wsecho.py "wss://allowed.test:$PORT_wss/"
 assert "... and the bridge logged it" -- netlog_ok ws
 
+if [ "$FAIL" -gt 0 ]; then
+	echo "  the servers said:"
+	tail -n 20 "$W/serve.err" "$W/sshd.err" 2>/dev/null | sed 's/^/         | /'
+fi
 finish
