@@ -64,8 +64,11 @@ static void conn_refuse_decision(struct bridge *b, struct conn *c, enum decision
 static void conn_keepalive(int fd)
 {
 	int on = 1;
-	/* Best effort: a tunnel without keepalive still works. */
+	/* Best effort: a tunnel without keepalive still works.  No Nagle: the
+	 * relay passes on segments as they come, and must not hold back a
+	 * small one waiting for an acknowledgement. */
 	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
 static void conn_pump(struct bridge *b, struct conn *c)
@@ -421,8 +424,6 @@ void conn_on_server(struct bridge *b, struct conn *c)
 			conn_connect_next(b, c);
 			return;
 		}
-		int one = 1;
-		(void)setsockopt(c->sfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (!b->upstream) {
 			conn_start_relay(b, c);
 			return;
