@@ -40,15 +40,18 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/path.c \
 OUTER_SRC  := outer/doctor.c outer/explain.c outer/nesting.c outer/netnote.c outer/outcome.c \
               outer/prepare.c outer/procstat.c outer/run.c outer/supervise.c outer/toolenv.c \
               outer/input/cli.c \
-              outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/mount_plan.c \
-              outer/plan/offline.c outer/plan/resolve.c \
+              outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/env.c outer/plan/fstype.c \
+              outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
+              outer/plan/resolve.c outer/plan/walk.c \
               outer/hostpaths/caches.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/registry_sweep.c \
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c \
-              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/userns.c
+              outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
+              outer/launch/sandbox_limits.c \
+              outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
               inner/pid1.c inner/spawn.c
 BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/confine.c bridge/conn.c bridge/decision.c \

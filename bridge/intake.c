@@ -132,6 +132,7 @@ static int ik_listeners(struct intake *in, struct cordon_err *e)
 		if (r <= 0)
 			return r == 0 ? 1 : r;
 		if (rec.type == WIRE_BRIDGE_LISTENERS_END) {
+			in->listeners_end = 1;
 			uint32_t count;
 			memcpy(&count, rec.data, sizeof(count));
 			if (count != got || got != WIRE_BRIDGE_NLISTENERS)

@@ -33,6 +33,7 @@ struct intake {
 	struct upstream upstream;
 	int have_upstream;
 	int listeners[WIRE_BRIDGE_NLISTENERS];
+	int listeners_end;               /* cordon-inner's LISTENERS_END was read */
 	int log_fd;
 	struct resolve_map map;
 };

@@ -18,6 +18,7 @@
 #include "intake.h"
 #include "loop.h"
 #include "resolve.h"
+#include "sys.h"
 #include "wire_bridge.h"
 
 #define BRIDGE_RESOLVER_THREADS 4
@@ -56,6 +57,32 @@ static int bridge_setup(struct intake *in, struct bridge *b, struct cordon_err *
 	return resolve_start(&b->resolver, BRIDGE_RESOLVER_THREADS, &in->map, e);
 }
 
+/* A refusal before READY goes to cordon-inner, which reports it as the
+ * run's one line (status 125).  cordon-inner sends its listeners first and
+ * reads only then: take them (and drop them) before answering, or its
+ * sends would fail on a closed socket and the reason be lost. */
+static int bridge_refuse(int sandbox, int drained, const struct cordon_err *e)
+{
+	struct wire_bridge_peer peer = { WIRE_BRIDGE_TO_BRIDGE, 0 };
+	struct cordon_err ignored;
+	if (sandbox < 0) {
+		err_print(e);
+		return EXIT_CORDON_FAILED;
+	}
+	while (!drained) {
+		struct wire_bridge_rec rec;
+		int r = wire_bridge_recv(sandbox, &peer, &rec, &ignored);
+		if (r <= 0)
+			break;
+		sys_close(&rec.fd);
+		if (rec.type == WIRE_BRIDGE_LISTENERS_END)
+			break;
+	}
+	if (wire_bridge_send(sandbox, WIRE_BRIDGE_ERROR, e, sizeof(*e), -1) < 0)
+		err_print(e);
+	return EXIT_CORDON_FAILED;
+}
+
 int main(int argc, char **argv)
 {
 	struct cordon_err e = { 0 };
@@ -63,19 +90,20 @@ int main(int argc, char **argv)
 	struct bridge b;
 
 	/* A client that closes early must not kill the bridge. */
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || intake_args(argc, argv, &in, &e) < 0 ||
-	    bridge_tie_to_parent(in.parent, &e) < 0) {
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		(void)err_sys(&e, errno, "cordon-bridge: SIGPIPE");
 		err_print(&e);
 		return EXIT_CORDON_FAILED;
 	}
+	if (intake_args(argc, argv, &in, &e) < 0)
+		return bridge_refuse(in.sandbox, 0, &e);
+	if (bridge_tie_to_parent(in.parent, &e) < 0)
+		return EXIT_CORDON_FAILED; /* cordon is gone: nobody to tell */
 	int r = bridge_setup(&in, &b, &e);
 	if (r == 1)
 		return 0; /* the sandbox ended before it handed over its listeners */
-	if (r < 0) {
-		if (wire_bridge_send(in.sandbox, WIRE_BRIDGE_ERROR, &e, sizeof(e), -1) < 0)
-			err_print(&e);
-		return EXIT_CORDON_FAILED;
-	}
+	if (r < 0)
+		return bridge_refuse(in.sandbox, in.listeners_end, &e);
 	static const unsigned char ready = 1;
 	if (wire_bridge_send(in.sandbox, WIRE_BRIDGE_READY, &ready, 1, -1) < 0)
 		return 0; /* cordon-inner is gone: nothing to serve */

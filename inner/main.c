@@ -3,8 +3,8 @@
  * Started by bwrap inside the new namespaces with
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock | --root-needs-landlock] [--full-write]
- *                [--net none|proxy|full] [--bridge FD]
- *                -- COMMAND...
+ *                [--tty] [--keep-ignored HEXMASK] [--net none|proxy|full]
+ *                [--bridge FD] -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -37,6 +37,8 @@ struct inner_opts {
 	int full_write;
 	enum netcheck_mode net;
 	int bridge;      /* --net proxy: the socket to cordon-bridge */
+	int tty;               /* spawn.h: the command's own session on its terminal */
+	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
 	char **cmd;
 };
 
@@ -75,6 +77,13 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 		} else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
 			if (netcheck_mode_parse(argv[++i], &o->net) < 0)
 				return err_set(e, EINVAL, "cordon-inner: bad --net %s", argv[i]);
+		} else if (strcmp(a, "--tty") == 0) {
+			o->tty = 1;
+		} else if (strcmp(a, "--keep-ignored") == 0 && i + 1 < argc) {
+			char *end;
+			o->keep_ignored = strtoull(argv[++i], &end, 16);
+			if (*end || !*argv[i])
+				return err_set(e, EINVAL, "cordon-inner: bad --keep-ignored %s", argv[i]);
 		} else {
 			return err_set(e, EINVAL, "cordon-inner: unknown argument %s "
 				       "(cordon-inner is started by cordon, not by hand)", a);
@@ -178,7 +187,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;
 	seccomp_bpf_program(o->allow_unix_sockets, &prog);
-	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog };
+	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog, o->tty, o->keep_ignored };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
 	/* PID 1's own filter comes after the fork (the command must not

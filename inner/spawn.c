@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -83,6 +84,20 @@ static uint64_t dispositions_to_reset(void)
 	return reset;
 }
 
+/* A session of its own, whose controlling terminal is the first of 0-2
+ * that is one: Ctrl-C, Ctrl-Z and job control then concern the command's
+ * jobs alone, and kill(0, sig) reaches its process group only. */
+static int take_terminal(void)
+{
+	if (setsid() < 0)
+		return -1;
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd))
+			return ioctl(fd, TIOCSCTTY, 0);
+	errno = ENOTTY;
+	return -1;
+}
+
 static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd)
 {
 	/* Signals cordon-inner ignored or caught are not the command's business:
@@ -99,7 +114,16 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 		if ((reset >> (sig - 1) & 1) && sig != SIGKILL && sig != SIGSTOP &&
 		    sigaction(sig, &dfl, NULL) < 0)
 			(void)syscall(SYS_rt_sigaction, sig, ksa_dfl, NULL, (size_t)(NSIG / 8));
+	struct sigaction ign;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+		if ((p->keep_ignored >> (sig - 1) & 1) && sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, &ign, NULL) < 0)
+			child_fail(status_fd, SPAWN_SETUP, errno);
 	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
+		child_fail(status_fd, SPAWN_SETUP, errno);
+	if (p->tty && take_terminal() < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
 	int keep[3] = { status_fd, go_fd, p->landlock_fd };

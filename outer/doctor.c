@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +18,8 @@
 #include "config.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/registry.h"
+#include "plan/limits.h"
+#include "plan/resolve.h"
 #include "err.h"
 #include "run.h"
 #include "seccomp_bpf.h"
@@ -174,6 +178,34 @@ static void check_landlock(void)
 		landlock_missing(errno);
 }
 
+/* What this machine can limit, and how (plan/limits.h). */
+static void check_limits(void)
+{
+	struct utsname u;
+	struct sysinfo si;
+	unsigned long long ram = sysinfo(&si) == 0 ? (unsigned long long)si.totalram * si.mem_unit : 0;
+	int root = geteuid() == 0;
+	int pidns = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14);
+	printf("limits: /tmp and /dev/shm are tmpfs of %llu MiB each (--tmp-size), the rest of "
+	       "/dev read-only\n", resolve_tmpfs_default(ram) >> 20);
+	if (!root)
+		printf("limits: processes: %lu per sandbox by default (--limit-pids), as "
+		       "RLIMIT_NPROC counted in the sandbox's user namespace%s\n",
+		       LIMITS_DEFAULT_PIDS,
+		       uname(&u) == 0 && limits_release_at_least(u.release, 5, 14)
+		       ? "" : " (before Linux 5.14: with all of this user's processes)");
+	else if (pidns)
+		printf("limits: processes: %lu per sandbox by default (--limit-pids, at least %lu), "
+		       "as the pid_max of the sandbox's PID namespace (root is exempt from "
+		       "RLIMIT_NPROC)\n", LIMITS_DEFAULT_PIDS, LIMITS_PID_MAX_MIN - 1);
+	else
+		printf("limits: processes: NOT counted for root on this kernel (root is exempt from "
+		       "RLIMIT_NPROC; a per-namespace pid_max needs Linux 6.14): --limit-pids is "
+		       "refused\n");
+	printf("limits: --limit-memory is RLIMIT_DATA and --limit-cpu RLIMIT_CPU, each per "
+	       "process; no cgroup is used, so neither bounds the sandbox's total\n");
+}
+
 /* The registry of materialized mount points: usable, and nothing leaked. */
 static void check_registry(void)
 {
@@ -211,6 +243,7 @@ int doctor_run(void)
 	check_seccomp();
 	check_landlock();
 	check_registry();
+	check_limits();
 	check_caches();
 	(void)fflush(stdout);
 	check_trial();

@@ -3,10 +3,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "hostpaths/protect.h"
 #include "plan/env.h"
 #include "prepare.h"
 #include "seccomp_policy.h"
+#include "supervise.h"
 
 /* The seccomp rules the command runs under, from the table the filter is
  * compiled from. */
@@ -41,7 +43,8 @@ void explain_verbose(const struct argv *a)
 int explain_run(const struct config *c, struct cordon_err *e)
 {
 	struct prepared p;
-	struct inner_term t = { 0, 0 };
+	/* What a run from here would pass on (run.c). */
+	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
 	int r;
 	prepare_init(&p);
 	if ((r = prepare_open(c, &t, &p, e)) == 0 &&

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "launch/inner_find.h"
 #include "plan/env.h"
@@ -72,12 +74,35 @@ static int proxy_env(const struct config *c, struct prepared *p, struct cordon_e
 	return env_add_proxy(c, found ? connect_path : NULL, &p->env, e);
 }
 
+/* How the limits are enforced here (plan/limits.h): who the caller is and
+ * what the kernel offers. */
+static int decide_limits(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	struct utsname u;
+	struct limits_facts f = {
+		.root = geteuid() == 0,
+		.own_pidns = c->pid != PID_INHERIT,
+		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
+	};
+	return limits_decide(c, &f, &p->limits, e);
+}
+
+/* What resolve found worth telling (a --deny-read path missing inside a
+ * writable root), for a run and explain alike. */
+static void print_notes(const struct resolved *r)
+{
+	for (size_t i = 0; i < r->nnotes; i++)
+		fprintf(stderr, "cordon: %s\n", r->notes[i]);
+}
+
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct cordon_err *e)
 {
 	int r;
-	if ((r = resolve_config(c, &p->res, e)) < 0 ||
-	    (r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
+	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
+		return r;
+	print_notes(&p->res);
+	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
@@ -88,10 +113,9 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		return r;
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
-		/* With a terminal, stay in the caller's session so shells and
-		 * editors keep job control; TIOCSTI and TIOCLINUX, the reason
-		 * bwrap offers --new-session, are refused by seccomp instead. */
-		.new_session = !isatty(STDIN_FILENO),
+		/* Never the caller's session: with a terminal the command
+		 * gets a session of its own on its own pty (launch/pty.h). */
+		.new_session = 1,
 		.share_pid = c->pid == PID_INHERIT,
 		.share_net = c->net == NET_FULL,
 		.cmd = c->cmd,
@@ -107,6 +131,8 @@ int prepare_argv(const struct config *c, struct prepared *p, struct cordon_err *
 		p->res.roots, p->res.nroots, p->res.carves, p->res.ncarves,
 		p->res.protects, p->res.nprotects, p->res.masks, p->res.nmasks,
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
+		p->res.proc, p->res.tmpfs_size,
+		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

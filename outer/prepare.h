@@ -16,6 +16,7 @@
 #include "launch/bwrap_find.h"
 #include "launch/inner_link.h"
 #include "plan/bwrap_argv.h"
+#include "plan/limits.h"
 #include "plan/mount_plan.h"
 #include "plan/resolve.h"
 
@@ -32,6 +33,7 @@ struct prepared {
 	struct mount_plan plan;
 	struct argv argv;         /* bwrap's whole argv */
 	size_t nopts;             /* argv.v[0..nopts): the name and the options */
+	struct limits_plan limits;/* applied to bwrap's child before its release */
 	char cache_dir[PATH_MAX]; /* --cache private: the workspace's; "" when none */
 };
 

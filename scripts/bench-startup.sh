@@ -20,6 +20,8 @@
 #
 # Usage: scripts/bench-startup.sh [-n RUNS]        (RUNS >= 20, default 40)
 # Env:   CORDON (default build/cordon), BWRAP (default /usr/bin/bwrap),
+#        CORDON_OLD (another build, e.g. the one before a change: timed in the
+#        same rounds as a fourth column of the first table, with its ratio),
 #        BENCH_USER (default cordontest: run as root, it re-runs as that user),
 #        BENCH_TMPDIR (default /var/tmp; not /tmp, which the sandbox hides).
 set -euo pipefail
@@ -36,7 +38,7 @@ if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 20)); then die "-n needs a number >= 20
 if [[ $(id -u) == 0 ]]; then
 	BENCH_USER=${BENCH_USER:-cordontest}
 	if id "$BENCH_USER" >/dev/null 2>&1; then
-		exec runuser -u "$BENCH_USER" -- env CORDON="${CORDON:-}" BWRAP="${BWRAP:-}" \
+		exec runuser -u "$BENCH_USER" -- env CORDON="${CORDON:-}" CORDON_OLD="${CORDON_OLD:-}" BWRAP="${BWRAP:-}" \
 			BENCH_TMPDIR="${BENCH_TMPDIR:-}" bash "$SELF" -n "$RUNS"
 	fi
 	echo "bench-startup: warning: no user $BENCH_USER, measuring as root" >&2
@@ -229,12 +231,21 @@ echo
 # --- 1. against the floor ----------------------------------------------------
 CMDS=(- "$TRUE" :::)
 cols default
+if [[ -n ${CORDON_OLD:-} ]]; then
+	CORDON_OLD=$(readlink -f "$CORDON_OLD")
+	[[ -x $CORDON_OLD ]] || die "no $CORDON_OLD"
+	policy default
+	CMDS+=(- "$CORDON_OLD" "${OPTS[@]}" -- "$TRUE" :::)
+fi
 run_bt "$T/rows.base"
 printf '%-42s %9s\n' command "median ms" "true (static, direct)" "$(ms "$T/rows.base" 1)" \
 	"raw bwrap (cordon's argv, static true)" "$(ms "$T/rows.base" 2)" \
 	"cordon -w DIR -- true" "$(ms "$T/rows.base" 3)"
+[[ -z ${CORDON_OLD:-} ]] || printf '%-42s %9s\n' "CORDON_OLD -w DIR -- true" "$(ms "$T/rows.base" 4)"
 echo "cordon/bwrap $(ratio "$T/rows.base" 3 2)   cordon/true $(ratio "$T/rows.base" 3 1)" \
 	"  bwrap/true $(ratio "$T/rows.base" 2 1)   (medians of per-round ratios)"
+[[ -z ${CORDON_OLD:-} ]] || echo "CORDON_OLD/bwrap $(ratio "$T/rows.base" 4 2)   cordon/CORDON_OLD $(ratio "$T/rows.base" 3 4)" \
+	"  ($CORDON_OLD)"
 echo
 
 # --- 2. cost growth ----------------------------------------------------------

@@ -23,7 +23,9 @@
 #define READY_TIMEOUT_MS 5000
 #define POLL_FALLBACK_MS 20
 #define MAX_CHILDREN 16
-#define KILL_PASSES 64
+#define KILL_PASSES 256
+#define KILL_GRACE_MS 500
+#define KILL_GRACE_STEP_MS 25
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -183,19 +185,31 @@ static size_t kill_holders_once(const char *want, int *fds, size_t max)
  * its child armed its own parent-death signal.  Nothing else can end them.
  * A bwrap killed while it clones leaves a child the pass that killed it did
  * not see: passes repeat, each after the last one's processes are gone,
- * until one finds nobody. */
+ * until one finds nobody and KILL_GRACE_MS have passed. */
 static void kill_holders(ino_t ino)
 {
 	char want[48];
 	int fds[MAX_CHILDREN];
+	struct timespec t0, now;
 	(void)snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)ino);
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int pass = 0; pass < KILL_PASSES; pass++) {
 		size_t n = kill_holders_once(want, fds, MAX_CHILDREN);
-		if (n == 0)
+		if (n > 0) {
+			wait_gone(0, 0, -1, fds, n);
+			for (size_t i = 0; i < n; i++)
+				sys_close(&fds[i]);
+			continue;
+		}
+		/* Nobody now; a holder /proc did not show a moment ago (a
+		 * process of bwrap's briefly undumpable while it changes its
+		 * credentials, one being cloned) shows up within a moment:
+		 * keep looking for KILL_GRACE_MS after cordon's end. */
+		(void)clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= KILL_GRACE_MS)
 			return;
-		wait_gone(0, 0, -1, fds, n);
-		for (size_t i = 0; i < n; i++)
-			sys_close(&fds[i]);
+		sleep_ms(KILL_GRACE_STEP_MS);
 	}
 }
 
@@ -207,7 +221,13 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd)
 	for (;;) {
 		struct wire_rec rec;
 		struct cordon_err e;
-		if (wire_recv_proto(&gwire_proto, sock, &peer, &rec, &e) <= 0)
+		int r = wire_recv_proto(&gwire_proto, sock, &peer, &rec, &e);
+		/* cordon closing its end with "ready" unread sets ECONNRESET
+		 * on this one, reported once, ahead of the records it sent
+		 * before ("done"): read on. */
+		if (r == -ECONNRESET)
+			continue;
+		if (r <= 0)
 			return 0;
 		if (rec.type == GWIRE_DONE)
 			return 1;

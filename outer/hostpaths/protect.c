@@ -453,14 +453,7 @@ static int sandbox_running(pid_t pid)
 	return si.si_pid == 0;
 }
 
-/* Release the run's record, and dismiss the guardian only when
- * cordon-inner said that no process of the command is left (command_gone):
- * after a failure, bwrap may have been killed while it cloned its child,
- * which then waits for good for a release nobody will send and which cordon
- * could not name.  Left without "done", the guardian ends whoever still
- * holds the sandbox's control socket, then sweeps (the record is released
- * already: nothing of it is left to do). */
-static void release(struct protect_run *p, int command_gone)
+void protect_release(struct protect_run *p)
 {
 	struct cordon_err e;
 	pending_free(p->pending);
@@ -470,8 +463,7 @@ static void release(struct protect_run *p, int command_gone)
 	 * sandbox to go and cleans up itself. */
 	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
 	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
-			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)) &&
-	    command_gone)
+			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
 		guardian_done(&p->guard);
 	guardian_abandon(&p->guard);
 	registry_close(&p->reg);
@@ -480,15 +472,10 @@ static void release(struct protect_run *p, int command_gone)
 	p->sandbox = 0;
 }
 
-void protect_release(struct protect_run *p)
-{
-	release(p, 0);
-}
-
 void protect_command_gone(struct protect_run *p)
 {
 	p->sandbox = 0;
-	release(p, 1);
+	protect_release(p);
 }
 
 int protect_explain(struct resolved *r, struct cordon_err *e)

@@ -72,15 +72,13 @@ int protect_materialize(struct resolved *r, struct protect_run *p, struct cordon
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* The run is over, without cordon-inner's word that the command is gone (a
- * failure): remove what it materialized (unless live runs still use it) and
- * delete its record; the guardian is not dismissed but ends whatever of the
- * sandbox may be left (guardian.h), then exits.  If bwrap may still be
- * running, leave all of it to the guardian instead.  Frees p. */
+/* The run is over: remove what it materialized (unless live runs still use
+ * it), delete its record, dismiss the guardian.  If bwrap may still be
+ * running, leave all of that to the guardian instead.  Frees p. */
 void protect_release(struct protect_run *p);
 
 /* cordon-inner reported that every process of the sandbox but itself is
- * dead: release now, while bwrap is still exiting, and dismiss the guardian.  The mount points are in
+ * dead: release now, while bwrap is still exiting.  The mount points are in
  * use only in the sandbox's own mount namespace, which no untrusted process
  * can reach any more, and removing them on the host does not need it gone. */
 void protect_command_gone(struct protect_run *p);

@@ -117,9 +117,11 @@ const char cli_usage[] =
 "                           srt's format); flags override it\n"
 "      --report FILE        write a JSON run report at the end\n"
 "      --die-with-parent    end the sandbox when cordon's parent dies\n"
-"      --tmp-size BYTES     size of the private /tmp (K, M, G allowed)\n"
-"      --limit-memory BYTES, --limit-pids N, --limit-cpu SECONDS\n"
-"                           resource limits; refused when they cannot be enforced\n"
+"      --tmp-size BYTES     size of the private /tmp and /dev/shm, each (K, M, G\n"
+"                           allowed; default 1 GiB, at most a quarter of the memory)\n"
+"      --limit-pids N       at most N tasks in the sandbox (default 4096)\n"
+"      --limit-memory BYTES, --limit-cpu SECONDS\n"
+"                           RLIMIT_DATA and RLIMIT_CPU of each process\n"
 "      --require-landlock   refuse to run where Landlock is unavailable\n"
 "      --allow-no-landlock  as root, accept a sandbox without Landlock\n"
 "  -v, --verbose            say what is set up, on stderr\n"
@@ -421,10 +423,6 @@ static int refuse_unbuilt(const struct config *c, struct cordon_err *e)
 		return err_set(e, ENOTSUP, "--report%s", later);
 	if (c->json)
 		return err_set(e, ENOTSUP, "explain --json%s", later);
-	if (c->die_with_parent)
-		return err_set(e, ENOTSUP, "--die-with-parent%s", later);
-	if (c->tmp_size || c->limit_memory || c->limit_pids || c->limit_cpu)
-		return err_set(e, ENOTSUP, "--tmp-size and --limit-*%s", later);
 	return 0;
 }
 

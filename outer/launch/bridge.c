@@ -78,7 +78,7 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	int r = helper_find("cordon-bridge", &bin, path, e);
 	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, &l->sock[0], 1, mask };
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, &l->sock[0], 1, mask, NULL };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)

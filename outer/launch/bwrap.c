@@ -58,7 +58,7 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 		return r;
 	}
 	struct child_spec spec = {
-		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask,
+		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
 	};
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);

@@ -52,6 +52,7 @@ struct bwrap_start {
 	const int *keep;              /* what else bwrap inherits (bwrap_keep's included) */
 	size_t nkeep;
 	const sigset_t *mask;         /* the mask bwrap starts with */
+	const int *stdio;             /* NULL, or bwrap's 0-2 (launch/child.h) */
 };
 
 int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err *e)

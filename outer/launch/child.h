@@ -19,10 +19,12 @@ struct child_spec {
 	const int *keep;          /* descriptors the child inherits (besides 0-2) */
 	size_t nkeep;
 	const sigset_t *mask;     /* signal mask the child starts with */
+	const int *stdio;         /* NULL, or what goes on 0-2 (-1: cordon's own) */
 };
 
 /* fork + execveat.  The child closes every descriptor but 0-2 and the keep
- * list, makes the keep list inheritable, restores the mask and execs; if it
+ * list, puts stdio in place, makes the keep list inheritable, restores the
+ * mask and execs; if it
  * cannot, it says so on stderr and exits 125.  Returns its pid or -errno. */
 pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));

@@ -10,7 +10,7 @@
 static int push_op(struct argv *out, const struct mount_op *m)
 {
 	int r;
-	char perms[8];
+	char perms[8], size[24];
 	switch (m->kind) {
 	case MOUNT_RO_BIND: PUSH("--ro-bind"); PUSH(m->src); PUSH(m->dest); break;
 	case MOUNT_BIND: PUSH("--bind"); PUSH(m->src); PUSH(m->dest); break;
@@ -18,8 +18,14 @@ static int push_op(struct argv *out, const struct mount_op *m)
 	case MOUNT_PROC: PUSH("--proc"); PUSH(m->dest); break;
 	case MOUNT_TMPFS:
 		(void)snprintf(perms, sizeof(perms), "%04o", m->perms);
-		PUSH("--perms"); PUSH(perms); PUSH("--tmpfs"); PUSH(m->dest);
+		PUSH("--perms"); PUSH(perms);
+		if (m->size) {
+			(void)snprintf(size, sizeof(size), "%llu", m->size);
+			PUSH("--size"); PUSH(size);
+		}
+		PUSH("--tmpfs"); PUSH(m->dest);
 		break;
+	case MOUNT_REMOUNT_RO: PUSH("--remount-ro"); PUSH(m->dest); break;
 	case MOUNT_BIND_FD: PUSH("--bind-fd"); PUSHI(m->fd); PUSH(m->dest); break;
 	case MOUNT_RO_BIND_FD: PUSH("--ro-bind-fd"); PUSHI(m->fd); PUSH(m->dest); break;
 	case MOUNT_RO_BIND_PATH: PUSH("--ro-bind"); PUSH(m->dest); PUSH(m->dest); break;

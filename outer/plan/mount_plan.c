@@ -6,6 +6,25 @@
 #include <string.h>
 #include "path.h"
 
+const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC] = {
+	{ "/proc/sys", PROC_READ_ONLY },
+	{ "/proc/sysrq-trigger", PROC_READ_ONLY },
+	{ "/proc/irq", PROC_READ_ONLY },
+	{ "/proc/bus", PROC_READ_ONLY },
+	{ "/proc/fs", PROC_READ_ONLY },
+	/* mode 0666: a write registers a PSI trigger, a kernel poller */
+	{ "/proc/pressure", PROC_READ_ONLY },
+	{ "/proc/acpi", PROC_MASK },
+	{ "/proc/asound", PROC_MASK },
+	{ "/proc/kcore", PROC_MASK },
+	{ "/proc/keys", PROC_MASK },
+	{ "/proc/latency_stats", PROC_MASK },
+	{ "/proc/timer_list", PROC_MASK },
+	{ "/proc/timer_stats", PROC_MASK },
+	{ "/proc/sched_debug", PROC_MASK },
+	{ "/proc/scsi", PROC_MASK },
+};
+
 struct ranked {
 	const struct rpath *p;
 	int writable;
@@ -33,7 +52,30 @@ static enum mount_kind ro_kind(const struct rpath *p)
 static void push(struct mount_plan *p, enum mount_kind k, const char *src,
 		 const char *dest, int fd, unsigned perms)
 {
-	p->ops[p->n++] = (struct mount_op){ k, src, dest, fd, perms };
+	p->ops[p->n++] = (struct mount_op){ k, src, dest, fd, perms, 0 };
+}
+
+static void push_tmpfs(struct mount_plan *p, const char *dest, unsigned long long size)
+{
+	p->ops[p->n++] = (struct mount_op){ MOUNT_TMPFS, NULL, dest, -1, 01777, size };
+}
+
+/* bwrap binds its sources from the host's tree: the host's /proc/sys is the
+ * same sysctl table (the per-namespace entries follow the reader, not the
+ * procfs instance), and /dev/null is empty data. */
+static void push_proc_covers(struct mount_plan *p, const unsigned char *kinds)
+{
+	for (size_t i = 0; kinds && i < MOUNT_PLAN_NPROC; i++) {
+		const struct proc_rule *r = &mount_plan_proc_rules[i];
+		if (kinds[i] == PROC_ABSENT)
+			continue;
+		if (r->cover == PROC_READ_ONLY)
+			push(p, MOUNT_RO_BIND, r->path, r->path, -1, 0);
+		else if (kinds[i] == PROC_DIR)
+			push(p, MOUNT_MASK_DIR, NULL, r->path, -1, 0);
+		else
+			push(p, MOUNT_RO_BIND, "/dev/null", r->path, -1, 0);
+	}
 }
 
 static int sort_by_depth(const struct rpath *v, size_t n, struct ranked **out)
@@ -51,7 +93,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		     struct cordon_err *e)
 {
 	size_t nlayer = in->nroots + in->ncarves;
-	size_t max = 5 + nlayer + in->nprotects + in->nmasks;
+	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + in->nprotects + in->nmasks;
 	struct ranked *layer = NULL, *prot = NULL, *masks = NULL;
 
 	out->n = 0;
@@ -67,10 +109,20 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	}
 
 	push(out, in->full_write ? MOUNT_BIND : MOUNT_RO_BIND, "/", "/", -1, 0);
+	/* A writable / carries the host's /sys writable too, and sysfs and
+	 * cgroupfs files obey their owner alone: a root caller's command
+	 * would reach power state and CPU hot-plug. */
+	for (size_t i = 0; in->full_write && i < in->nkernel_ro; i++)
+		push(out, MOUNT_RO_BIND, in->kernel_ro[i], in->kernel_ro[i], -1, 0);
 	push(out, MOUNT_DEV, NULL, "/dev", -1, 0);
+	/* bwrap's /dev is one tmpfs of the kernel's default size (half the
+	 * memory) that the command owns: /dev/shm gets a capped tmpfs of its
+	 * own, and the rest is remounted read-only below. */
+	push_tmpfs(out, "/dev/shm", in->tmpfs_size);
 	push(out, MOUNT_PROC, NULL, "/proc", -1, 0);
+	push_proc_covers(out, in->proc);
 	if (in->tmp_private)
-		push(out, MOUNT_TMPFS, NULL, "/tmp", -1, 01777);
+		push_tmpfs(out, "/tmp", in->tmpfs_size);
 
 	for (size_t i = 0; i < in->nroots; i++)
 		layer[i] = (struct ranked){ &in->roots[i], 1, i };
@@ -98,6 +150,7 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		else
 			push(out, MOUNT_MASK_FILE, NULL, m->path, m->fd, 0);
 	}
+	push(out, MOUNT_REMOUNT_RO, NULL, "/dev", -1, 0);
 	if (in->cwd)
 		push(out, MOUNT_CHDIR, NULL, in->cwd, -1, 0);
 

@@ -2,12 +2,15 @@
  * the filesystem.  mount_plan_build is pure: it reads only its input (paths
  * already resolved and opened by resolve.c) and allocates the plan.  Later
  * mounts win, so the order is the policy:
- *   / read-only (or writable with --full-write); /dev; /proc; /tmp;
+ *   / read-only (or writable with --full-write); /dev, its /dev/shm a capped
+ *   tmpfs; /proc, its kernel tunables read-only and its kernel-state files
+ *   masked; /tmp, capped;
  *   writable roots and read-only carve-outs (and pins: writable binds of a
  *   path onto itself), shallower first (a root nested in a carve-out is
  *   mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
- *   deny-read masks; then the working directory. */
+ *   deny-read masks; /dev remounted read-only (the mount points of everything
+ *   above exist by then); then the working directory. */
 #ifndef CORDON_MOUNT_PLAN_H
 #define CORDON_MOUNT_PLAN_H
 
@@ -32,6 +35,24 @@ struct rpath {
 			 move it, and what lies below it, out of the way */
 };
 
+/* The /proc entries a container runtime masks or makes read-only (the OCI
+ * defaults of runc, crun and containerd).  Through them a root caller would
+ * act on the host kernel: kernel.core_pattern in /proc/sys runs a program as
+ * host root, /proc/sysrq-trigger reboots; masked files leak kernel memory or
+ * other users' keys.  /proc/pressure is added: its files are writable by
+ * anyone.  A fresh procfs instance shows the same global entries
+ * as the host's, so the host's /proc tells which of them exist. */
+enum proc_cover { PROC_READ_ONLY, PROC_MASK };
+struct proc_rule {
+	const char *path;
+	enum proc_cover cover;
+};
+#define MOUNT_PLAN_NPROC 15
+extern const struct proc_rule mount_plan_proc_rules[MOUNT_PLAN_NPROC];
+
+/* What the host's /proc holds at each rule's path. */
+enum proc_kind { PROC_ABSENT, PROC_FILE, PROC_DIR };
+
 struct plan_input {
 	const struct rpath *roots;     size_t nroots;     /* writable */
 	const struct rpath *carves;    size_t ncarves;    /* --read-only */
@@ -40,6 +61,14 @@ struct plan_input {
 	int tmp_private;
 	int full_write;
 	const char *cwd;
+	/* kind of mount_plan_proc_rules[i] on the host; NULL: none exists */
+	const unsigned char *proc;
+	/* size in bytes of each tmpfs the command can write (/tmp, /dev/shm);
+	 * 0: the kernel's default (half the memory), which resolve never asks */
+	unsigned long long tmpfs_size;
+	/* with full_write: the host's pseudo filesystems (sysfs, cgroupfs, ...)
+	 * outside /proc and /dev, each bound read-only over the writable / */
+	const char *const *kernel_ro; size_t nkernel_ro;
 };
 
 enum mount_kind {
@@ -47,7 +76,8 @@ enum mount_kind {
 	MOUNT_BIND,        /* src dest */
 	MOUNT_DEV,         /* dest */
 	MOUNT_PROC,        /* dest */
-	MOUNT_TMPFS,       /* dest, perms */
+	MOUNT_TMPFS,       /* dest, perms, size (0: none given) */
+	MOUNT_REMOUNT_RO,  /* dest */
 	MOUNT_BIND_FD,     /* fd dest: writable root */
 	MOUNT_RO_BIND_FD,  /* fd dest: carve-out or protected name */
 	MOUNT_RO_BIND_PATH,/* dest dest: the same, opened too late for bwrap to inherit */
@@ -62,6 +92,7 @@ struct mount_op {
 	const char *dest;  /* borrowed from the input */
 	int fd;
 	unsigned perms;
+	unsigned long long size;
 };
 
 struct mount_plan {

@@ -5,12 +5,17 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include "path.h"
+#include "plan/fstype.h"
+#include "plan/gitmeta.h"
+#include "plan/walk.h"
 #include "sys.h"
 
 void rpath_free(struct rpath *p)
@@ -100,10 +105,16 @@ int resolve_path(const char *flag, const char *path, struct rpath *out, struct c
 {
 	char link[64], canon[PATH_MAX];
 	struct stat st;
+	struct walk_link bad;
 	*out = (struct rpath){ .fd = -1 };
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	int fd = walk_open(path, &bad);
+	if (fd == -EPERM)
+		return err_set(e, EPERM,
+			       "%s %s: goes through the symbolic link %s, owned by uid %u; cordon "
+			       "follows only root's links (an earlier run may have planted it): "
+			       "name the target", flag, path, bad.path, (unsigned)bad.owner);
 	if (fd < 0)
-		return err_sys(e, errno, "%s %s", flag, path);
+		return err_sys(e, -fd, "%s %s", flag, path);
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, canon, sizeof(canon) - 1);
 	if (n <= 0 || fstat(fd, &st) < 0) {
@@ -137,12 +148,38 @@ static int under_any(const char *path, const struct rpath *v, size_t n)
 	return 0;
 }
 
-static int add_root(struct resolved *r, const char *flag, const char *path, struct cordon_err *e)
+/* A writable root on a pseudo filesystem would hand the command the kernel's
+ * knobs (fstype.h); decided on the descriptor that will be bound. */
+static int check_root_fstype(const struct fstype_mounts *m, const char *flag, const char *path,
+			     int fd, struct cordon_err *e)
+{
+	int err;
+	const char *point;
+	const char *fs = fstype_pseudo(fd, m, &err);
+	if (err < 0)
+		return err_sys(e, -err, "%s %s: cannot tell its filesystem", flag, path);
+	if (fs)
+		return err_set(e, EPERM,
+			       "%s %s: lies on a %s filesystem, whose files act on the kernel; "
+			       "cordon makes no such path writable", flag, path, fs);
+	if ((fs = fstype_pseudo_below(m, path, &point)) != NULL)
+		return err_set(e, EPERM,
+			       "%s %s: holds a %s filesystem at %s, whose files act on the kernel; "
+			       "choose a directory below it", flag, path, fs, point);
+	return 0;
+}
+
+static int add_root(struct resolved *r, const struct fstype_mounts *m, const char *flag,
+		    const char *path, struct cordon_err *e)
 {
 	struct rpath p;
 	int rc = resolve_path(flag, path, &p, e);
 	if (rc < 0)
 		return rc;
+	if ((rc = check_root_fstype(m, flag, p.path, p.fd, e)) < 0) {
+		rpath_free(&p);
+		return rc;
+	}
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (r->roots[i].dev == p.dev && r->roots[i].ino == p.ino) {
 			rpath_free(&p);
@@ -179,12 +216,58 @@ static int add_protected(struct resolved *r, size_t root, const char *name, stru
 	return resolve_protect_existing(r, rt->fd, name, full, &st, e);
 }
 
+static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	char **v = realloc(r->notes, (r->nnotes + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	r->notes = v;
+	if (!(v[r->nnotes] = strdup(line)))
+		return err_set(e, ENOMEM, "out of memory");
+	r->nnotes++;
+	return 0;
+}
+
+/* A --deny-read path that does not exist hides nothing.  Outside every
+ * writable root nothing the command does can create it (policies list such
+ * paths for other machines): silent.  Inside one, an earlier run may have
+ * renamed the file away, so the user hears of it. */
+static int note_missing_deny(struct resolved *r, const char *pattern, const char *path,
+			     struct cordon_err *e)
+{
+	char abs[PATH_MAX], clean[PATH_MAX];
+	if (path[0] != '/') {
+		char here[PATH_MAX];
+		if (!getcwd(here, sizeof(here)) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", here, path) >= (int)sizeof(abs))
+			return 0;
+		path = abs;
+	}
+	if (path_clean(path, clean, sizeof(clean)) < 0)
+		return 0;
+	for (size_t i = 0; i < r->nroots; i++)
+		if (path_is_under(clean, r->roots[i].path))
+			return add_note(r, e,
+					"--deny-read %s: nothing there, so nothing is hidden; it lies in the "
+					"writable root %s, where a file can be moved (a denial there is by "
+					"path): check the file is not elsewhere", pattern,
+					r->roots[i].path);
+	return 0;
+}
+
 static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 {
 	struct rpath p;
 	int rc = resolve_path("--deny-read", path, &p, e);
 	if (rc == -ENOENT)
-		return 0; /* nothing there to hide */
+		return note_missing_deny(r, path, path, e);
 	if (rc < 0 || !p.path)
 		return rc < 0 ? rc : -EINVAL;
 	if (strcmp(p.path, "/") == 0) {
@@ -225,8 +308,11 @@ static int add_deny(struct resolved *r, const char *pattern, struct cordon_err *
 			       pattern);
 	glob_t g;
 	int gr = glob(pattern, GLOB_NOSORT, NULL, &g);
-	if (gr == GLOB_NOMATCH)
-		return 0;
+	if (gr == GLOB_NOMATCH) {
+		char dir[PATH_MAX];
+		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+		return note_missing_deny(r, pattern, dir, e);
+	}
 	if (gr != 0)
 		return err_set(e, EIO, "--deny-read %s: cannot expand the glob", pattern);
 	int rc = 0;
@@ -263,16 +349,140 @@ static int resolve_cwd(const struct config *c, struct resolved *r, struct cordon
 	return 0;
 }
 
+unsigned long long resolve_tmpfs_default(unsigned long long ram)
+{
+	/* Large enough for a build's scratch files and a test suite's fixtures;
+	 * small enough that two runs on a small machine leave it memory (tmpfs
+	 * pages are charged to the host and, without swap, cannot be paged
+	 * out). */
+	const unsigned long long gib = 1ULL << 30;
+	if (ram && ram / 4 < gib)
+		return ram / 4 > (16ULL << 20) ? ram / 4 : 16ULL << 20;
+	return gib;
+}
+
+static void resolve_tmpfs_size(const struct config *c, struct resolved *r)
+{
+	struct sysinfo si;
+	unsigned long long ram = 0;
+	if (sysinfo(&si) == 0)
+		ram = (unsigned long long)si.totalram * si.mem_unit;
+	r->tmpfs_size = c->tmp_size ? c->tmp_size : resolve_tmpfs_default(ram);
+}
+
+/* Which of the /proc entries to cover exist: a missing one is skipped, since
+ * bwrap cannot create a mount point inside procfs. */
+static void resolve_proc(struct resolved *r)
+{
+	for (size_t i = 0; i < MOUNT_PLAN_NPROC; i++) {
+		struct stat st;
+		if (lstat(mount_plan_proc_rules[i].path, &st) < 0)
+			r->proc[i] = PROC_ABSENT;
+		else
+			r->proc[i] = S_ISDIR(st.st_mode) ? PROC_DIR : PROC_FILE;
+	}
+}
+
+static int protects_git(const struct config *c)
+{
+	if (c->default_protect)
+		return 1;
+	for (size_t i = 0; i < c->protect.n; i++)
+		if (strcmp(c->protect.v[i], ".git") == 0)
+			return 1;
+	return 0;
+}
+
+/* The git directories a root's repository names besides its .git
+ * (gitmeta.h), bound read-only like a protected name when they lie inside a
+ * writable root: a hook planted there runs on the user's next commit. */
+static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
+{
+	char paths[GITMETA_MAX_PATHS][4096], flag[64];
+	const char *why[GITMETA_MAX_PATHS];
+	size_t n;
+	const struct rpath *rt = &r->roots[root];
+	int rc = gitmeta_find(rt->fd, rt->path, getenv("HOME"), paths, why, &n);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot read the git metadata of %s/.git", rt->path);
+	for (size_t i = 0; i < n; i++) {
+		struct rpath p;
+		if (!under_any(paths[i], r->roots, r->nroots))
+			continue; /* read-only already */
+		(void)snprintf(flag, sizeof(flag), "%s of %s/.git:", why[i], rt->path);
+		rc = resolve_path(flag, paths[i], &p, e);
+		if (rc == -ENOENT)
+			return err_set(e, ENOENT,
+				       "%s/.git names %s %s, which does not exist inside a writable root; "
+				       "the command could create it and plant hooks: create it or fix %s",
+				       rt->path, why[i], paths[i], why[i]);
+		if (rc < 0)
+			return rc;
+		if (!under_any(p.path, r->roots, r->nroots)) {
+			rpath_free(&p);
+			continue;
+		}
+		if (rpath_push(&r->protects, &r->nprotects, &p) < 0) {
+			rpath_free(&p);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* The topmost pseudo filesystems outside /proc and /dev (which the sandbox
+ * replaces): with --full-write each is bound read-only over the writable /. */
+static int collect_kernel_mounts(struct resolved *r, const struct fstype_mounts *m,
+				 struct cordon_err *e)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const char *point = m->v[i].point;
+		int covered = point[0] != '/' || path_is_under(point, "/proc") ||
+			      path_is_under(point, "/dev");
+		for (size_t j = 0; !covered && j < r->nkernel_ro; j++)
+			covered = path_is_under(point, r->kernel_ro[j]);
+		if (covered)
+			continue;
+		char **v = realloc(r->kernel_ro, (r->nkernel_ro + 1) * sizeof(*v));
+		if (!v)
+			return err_set(e, ENOMEM, "out of memory");
+		r->kernel_ro = v;
+		if (!(v[r->nkernel_ro] = strdup(point)))
+			return err_set(e, ENOMEM, "out of memory");
+		r->nkernel_ro++;
+	}
+	return 0;
+}
+
+/* The writable roots, checked against the host's pseudo filesystems (one
+ * read of the mount table for all of them). */
+static int resolve_roots(const struct config *c, struct resolved *r, struct cordon_err *e)
+{
+	struct fstype_mounts m;
+	int rc = 0;
+	if (!c->write.n && c->tmp != TMP_HOST && !c->full_write)
+		return 0;
+	if ((rc = fstype_mounts_load(&m)) < 0)
+		return err_sys(e, -rc, "cannot read /proc/self/mountinfo to check the filesystems "
+			       "of the writable roots (is /proc mounted?)");
+	if (c->full_write)
+		rc = collect_kernel_mounts(r, &m, e);
+	for (size_t i = 0; rc == 0 && i < c->write.n; i++)
+		rc = add_root(r, &m, "--write", c->write.v[i], e);
+	if (rc == 0 && c->tmp == TMP_HOST)
+		rc = add_root(r, &m, "--tmp host:", "/tmp", e);
+	fstype_mounts_free(&m);
+	return rc;
+}
+
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 {
 	int rc;
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;
-
-	for (size_t i = 0; i < c->write.n; i++)
-		if ((rc = add_root(r, "--write", c->write.v[i], e)) < 0)
-			return rc;
-	if (c->tmp == TMP_HOST && (rc = add_root(r, "--tmp host:", "/tmp", e)) < 0)
+	resolve_proc(r);
+	resolve_tmpfs_size(c, r);
+	if ((rc = resolve_roots(c, r, e)) < 0)
 		return rc;
 
 	for (size_t i = 0; i < c->read_only.n; i++) {
@@ -293,6 +503,8 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 	for (size_t i = 0; i < r->nroots; i++) {
 		if (!r->roots[i].is_dir)
 			continue;
+		if (protects_git(c) && (rc = add_git_extras(r, i, e)) < 0)
+			return rc;
 		if (c->default_protect)
 			for (const char *const *n = config_default_protect; *n; n++)
 				if ((rc = add_protected(r, i, *n, e)) < 0)
@@ -335,6 +547,12 @@ void resolved_free(struct resolved *r)
 	for (size_t i = 0; i < r->nmissing; i++)
 		free(r->missing[i].path);
 	free(r->missing);
+	for (size_t i = 0; i < r->nkernel_ro; i++)
+		free(r->kernel_ro[i]);
+	free(r->kernel_ro);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	rpath_free(&r->cwd);
 	memset(r, 0, sizeof(*r));
 	r->cwd.fd = -1;

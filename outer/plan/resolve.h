@@ -27,7 +27,17 @@ struct resolved {
 	struct rpath *masks;    size_t nmasks;
 	struct missing_name *missing; size_t nmissing;
 	struct rpath cwd;
+	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
+	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
+	char **kernel_ro; size_t nkernel_ro;  /* --full-write: pseudo filesystems kept read-only */
+	/* Warnings for the user, one line each without the "cordon: " prefix:
+	 * --deny-read paths missing inside a writable root. */
+	char **notes; size_t nnotes;
 };
+
+/* The size of the private /tmp and /dev/shm without --tmp-size: 1 GiB, at
+ * most a quarter of the memory (ram: bytes; 0: unknown). */
+unsigned long long resolve_tmpfs_default(unsigned long long ram);
 
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 	__attribute__((warn_unused_result));

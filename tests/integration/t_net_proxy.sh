@@ -254,10 +254,12 @@ assert "two runs, two bridges" -- test -n "${b1:-}" -a -n "${b2:-}" -a "${b1:-x}
 { kill "$c1" "$c2"; wait "$c1" "$c2"; } 2>/dev/null
 
 echo "-- fail closed, lifetime"
-expect_err 125 'allow-domain' "a bad pattern is refused before the command runs" -- \
-	"${C[@]}" --allow-domain 'bad pattern' -- true
-expect_err 125 'net-log' "an unwritable --net-log is refused before the command runs" -- \
-	"${C[@]}" --allow-domain allowed.test --net-log /proc/cordon-no/log -- true
+expect_err 125 '^cordon: --allow-domain bad pattern: ' "a bad pattern is refused before the command runs" -- \
+	"${C[@]}" --allow-domain 'bad pattern' -- touch ran
+assert "... in one line, and the command never ran" -- test "$(wc -l <"$ERR")" -eq 1 -a ! -e "$ws/ran"
+expect_err 125 '^cordon: --net-log /proc/cordon-no/log' "an unwritable --net-log is refused before the command runs" -- \
+	"${C[@]}" --allow-domain allowed.test --net-log /proc/cordon-no/log -- touch ran
+assert "... in one line, and the command never ran" -- test "$(wc -l <"$ERR")" -eq 1 -a ! -e "$ws/ran"
 "$CORDON" --allow-domain allowed.test -- sleep 60 &
 cpid=$!
 for _ in $(seq 50); do bpids=$(pgrep -P "$cpid" -x cordon-bridge) && break; sleep 0.1; done

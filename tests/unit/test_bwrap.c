@@ -251,7 +251,7 @@ static void start(struct bwrap *bw, int exe, const char *dir, int fail)
 	size_t nkeep = bwrap_keep(bw, keep);
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct bwrap_start s = { exe, &o, envp, keep, nkeep, &mask };
+	struct bwrap_start s = { exe, &o, envp, keep, nkeep, &mask, NULL };
 	cr_assert_eq(bwrap_start(bw, &s, &e), 0, "%s", e.msg);
 	cr_assert_gt(bw->pid, 0);
 	cr_assert_eq(bw->info[1], -1, "cordon keeps no copy of bwrap's end of --info-fd");

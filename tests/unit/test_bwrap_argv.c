@@ -197,37 +197,41 @@ static void expect_op(const struct mount_op *op, const char *const *want, size_t
 Test(bwrap_argv, mount_kinds)
 {
 	struct mount_op op;
-	op = (struct mount_op){ MOUNT_RO_BIND, "/", "/", -1, 0 };
+	op = (struct mount_op){ MOUNT_RO_BIND, "/", "/", -1, 0, 0 };
 	EXPECT_OP(&op, "--ro-bind", "/", "/");
-	op = (struct mount_op){ MOUNT_BIND, "/", "/", -1, 0 };
+	op = (struct mount_op){ MOUNT_BIND, "/", "/", -1, 0, 0 };
 	EXPECT_OP(&op, "--bind", "/", "/");
-	op = (struct mount_op){ MOUNT_DEV, NULL, "/dev", -1, 0 };
+	op = (struct mount_op){ MOUNT_DEV, NULL, "/dev", -1, 0, 0 };
 	EXPECT_OP(&op, "--dev", "/dev");
-	op = (struct mount_op){ MOUNT_PROC, NULL, "/proc", -1, 0 };
+	op = (struct mount_op){ MOUNT_PROC, NULL, "/proc", -1, 0, 0 };
 	EXPECT_OP(&op, "--proc", "/proc");
-	op = (struct mount_op){ MOUNT_TMPFS, NULL, "/tmp", -1, 01777 };
+	op = (struct mount_op){ MOUNT_TMPFS, NULL, "/tmp", -1, 01777, 0 };
 	EXPECT_OP(&op, "--perms", "1777", "--tmpfs", "/tmp");
-	op = (struct mount_op){ MOUNT_TMPFS, NULL, "/t", -1, 0755 };
+	op = (struct mount_op){ MOUNT_TMPFS, NULL, "/t", -1, 0755, 0 };
 	EXPECT_OP(&op, "--perms", "0755", "--tmpfs", "/t");
-	op = (struct mount_op){ MOUNT_BIND_FD, NULL, "/w/a", 12, 0 };
+	op = (struct mount_op){ MOUNT_TMPFS, NULL, "/tmp", -1, 01777, 1048576 };
+	EXPECT_OP(&op, "--perms", "1777", "--size", "1048576", "--tmpfs", "/tmp");
+	op = (struct mount_op){ MOUNT_REMOUNT_RO, NULL, "/dev", -1, 0, 0 };
+	EXPECT_OP(&op, "--remount-ro", "/dev");
+	op = (struct mount_op){ MOUNT_BIND_FD, NULL, "/w/a", 12, 0, 0 };
 	EXPECT_OP(&op, "--bind-fd", "12", "/w/a");
-	op = (struct mount_op){ MOUNT_RO_BIND_FD, NULL, "/w/a/.git", 13, 0 };
+	op = (struct mount_op){ MOUNT_RO_BIND_FD, NULL, "/w/a/.git", 13, 0, 0 };
 	EXPECT_OP(&op, "--ro-bind-fd", "13", "/w/a/.git");
-	op = (struct mount_op){ MOUNT_MASK_FILE, NULL, "/w/a/.env", 14, 0 };
+	op = (struct mount_op){ MOUNT_MASK_FILE, NULL, "/w/a/.env", 14, 0, 0 };
 	EXPECT_OP(&op, "--perms", "0000", "--ro-bind-data", "14", "/w/a/.env");
-	op = (struct mount_op){ MOUNT_MASK_DIR, NULL, "/w/secret", -1, 0 };
+	op = (struct mount_op){ MOUNT_MASK_DIR, NULL, "/w/secret", -1, 0, 0 };
 	EXPECT_OP(&op, "--perms", "0000", "--tmpfs", "/w/secret", "--remount-ro", "/w/secret");
-	op = (struct mount_op){ MOUNT_CHDIR, NULL, "/w/a", -1, 0 };
+	op = (struct mount_op){ MOUNT_CHDIR, NULL, "/w/a", -1, 0, 0 };
 	EXPECT_OP(&op, "--chdir", "/w/a");
 }
 
 Test(bwrap_argv, plan_order_is_kept)
 {
 	struct mount_op ops[] = {
-		{ MOUNT_RO_BIND, "/", "/", -1, 0 },
-		{ MOUNT_DEV, NULL, "/dev", -1, 0 },
-		{ MOUNT_BIND_FD, NULL, "/w", 5, 0 },
-		{ MOUNT_CHDIR, NULL, "/w", -1, 0 },
+		{ MOUNT_RO_BIND, "/", "/", -1, 0, 0 },
+		{ MOUNT_DEV, NULL, "/dev", -1, 0, 0 },
+		{ MOUNT_BIND_FD, NULL, "/w", 5, 0, 0 },
+		{ MOUNT_CHDIR, NULL, "/w", -1, 0, 0 },
 	};
 	struct mount_plan p = { ops, 4 };
 	struct bwrap_opts o = opts();
@@ -246,7 +250,7 @@ Test(bwrap_argv, plan_order_is_kept)
 
 Test(bwrap_argv, inner_then_command_last)
 {
-	struct mount_op ops[] = { { MOUNT_RO_BIND, "/", "/", -1, 0 } };
+	struct mount_op ops[] = { { MOUNT_RO_BIND, "/", "/", -1, 0, 0 } };
 	struct mount_plan p = { ops, 1 };
 	struct bwrap_opts o = opts();
 	o.inner_args = inner_args;

@@ -29,7 +29,7 @@ Test(child_spawn, only_the_keep_list_crosses_into_bwrap)
 	int keep[] = { kept, out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask };
+	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -51,6 +51,36 @@ Test(child_spawn, only_the_keep_list_crosses_into_bwrap)
 	cr_assert_not(saw_stray, "a descriptor the caller left open reaches bwrap");
 	close(stray);
 	close(kept);
+	close(out[0]);
+	close(sh);
+}
+
+/* stdio puts a descriptor on 1 (the pty's slave for bwrap); -1 keeps ours. */
+Test(child_spawn, stdio_goes_where_it_is_asked)
+{
+	int out[2];
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
+	cr_assert_geq(sh, 0);
+	char *argv[] = { "sh", "-c", "echo on-one; echo on-two >&2", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	int stdio[3] = { -1, out[1], out[1] };
+	sigset_t mask;
+	sigemptyset(&mask);
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio };
+	struct cordon_err e = { 0 };
+	pid_t pid = child_spawn(&spec, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	close(out[1]);
+	char buf[64] = { 0 };
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	cr_assert_str_eq(buf, "on-one\non-two\n");
 	close(out[0]);
 	close(sh);
 }

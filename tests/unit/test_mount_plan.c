@@ -49,12 +49,15 @@ Test(mount_plan, minimal_private_tmp)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_TMPFS, "/tmp", -1 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 4);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	cr_assert_str_eq(p.ops[0].src, "/");
-	cr_assert_eq(p.ops[3].perms, 01777);
+	cr_assert_eq(p.ops[4].perms, 01777);
+	cr_assert_eq(p.ops[2].perms, 01777, "/dev/shm");
 	mount_plan_free(&p);
 	cr_assert_null(p.ops);
 	cr_assert_eq(p.n, 0);
@@ -68,9 +71,11 @@ Test(mount_plan, host_tmp_has_no_tmpfs)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 3);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	mount_plan_free(&p);
 }
 
@@ -94,13 +99,14 @@ Test(mount_plan, full_order)
 	const struct rpath prot[] = { rp("/w/a/.git", 30, 1), rp("/w/b/.git", 31, 1) };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a",
+		roots, 2, carves, 1, prot, 2, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0,
 	};
 	struct mount_plan p;
 	build(&in, &p);
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_TMPFS, "/tmp", -1 },
 		{ MOUNT_BIND_FD, "/w/a", 10 },
@@ -110,6 +116,7 @@ Test(mount_plan, full_order)
 		{ MOUNT_RO_BIND_FD, "/w/b/.git", 31 },
 		{ MOUNT_MASK_DIR, "/w/secrets", -1 },
 		{ MOUNT_MASK_FILE, "/w/a/.env", 40 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 		{ MOUNT_CHDIR, "/w/a", -1 },
 	};
 	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
@@ -125,12 +132,14 @@ Test(mount_plan, nested_root_after_parent_whatever_the_input_order)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/a", 1 },
 		{ MOUNT_BIND_FD, "/a/b", 2 },
 		{ MOUNT_BIND_FD, "/a/b/c", 3 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 6);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	mount_plan_free(&p);
 }
 
@@ -146,12 +155,14 @@ Test(mount_plan, carve_out_after_its_root_whatever_the_input_order)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/r", 10 },
 		{ MOUNT_RO_BIND_FD, "/r/ro", 20 },
 		{ MOUNT_BIND_FD, "/r/ro/w", 12 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 6);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	mount_plan_free(&p);
 }
 
@@ -166,12 +177,14 @@ Test(mount_plan, root_before_carve_out_at_equal_depth)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/x/y", 5 },
 		{ MOUNT_RO_BIND_FD, "/x/y", 6 },
 		{ MOUNT_RO_BIND_FD, "/x/z", 7 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 6);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	mount_plan_free(&p);
 
 	/* Same with the carve-outs listed first in the input. */
@@ -182,13 +195,15 @@ Test(mount_plan, root_before_carve_out_at_equal_depth)
 	const struct want w2[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/x/q", 8 },
 		{ MOUNT_BIND_FD, "/x/y", 5 },
 		{ MOUNT_RO_BIND_FD, "/x/z", 7 },
 		{ MOUNT_RO_BIND_FD, "/x/y", 6 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w2, 7);
+	expect_plan(&p, w2, sizeof(w2) / sizeof(w2[0]));
 	mount_plan_free(&p);
 }
 
@@ -205,10 +220,10 @@ Test(mount_plan, protected_names_after_every_root)
 	};
 	struct mount_plan p;
 	build(&in, &p);
-	cr_assert_eq(p.n, 7);
-	cr_assert_eq(p.ops[6].kind, MOUNT_RO_BIND_FD);
-	cr_assert_str_eq(p.ops[6].dest, "/p/.git");
-	cr_assert_eq(p.ops[6].fd, 3);
+	cr_assert_eq(p.n, 9);
+	cr_assert_eq(p.ops[7].kind, MOUNT_RO_BIND_FD);
+	cr_assert_str_eq(p.ops[7].dest, "/p/.git");
+	cr_assert_eq(p.ops[7].fd, 3);
 	mount_plan_free(&p);
 }
 
@@ -226,13 +241,15 @@ Test(mount_plan, masks_after_protected_names)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/m", 1 },
 		{ MOUNT_RO_BIND_FD, "/m/a/b/c/.git", 2 },
 		{ MOUNT_MASK_FILE, "/m/.env", 3 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 		{ MOUNT_CHDIR, "/m", -1 },
 	};
-	expect_plan(&p, w, 7);
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	mount_plan_free(&p);
 }
 
@@ -244,15 +261,15 @@ Test(mount_plan, mask_kinds)
 	struct plan_input in = { .masks = masks, .nmasks = 3 };
 	struct mount_plan p;
 	build(&in, &p);
-	cr_assert_eq(p.n, 6);
-	cr_assert_eq(p.ops[3].kind, MOUNT_MASK_FILE);
-	cr_assert_str_eq(p.ops[3].dest, "/h/file");
-	cr_assert_eq(p.ops[3].fd, 7, "a file mask keeps its data descriptor");
-	cr_assert_eq(p.ops[4].kind, MOUNT_MASK_DIR);
-	cr_assert_str_eq(p.ops[4].dest, "/h/dir");
-	cr_assert_eq(p.ops[4].fd, -1, "a directory mask is a tmpfs, no descriptor");
-	cr_assert_eq(p.ops[5].kind, MOUNT_MASK_FILE);
-	cr_assert_eq(p.ops[5].fd, 9);
+	cr_assert_eq(p.n, 8);
+	cr_assert_eq(p.ops[4].kind, MOUNT_MASK_FILE);
+	cr_assert_str_eq(p.ops[4].dest, "/h/file");
+	cr_assert_eq(p.ops[4].fd, 7, "a file mask keeps its data descriptor");
+	cr_assert_eq(p.ops[5].kind, MOUNT_MASK_DIR);
+	cr_assert_str_eq(p.ops[5].dest, "/h/dir");
+	cr_assert_eq(p.ops[5].fd, -1, "a directory mask is a tmpfs, no descriptor");
+	cr_assert_eq(p.ops[6].kind, MOUNT_MASK_FILE);
+	cr_assert_eq(p.ops[6].fd, 9);
 	mount_plan_free(&p);
 }
 
@@ -280,7 +297,7 @@ Test(mount_plan, dest_borrowed_from_input)
 	struct plan_input in = { .roots = roots, .nroots = 1 };
 	struct mount_plan p;
 	build(&in, &p);
-	cr_assert_eq(p.ops[3].dest, roots[0].path);
+	cr_assert_eq(p.ops[4].dest, roots[0].path);
 	mount_plan_free(&p);
 }
 
@@ -299,20 +316,105 @@ Test(mount_plan, many_entries_fit)
 		prot[i] = rp(names[2][i], 3000 + i, 1);
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
-	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0" };
+	struct plan_input in = { roots, N, carves, N, prot, N, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0 };
 	struct mount_plan p;
 	build(&in, &p);
-	cr_assert_eq(p.n, 5 + 4 * N);
+	cr_assert_eq(p.n, 7 + 4 * N);
 	for (int i = 0; i < N; i++) {
-		cr_assert_eq(p.ops[4 + i].kind, MOUNT_BIND_FD);
-		cr_assert_eq(p.ops[4 + i].fd, 1000 + i);
-		cr_assert_eq(p.ops[4 + N + i].kind, MOUNT_RO_BIND_FD);
-		cr_assert_eq(p.ops[4 + N + i].fd, 2000 + i, "carve-outs keep input order");
-		cr_assert_eq(p.ops[4 + 2 * N + i].fd, 3000 + i);
-		cr_assert_eq(p.ops[4 + 3 * N + i].kind, MOUNT_MASK_FILE);
-		cr_assert_eq(p.ops[4 + 3 * N + i].fd, 4000 + i);
+		cr_assert_eq(p.ops[5 + i].kind, MOUNT_BIND_FD);
+		cr_assert_eq(p.ops[5 + i].fd, 1000 + i);
+		cr_assert_eq(p.ops[5 + N + i].kind, MOUNT_RO_BIND_FD);
+		cr_assert_eq(p.ops[5 + N + i].fd, 2000 + i, "carve-outs keep input order");
+		cr_assert_eq(p.ops[5 + 2 * N + i].fd, 3000 + i);
+		cr_assert_eq(p.ops[5 + 3 * N + i].kind, MOUNT_MASK_FILE);
+		cr_assert_eq(p.ops[5 + 3 * N + i].fd, 4000 + i);
 	}
 	cr_assert_eq(p.ops[p.n - 1].kind, MOUNT_CHDIR);
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, proc_tunables_read_only_and_kernel_state_masked)
+{
+	unsigned char kinds[MOUNT_PLAN_NPROC];
+	memset(kinds, PROC_ABSENT, sizeof(kinds));
+	size_t sys = MOUNT_PLAN_NPROC, kcore = MOUNT_PLAN_NPROC, acpi = MOUNT_PLAN_NPROC;
+	for (size_t i = 0; i < MOUNT_PLAN_NPROC; i++) {
+		if (strcmp(mount_plan_proc_rules[i].path, "/proc/sys") == 0)
+			sys = i;
+		if (strcmp(mount_plan_proc_rules[i].path, "/proc/kcore") == 0)
+			kcore = i;
+		if (strcmp(mount_plan_proc_rules[i].path, "/proc/acpi") == 0)
+			acpi = i;
+	}
+	cr_assert_lt(sys, MOUNT_PLAN_NPROC);
+	cr_assert_lt(kcore, MOUNT_PLAN_NPROC);
+	cr_assert_lt(acpi, MOUNT_PLAN_NPROC);
+	kinds[sys] = PROC_DIR;
+	kinds[kcore] = PROC_FILE;
+	kinds[acpi] = PROC_DIR;
+	struct plan_input in = { .proc = kinds };
+	struct mount_plan p;
+	build(&in, &p);
+	/* Right after /proc, so nothing later can re-expose them; an absent
+	 * entry gets no mount (bwrap cannot create one in procfs). */
+	cr_assert_eq(p.ops[3].kind, MOUNT_PROC);
+	size_t at = 4;
+	for (size_t i = 0; i < MOUNT_PLAN_NPROC; i++) {
+		if (i != sys && i != kcore && i != acpi)
+			continue;
+		const struct mount_op *o = &p.ops[at++];
+		cr_assert_str_eq(o->dest, mount_plan_proc_rules[i].path);
+		if (i == sys) {
+			cr_assert_eq(o->kind, MOUNT_RO_BIND);
+			cr_assert_str_eq(o->src, "/proc/sys");
+		} else if (i == kcore) {
+			cr_assert_eq(o->kind, MOUNT_RO_BIND);
+			cr_assert_str_eq(o->src, "/dev/null");
+		} else {
+			cr_assert_eq(o->kind, MOUNT_MASK_DIR);
+		}
+	}
+	cr_assert_eq(p.n, at + 1);
+	cr_assert_eq(p.ops[at].kind, MOUNT_REMOUNT_RO);
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, every_writable_tmpfs_capped_and_dev_read_only)
+{
+	const struct rpath masks[] = { rp("/h/dir", -1, 1) };
+	struct plan_input in = { .tmp_private = 1, .tmpfs_size = 12345, .masks = masks, .nmasks = 1,
+				 .cwd = "/" };
+	struct mount_plan p;
+	build(&in, &p);
+	size_t capped = 0;
+	for (size_t i = 0; i < p.n; i++)
+		if (p.ops[i].kind == MOUNT_TMPFS) {
+			cr_assert_eq(p.ops[i].size, 12345, "%s", p.ops[i].dest);
+			capped++;
+		}
+	cr_assert_eq(capped, 2, "/tmp and /dev/shm");
+	cr_assert_eq(p.ops[p.n - 2].kind, MOUNT_REMOUNT_RO, "after every mount point under /dev");
+	cr_assert_str_eq(p.ops[p.n - 2].dest, "/dev");
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, full_write_keeps_kernel_filesystems_read_only)
+{
+	const char *const kro[] = { "/sys", "/run/fuse-ctl" };
+	struct plan_input in = { .full_write = 1, .kernel_ro = kro, .nkernel_ro = 2 };
+	struct mount_plan p;
+	build(&in, &p);
+	cr_assert_eq(p.ops[0].kind, MOUNT_BIND);
+	cr_assert_eq(p.ops[1].kind, MOUNT_RO_BIND);
+	cr_assert_str_eq(p.ops[1].src, "/sys");
+	cr_assert_str_eq(p.ops[1].dest, "/sys");
+	cr_assert_eq(p.ops[2].kind, MOUNT_RO_BIND);
+	cr_assert_str_eq(p.ops[2].dest, "/run/fuse-ctl");
+	mount_plan_free(&p);
+	in.full_write = 0;
+	build(&in, &p);
+	for (size_t i = 1; i < p.n; i++)
+		cr_assert_neq(p.ops[i].kind, MOUNT_RO_BIND, "the read-only / covers them already");
 	mount_plan_free(&p);
 }
 
@@ -331,13 +433,15 @@ Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
 	const struct want w[] = {
 		{ MOUNT_RO_BIND, "/", -1 },
 		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
 		{ MOUNT_PROC, "/proc", -1 },
 		{ MOUNT_BIND_FD, "/h", 10 },
 		{ MOUNT_BIND, "/h/s", -1 },
 		{ MOUNT_BIND, "/h/s/c", -1 },
 		{ MOUNT_RO_BIND_PATH, "/h/s/c/reg", -1 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
 	};
-	expect_plan(&p, w, 7);
-	cr_assert_str_eq(p.ops[4].src, "/h/s");
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
+	cr_assert_str_eq(p.ops[5].src, "/h/s");
 	mount_plan_free(&p);
 }

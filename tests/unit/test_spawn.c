@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,7 +87,7 @@ static sigset_t empty_mask;
 
 static pid_t spawn(char *const *argv, const sigset_t *mask, struct cordon_err *e)
 {
-	struct spawn_plan p = { argv, mask ? mask : &empty_mask, -1, NULL };
+	struct spawn_plan p = { argv, mask ? mask : &empty_mask, -1, NULL, 0, 0 };
 	memset(e, 0, sizeof(*e));
 	return spawn_command(&p, e);
 }
@@ -399,7 +400,7 @@ Test(spawn_start, abort_never_runs_the_command, .init = init)
 	close(fd);
 	cr_assert_eq(unlink(marker), 0);
 	char *argv[] = { "/bin/touch", marker, NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0 };
 	struct spawn_handle h;
 	struct cordon_err e;
 	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
@@ -419,7 +420,7 @@ Test(spawn_start, release_runs_the_command, .init = init)
 	close(fd);
 	cr_assert_eq(unlink(marker), 0);
 	char *argv[] = { "/bin/touch", marker, NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0 };
 	struct spawn_handle h;
 	struct cordon_err e;
 	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
@@ -471,4 +472,47 @@ Test(spawn_parse_dispositions, this_process)
 	cr_assert_eq(spawn_parse_dispositions(buf, (size_t)n, &r), 0);
 	cr_assert(r >> (SIGUSR2 - 1) & 1, "an ignored SIGUSR2 is reported: %llx", (unsigned long long)r);
 	signal(SIGUSR2, SIG_DFL);
+}
+
+Test(spawn_command, keep_ignored_stays_ignored_and_only_that, .init = init)
+{
+	/* nohup: what the caller of cordon ignored stays ignored; the rest of
+	 * what cordon-inner ignores is reset (the control). */
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	char *argv[] = { "sleep", "30", NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 1u << (SIGHUP - 1) };
+	struct cordon_err e = { 0 };
+	pid_t pid = spawn_command(&p, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	wait_exec(pid, "sleep");
+	unsigned long long ign = status_hex(pid, "SigIgn");
+	cr_assert(ign & (1u << (SIGHUP - 1)), "SIGHUP stays ignored: %llx", ign);
+	cr_assert_not(ign & (1u << (SIGTERM - 1)), "SIGTERM is reset: %llx", ign);
+	kill(pid, SIGKILL);
+	wait_for(pid);
+}
+
+Test(spawn_command, tty_gives_a_session_of_its_own, .init = init)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert_geq(m, 0);
+	cr_assert(grantpt(m) == 0 && unlockpt(m) == 0);
+	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	cr_assert_geq(s, 0);
+	cr_assert_eq(dup2(s, 0), 0);
+	char *argv[] = { "sleep", "30", NULL };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 1, 0 };
+	struct cordon_err e = { 0 };
+	pid_t pid = spawn_command(&p, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	wait_exec(pid, "sleep");
+	cr_assert_eq(getsid(pid), pid, "the command leads a new session");
+	cr_assert_neq(getsid(pid), getsid(0), "control: not ours");
+	cr_assert_eq(tcgetsid(m), pid, "the terminal is its controlling one");
+	cr_assert_eq(tcgetpgrp(m), pid, "and its process group is in the foreground");
+	kill(pid, SIGKILL);
+	wait_for(pid);
+	close(s);
+	close(m);
 }

@@ -1,0 +1,49 @@
+/* limits.h: which resource limits a run gets, and by what means (pure).
+ *
+ * Every run counts its processes (a fork loop must not exhaust the host's
+ * pid space): LIMITS_DEFAULT_PIDS tasks, threads included, or --limit-pids.
+ * What the kernel offers without privilege decides how:
+ *   - a caller other than root: RLIMIT_NPROC set on the sandbox's first
+ *     process after its user namespace exists.  Since Linux 5.14 the count
+ *     is kept per user namespace, so it counts the sandbox's tasks only, and
+ *     the namespace's own ceiling stays the caller's limit at its creation.
+ *   - root: the kernel never applies RLIMIT_NPROC to uid 0, so the sandbox's
+ *     PID namespace gets its own pid_max (Linux 6.14+), which the kernel
+ *     enforces on every process in it.  pid_max cannot be below 301.
+ * --limit-memory is RLIMIT_DATA (each process's private writable memory) and
+ * --limit-cpu RLIMIT_CPU (each process's CPU seconds: SIGXCPU, then SIGKILL
+ * a second later).  This version uses no cgroup: a limit the machine cannot
+ * enforce the way the flag asks is refused, never dropped. */
+#ifndef CORDON_LIMITS_H
+#define CORDON_LIMITS_H
+
+#include "config.h"
+#include "err.h"
+
+#define LIMITS_DEFAULT_PIDS 4096UL
+#define LIMITS_PID_MAX_MIN 301UL /* the kernel's RESERVED_PIDS + 1 */
+
+enum limits_pids_way { LIMITS_PIDS_NONE, LIMITS_PIDS_RLIMIT, LIMITS_PIDS_PIDNS };
+
+struct limits_facts {
+	int root;             /* the caller's euid is 0 */
+	int own_pidns;        /* the sandbox gets a PID namespace */
+	int pidns_pid_max;    /* the kernel has a pid_max per PID namespace */
+};
+
+struct limits_plan {
+	enum limits_pids_way pids_way;
+	unsigned long pids;          /* tasks; with LIMITS_PIDS_PIDNS, pid_max is pids + 1 */
+	unsigned long long data;     /* RLIMIT_DATA bytes, 0: none */
+	unsigned cpu;                /* RLIMIT_CPU seconds, 0: none */
+};
+
+/* Decide from the config and the facts; an explicit limit this machine
+ * cannot enforce is an error (ENOTSUP) naming the flag. */
+int limits_decide(const struct config *c, const struct limits_facts *f, struct limits_plan *out,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* 1 if a uname release string ("6.18.44-foo") is at least major.minor. */
+int limits_release_at_least(const char *release, unsigned major, unsigned minor);
+
+#endif

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# t_term.sh: terminal and signals (issue 11, DESIGN section 5): on a terminal
+# the command runs in its own session on a pty cordon relays, so Ctrl-C,
+# Ctrl-Z and job control reach only its jobs; the user's terminal mode comes
+# back on every exit; signals the caller ignored stay ignored; --kill-after
+# gives a command time to clean up after SIGTERM.  The terminal is tmux's.
+. "$(dirname "$0")/lib.sh"
+
+ws="$W/ws"
+mkdir -p "$ws"
+C=("$CORDON" -w "$ws" -C "$ws")
+
+if ! command -v tmux >/dev/null; then
+	bad "tmux is missing (scripts/deps.sh installs it)"
+	finish
+	exit
+fi
+SOCK="cordon-term-$$"
+T=(tmux -L "$SOCK" -f /dev/null)
+cleanup_tmux() { "${T[@]}" kill-server 2>/dev/null; rm -rf "${cleanup_dirs[@]}"; }
+trap cleanup_tmux EXIT
+
+# term COMMAND: run a shell command line in a fresh tmux session (the one
+# before goes once the new one keeps the server alive).
+N=0
+term() {
+	N=$((N + 1))
+	"${T[@]}" new-session -d -s "t$N" -x 100 -y 30 "cd '$ws'; $1; sleep 60"
+	[ $N -gt 1 ] && "${T[@]}" kill-session -t "t$((N - 1))" 2>/dev/null
+	return 0
+}
+keys() { "${T[@]}" send-keys -t "t$N" "$@"; }
+screen() { "${T[@]}" capture-pane -p -t "t$N"; }
+prompts() { screen | grep -c '^>>>'; }
+# wait_for REGEX: until the screen shows it (at most 10 s).
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	screen | sed 's/^/         ~ /' | grep -v '^         ~ $' | tail -8
+	return 1
+}
+# run_term DESC CMDLINE: the shell records its stty -g before and after
+# cordon, and cordon's status.
+run_term() {
+	term "stty -g >'$W/stty.before'; $1; echo STATUS=\$?; stty -g >'$W/stty.after'"
+}
+mode_same() { cmp -s "$W/stty.before" "$W/stty.after"; }
+
+# --- a Python REPL survives Ctrl-C ------------------------------------------
+run_term "${C[*]} -- python3 -q"
+wait_for '^>>>' >/dev/null
+keys 'x = 6' Enter
+for i in $(seq 100); do [ "$(prompts)" -ge 2 ] && break; sleep 0.1; done
+keys 'x = 1 +' C-c
+wait_for KeyboardInterrupt >/dev/null
+keys 'print(x*7)' Enter
+assert "Python REPL: Ctrl-C interrupts the line, the REPL goes on (42)" -- wait_for '^42$'
+keys C-d
+assert "and it ends normally afterwards (status 0)" -- wait_for 'STATUS=0$'
+assert "the terminal's mode is restored" -- mode_same
+
+# Control: Ctrl-C ends a command that does not catch it.
+run_term "${C[*]} -- sleep 100"
+sleep 0.5
+keys C-c
+assert "control: Ctrl-C ends sleep inside (status 130)" -- wait_for 'STATUS=130$'
+assert "and the terminal's mode is restored" -- mode_same
+
+# --- job control in bash -i ----------------------------------------------------
+run_term "${C[*]} -- bash --norc --noprofile -i"
+wait_for '\$ $|# $' >/dev/null
+keys 'sleep 100 &' Enter
+keys 'jobs' Enter
+assert "bash -i: a background job is listed" -- wait_for 'Running +sleep 100 &'
+keys 'fg' Enter
+sleep 0.5
+keys C-z
+assert "Ctrl-Z stops the foreground job, not the sandbox" -- wait_for 'Stopped +sleep 100'
+keys 'bg; echo BG-$?' Enter
+assert "bg resumes it" -- wait_for '^BG-0$'
+keys 'kill %1; wait; exit 3' Enter
+assert "the shell ends with its own status (3)" -- wait_for 'STATUS=3$'
+assert "the terminal's mode is restored" -- mode_same
+
+# --- cordon as a background job of an interactive shell ------------------------
+run_term "bash --norc --noprofile -i"
+wait_for '\$ $|# $' >/dev/null
+keys "${C[*]} -- sh -c 'read x </dev/null; echo BG-RAN' & wait \$!; echo BGST=\$?" Enter
+assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- wait_for '^BGST=0$'
+assert "and its command ran" -- wait_for '^BG-RAN$'
+keys "${C[*]} -- sh -c 'echo FG-RAN'; echo FGST=\$?" Enter
+assert "control: in the foreground it runs too" -- wait_for '^FGST=0$'
+keys 'exit' Enter
+
+# --- the mode is restored on the other exits -------------------------------------
+run_term "${C[*]} -- no-such-command-here"
+assert "a command not found gives 127" -- wait_for 'STATUS=127$'
+assert "and the terminal's mode is restored" -- mode_same
+if [ -n "${FAKE_BWRAP-}" ]; then
+	run_term "CORDON_BWRAP=$FAKE_BWRAP ${C[*]} -- true"
+	assert "a failing bwrap gives 125" -- wait_for 'STATUS=125$'
+	assert "and the terminal's mode is restored" -- mode_same
+fi
+run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
+wait_for . >/dev/null
+for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$(cat "$W/pid")"
+assert "SIGTERM to cordon on a terminal ends the run (143)" -- wait_for 'STATUS=143$'
+assert "and the terminal's mode is restored" -- mode_same
+
+# --- kill(0) inside reaches only the command's process group ---------------------
+expect 0 "kill(0, SIGTERM) inside does not reach cordon (no terminal)" -- \
+	"${C[@]}" --kill-after 1 -- sh -c 'trap "" TERM; kill -TERM 0; sleep 1.5; exit 0'
+run_term "${C[*]} --kill-after 1 -- sh -c 'trap \"\" TERM; kill -TERM 0; sleep 1.5; exit 0'"
+assert "kill(0, SIGTERM) inside does not reach cordon (on a terminal)" -- wait_for 'STATUS=0$'
+# Control: the same command with cordon itself sent SIGTERM is ended.
+"${C[@]}" --kill-after 1 -- sh -c 'trap "" TERM; sleep 5; exit 0' </dev/null &
+cpid=$!
+sleep 0.5
+kill -TERM $cpid
+wait $cpid
+st=$?
+assert "control: SIGTERM to cordon ends it after --kill-after (status $st)" -- test "$st" -eq 143
+
+# --- a signal the caller ignored stays ignored (nohup) ---------------------------
+rm -f "$ws/finished"
+nohup "${C[@]}" -- sh -c 'sleep 1.5; echo yes > finished' </dev/null >/dev/null 2>&1 &
+cpid=$!
+sleep 0.5
+kill -HUP $cpid
+wait $cpid
+st=$?
+assert "nohup: SIGHUP to cordon leaves the command running to its end (status $st)" -- test "$st" -eq 0
+assert "and the command finished its work" -- test -f "$ws/finished"
+expect_out 0 '^1$' "the command starts with SIGHUP ignored" -- \
+	nohup "${C[@]}" -- sh -c 'echo $(( 0x$(sed -n "s/^SigIgn:\t//p" /proc/self/status) & 1 ))'
+rm -f "$ws/finished"
+env --default-signal=HUP "${C[@]}" -- sh -c 'sleep 1.5; echo yes > finished' </dev/null &
+cpid=$!
+sleep 0.5
+kill -HUP $cpid
+wait $cpid
+st=$?
+assert "control: without nohup SIGHUP ends the command (status $st)" -- test "$st" -eq 129
+assert "and it did not finish" -- test ! -e "$ws/finished"
+
+# --- --kill-after ------------------------------------------------------------------
+cleanup_cmd='trap "sleep 1; echo done > cleaned; exit 0" TERM; sleep 100 & wait'
+rm -f "$ws/cleaned"
+"${C[@]}" --kill-after 3 -- sh -c "$cleanup_cmd" </dev/null &
+cpid=$!
+sleep 0.5
+kill -TERM $cpid
+wait $cpid
+st=$?
+assert "--kill-after 3: a trapping command cleans up after SIGTERM (status $st)" -- test "$st" -eq 0
+assert "and its trap wrote its file" -- test -f "$ws/cleaned"
+rm -f "$ws/cleaned"
+"${C[@]}" --kill-after 1 -- sh -c "${cleanup_cmd/sleep 1/sleep 4}" </dev/null &
+cpid=$!
+sleep 0.5
+kill -TERM $cpid
+wait $cpid
+st=$?
+assert "control: --kill-after 1 kills a trap that takes 4 s before it is done (status $st)" -- test "$st" -eq 143
+assert "and its file was never written" -- test ! -e "$ws/cleaned"
+marker="cordon-killafter-$$-$RANDOM"
+"${C[@]}" --kill-after 2 -- bash -c "trap '' TERM; exec -a $marker sleep 60" </dev/null &
+cpid=$!
+sleep 0.5
+kill -TERM $cpid
+wait $cpid
+st=$?
+assert "--kill-after 2: a command ignoring SIGTERM is killed (status $st)" -- test "$st" -eq 143
+# The command itself (its argv[0] is the marker): cordon's guardian, whose
+# command line is cordon's, may still be sweeping after an escalation.
+assert "and nothing of it survives" -- test -z "$(pgrep -f "^$marker")"
+
+finish
