@@ -53,11 +53,17 @@ static int hp_digits(const char *s, size_t len, unsigned max_digits, unsigned lo
 	return 0;
 }
 
-/* host[:port] or [v6][:port]: *has_port says whether a port was given. */
+/* host[:port] or [v6][:port]: *has_port says whether a port was given.
+ * '\' ends the authority for WHATWG URL parsers (a path separator) and
+ * bytes past ASCII are decoded differently by each parser: no authority
+ * (CONNECT target, absolute URI, Host) may carry them. */
 static int hp_authority(const char *a, size_t len, struct host *h, uint16_t *port, int *has_port)
 {
 	size_t hlen = len;
 	const char *colon = NULL;
+	for (size_t i = 0; i < len; i++)
+		if (a[i] == '\\' || (unsigned char)a[i] >= 0x80)
+			return -1;
 	if (len > 0 && a[0] == '[') {
 		const char *close = memchr(a, ']', len);
 		if (!close)
@@ -104,9 +110,12 @@ static int hp_request_line(const char *b, size_t line_len, struct http_req *r,
 		return -1;
 	for (const char *p = t; p < sp2; p++) {
 		unsigned char c = (unsigned char)*p;
-		/* '#' and '\' are read differently by URL parsers (a fragment, a
-		 * path separator): no target may carry them. */
-		if (c <= 0x20 || c >= 0x7f || c == '#' || c == '\\')
+		/* '#' is read differently by URL parsers (a fragment), and no
+		 * client sends one: no target may carry it.  A raw '\' or UTF-8
+		 * in the path or query is sent by curl and urllib and reaches
+		 * only the server already chosen; hp_authority refuses them in
+		 * the authority, where they would be ambiguous. */
+		if (c <= 0x20 || c == 0x7f || c == '#')
 			return -1;
 	}
 	if ((size_t)(end - sp2) != 9 || memcmp(sp2 + 1, "HTTP/1.", 7) != 0 ||

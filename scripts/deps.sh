@@ -12,6 +12,11 @@ ripgrep fd-find black isort libjansson-dev jq"
 # conflicts with Debian's npm) provides it already.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 
+# The real clients of tests/integration/t_netclients.sh and their servers
+# (go, node, npm and pip are above).
+PKGS="$PKGS curl openssh-client openssh-server openssl python3-httpx python3-requests
+python3-websockets"
+
 missing=""
 for p in $PKGS; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

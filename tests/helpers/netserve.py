@@ -7,13 +7,23 @@
     netserve.py PORTFILE tcp-source N SHAFILE
                                          sends N random bytes, then writes their
                                          sha256 to SHAFILE, then closes
+    netserve.py PORTFILE static DIR [CERT KEY]
+                                         GET|HEAD of the files under DIR (a dumb
+                                         git repository, a PEP 503 index, an npm
+                                         registry, a GOPROXY tree), over TLS
+                                         with CERT and KEY; a file without an
+                                         extension is application/json (npm's
+                                         packuments); each request line is
+                                         appended to DIR/../requests.log
+    netserve.py PORTFILE ws|wss [CERT KEY]
+                                         a WebSocket echo server (python3-websockets)
     netserve.py PORTFILE connect-proxy LOG
                                          an upstream proxy: appends each CONNECT
                                          head to LOG, then tunnels to 127.0.0.1
 
 The chosen port is written to PORTFILE (atomically) once the server listens.
-Real-client tests (git, pip, npm, go, websocket) can add modes here.
 """
+import functools
 import hashlib
 import http.server
 import os
@@ -101,6 +111,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_POST = do_PUT
 
 
+class Static(http.server.SimpleHTTPRequestHandler):
+    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map,
+                          **{"": "application/json"})
+
+    def log_message(self, fmt, *a):
+        with open(os.path.join(self.directory, "..", "requests.log"), "a") as f:
+            f.write((fmt % a) + "\n")
+
+
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
@@ -124,6 +143,27 @@ def tcp_hash(c):
         h.update(b)
     c.sendall((h.hexdigest() + "\n").encode())
     c.close()
+
+
+def tls_context(cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    return ctx
+
+
+def ws_serve(portfile, ctx):
+    import asyncio
+    import websockets
+
+    async def echo(ws, path=None):
+        async for m in ws:
+            await ws.send(m)
+
+    async def run():
+        async with websockets.serve(echo, "127.0.0.1", 0, ssl=ctx) as srv:
+            publish(portfile, srv.sockets[0].getsockname()[1])
+            await asyncio.Future()
+    asyncio.run(run())
 
 
 def pipe(a, b):
@@ -168,14 +208,20 @@ def connect_proxy(log):
 
 def main():
     portfile, mode = sys.argv[1], sys.argv[2]
-    if mode in ("http", "tls"):
-        srv = Server(("127.0.0.1", 0), Handler)
-        if mode == "tls":
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(sys.argv[3], sys.argv[4])
-            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    if mode in ("http", "tls", "static"):
+        if mode == "static":
+            handler = functools.partial(Static, directory=sys.argv[3])
+            tls = sys.argv[4:6]
+        else:
+            handler = Handler
+            tls = sys.argv[3:5] if mode == "tls" else []
+        srv = Server(("127.0.0.1", 0), handler)
+        if tls:
+            srv.socket = tls_context(*tls).wrap_socket(srv.socket, server_side=True)
         publish(portfile, srv.server_address[1])
         srv.serve_forever()
+    elif mode in ("ws", "wss"):
+        ws_serve(portfile, tls_context(*sys.argv[3:5]) if mode == "wss" else None)
     elif mode == "tcp-hash":
         tcp_serve(portfile, tcp_hash)
     elif mode == "tcp-source":

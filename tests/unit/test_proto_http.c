@@ -136,6 +136,34 @@ Test(http_parse, absolute_forms)
 	cr_assert_eq(parse("GET http://a.test/ HTTP/1.1\r\nX: \xe9t\xe9\r\n\r\n", &r), 0);
 }
 
+/* curl and urllib send a '\' or UTF-8 in the path or query as is, and a
+ * server reached directly takes them: the path passes through unchanged. */
+Test(http_parse, raw_path_bytes)
+{
+	struct http_req r;
+	char out[HTTP_REBUILT_MAX];
+	const char *h = "GET http://a.test:81/p/\xc3\xa9?q=a\\b HTTP/1.1\r\nHost: a.test:81\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_str_eq(r.host.text, "a.test");
+	ssize_t n = http_rebuild(h, &r, out, sizeof(out));
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET /p/\xc3\xa9?q=a\\b HTTP/1.1\r\nHost: a.test:81\r\n"
+			      "Connection: close\r\n\r\n");
+	cr_assert_eq(parse("GET http://a.test?\\ HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_str_eq(r.host.text, "a.test");
+	/* In an authority they stay refused, wherever it is written. */
+	bad("GET http://a.test\\b.test/ HTTP/1.1\r\n\r\n");
+	bad("GET http://a.test\\/ HTTP/1.1\r\n\r\n");
+	bad("GET http://\xc3\xa9.test/ HTTP/1.1\r\n\r\n");
+	bad("GET http://a.test:8\xc3\xa9/ HTTP/1.1\r\n\r\n");
+	bad("CONNECT a.test\\:443 HTTP/1.1\r\n\r\n");
+	bad("CONNECT \xc3\xa9.test:443 HTTP/1.1\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: a.test\\\r\n\r\n");
+	bad("GET http://a.test/ HTTP/1.1\r\nHost: \xc3\xa9.test\r\n\r\n");
+	bad("GET http://a.test/\xc3\xa9#x HTTP/1.1\r\n\r\n");
+}
+
 Test(http_parse, absolute_refusals)
 {
 	bad("GET /path HTTP/1.1\r\nHost: example.com\r\n\r\n");
