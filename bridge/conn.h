@@ -48,6 +48,7 @@ struct bridge {
 	size_t nconns, max_conns;
 	uint64_t next_id;
 	unsigned head_timeout_ms, connect_timeout_ms;
+	long long drain_deadline_ms;     /* 0 until the sandbox ended */
 };
 
 struct conn {

@@ -17,6 +17,11 @@
 
 #define LOOP_EVENTS 64
 #define LOOP_TICK_MS 250
+/* Below cordon's grace for the bridge (bridge_end, 2 s): the tunnels
+ * still open when the sandbox ends get this long to pass on what the
+ * sandbox wrote before it exited, and the bridge still logs them itself
+ * before cordon's SIGKILL. */
+#define LOOP_DRAIN_MS 1500
 
 static struct conn *graveyard; /* ended in this batch; freed after it */
 
@@ -176,7 +181,44 @@ static void lp_bury(void)
 	}
 }
 
-int loop_run(struct bridge *b, const int *listeners, size_t nlisteners, int sandbox,
+/* The sandbox is gone: nothing new can come, but the bytes its processes
+ * wrote before they exited may still wait in an accepted socket's receive
+ * queue or a relay pipe.  Stop accepting; keep every open connection
+ * until it is drained or the drain deadline passes. */
+static void lp_drain_start(struct bridge *b, int *listeners, size_t nlisteners, int sandbox)
+{
+	for (size_t i = 0; i < nlisteners; i++)
+		sys_close(&listeners[i]);
+	/* At EOF the socket stays readable: level-triggered, it would wake
+	 * the loop on every turn. */
+	(void)epoll_ctl(b->ep, EPOLL_CTL_DEL, sandbox, NULL);
+	b->drain_deadline_ms = conn_now_ms() + LOOP_DRAIN_MS;
+}
+
+/* Once the sandbox is gone, a tunnel whose sandbox side reached EOF and
+ * was passed on in full has nothing left to deliver: its only reader of
+ * the other direction has exited. */
+static void lp_drain_sweep(struct bridge *b)
+{
+	long long now = conn_now_ms();
+	for (struct conn *c = b->conns, *next; c; c = next) {
+		next = c->next;
+		if (now >= b->drain_deadline_ms)
+			conn_finish(b, c, "error", "sandbox-ended");
+		else if (c->st == CS_RELAY && relay_done(&c->up))
+			conn_finish(b, c, "allow", "closed");
+	}
+}
+
+static int lp_wait_ms(const struct bridge *b)
+{
+	if (!b->drain_deadline_ms)
+		return -1;
+	long long left = b->drain_deadline_ms - conn_now_ms();
+	return left > 0 ? (int)left : 0;
+}
+
+int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
 	     struct cordon_err *e)
 {
 	static struct tag listener_tag = { TAG_LISTENER, NULL }, resolver_tag = { TAG_RESOLVER, NULL },
@@ -185,12 +227,15 @@ int loop_run(struct bridge *b, const int *listeners, size_t nlisteners, int sand
 	AUTO_FD tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	struct itimerspec its = { { 0, LOOP_TICK_MS * 1000000L }, { 0, LOOP_TICK_MS * 1000000L } };
 	int r = 0;
+	if (nlisteners > 4)
+		nlisteners = 4;
+	b->drain_deadline_ms = 0;
 	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0)
 		return err_sys(e, errno, "cordon-bridge: timerfd");
 	b->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (b->ep < 0)
 		return err_sys(e, errno, "cordon-bridge: epoll");
-	for (size_t i = 0; i < nlisteners && i < 4; i++) {
+	for (size_t i = 0; i < nlisteners; i++) {
 		ltags[i] = listener_tag;
 		ltags[i].c = (struct conn *)(uintptr_t)(i + 1);
 		r |= lp_add(b->ep, listeners[i], EPOLLIN | EPOLLET, &ltags[i]);
@@ -202,7 +247,7 @@ int loop_run(struct bridge *b, const int *listeners, size_t nlisteners, int sand
 		return err_sys(e, -r, "cordon-bridge: epoll_ctl");
 	for (;;) {
 		struct epoll_event ev[LOOP_EVENTS];
-		int n = epoll_wait(b->ep, ev, LOOP_EVENTS, -1);
+		int n = epoll_wait(b->ep, ev, LOOP_EVENTS, lp_wait_ms(b));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -211,7 +256,8 @@ int loop_run(struct bridge *b, const int *listeners, size_t nlisteners, int sand
 			struct tag *t = ev[i].data.ptr;
 			switch (t->kind) {
 			case TAG_LISTENER:
-				lp_accept(b, listeners[(uintptr_t)t->c - 1]);
+				if (listeners[(uintptr_t)t->c - 1] >= 0)
+					lp_accept(b, listeners[(uintptr_t)t->c - 1]);
 				break;
 			case TAG_CLIENT:
 				conn_on_client(b, t->c);
@@ -228,13 +274,16 @@ int loop_run(struct bridge *b, const int *listeners, size_t nlisteners, int sand
 			case TAG_SANDBOX:
 				/* cordon-inner sends nothing after READY: readable
 				 * means EOF (the sandbox is gone) or a protocol
-				 * error.  Either way the bridge's job is over. */
-				while (b->conns)
-					conn_finish(b, b->conns, "error", "sandbox-ended");
-				lp_bury();
-				return 0;
+				 * error.  Either way nothing new comes. */
+				if (!b->drain_deadline_ms)
+					lp_drain_start(b, listeners, nlisteners, sandbox);
+				break;
 			}
 		}
+		if (b->drain_deadline_ms)
+			lp_drain_sweep(b);
 		lp_bury();
+		if (b->drain_deadline_ms && !b->conns)
+			return 0;
 	}
 }

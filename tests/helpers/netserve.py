@@ -3,7 +3,12 @@
 
     netserve.py PORTFILE http            /hello, /blob?n=N&sha=FILE, PUT|POST /hash, /head
     netserve.py PORTFILE tls CERT KEY    the same over TLS
-    netserve.py PORTFILE tcp-hash        reads to EOF, answers the sha256 hex of it
+    netserve.py PORTFILE tcp-hash [LOG [PAUSE_MS]]
+                                         reads to EOF, answers the sha256 hex of it;
+                                         with LOG, first appends "BYTES SHA256" of
+                                         each connection to it ("BYTES reset" if
+                                         the connection was reset); with PAUSE_MS,
+                                         a slow reader: pauses after each read
     netserve.py PORTFILE tcp-source N SHAFILE
                                          sends N random bytes, then writes their
                                          sha256 to SHAFILE, then closes
@@ -32,6 +37,7 @@ import socketserver
 import ssl
 import sys
 import threading
+import time
 import urllib.parse
 
 CHUNK = 1 << 20
@@ -134,14 +140,27 @@ def tcp_serve(portfile, handle):
         threading.Thread(target=handle, args=(c,), daemon=True).start()
 
 
-def tcp_hash(c):
+def tcp_hash(log, pause, c):
     h = hashlib.sha256()
-    while True:
-        b = c.recv(CHUNK)
-        if not b:
-            break
-        h.update(b)
-    c.sendall((h.hexdigest() + "\n").encode())
+    n = 0
+    try:
+        while True:
+            b = c.recv(CHUNK)
+            if not b:
+                break
+            h.update(b)
+            n += len(b)
+            time.sleep(pause)
+        line = "%d %s\n" % (n, h.hexdigest())
+    except ConnectionError:
+        line = "%d reset\n" % n
+    if log:
+        with open(log, "a") as f:
+            f.write(line)
+    try:
+        c.sendall((h.hexdigest() + "\n").encode())
+    except ConnectionError:
+        pass  # the client may be gone: what it sent is in LOG
     c.close()
 
 
@@ -223,7 +242,9 @@ def main():
     elif mode in ("ws", "wss"):
         ws_serve(portfile, tls_context(*sys.argv[3:5]) if mode == "wss" else None)
     elif mode == "tcp-hash":
-        tcp_serve(portfile, tcp_hash)
+        log = sys.argv[3] if len(sys.argv) > 3 else None
+        pause = int(sys.argv[4]) / 1000 if len(sys.argv) > 4 else 0
+        tcp_serve(portfile, functools.partial(tcp_hash, log, pause))
     elif mode == "tcp-source":
         n, shafile = int(sys.argv[3]), sys.argv[4]
 
