@@ -195,27 +195,42 @@ static void lp_drain_start(struct bridge *b, int *listeners, size_t nlisteners, 
 	b->drain_deadline_ms = conn_now_ms() + LOOP_DRAIN_MS;
 }
 
-/* Once the sandbox is gone, a tunnel whose sandbox side reached EOF and
- * was passed on in full has nothing left to deliver: its only reader of
- * the other direction has exited. */
+enum loop_drain loop_drain_step(enum conn_state st, int up_done, long long now,
+				long long deadline)
+{
+	if (now >= deadline)
+		return LOOP_DRAIN_CUT;
+	/* Everything the sandbox wrote was passed on, and the only reader of
+	 * the other direction has exited. */
+	if (st == CS_RELAY && up_done)
+		return LOOP_DRAIN_DONE;
+	return LOOP_DRAIN_KEEP;
+}
+
+int loop_wait_ms(long long deadline, long long now)
+{
+	if (!deadline)
+		return -1;
+	return deadline > now ? (int)(deadline - now) : 0;
+}
+
 static void lp_drain_sweep(struct bridge *b)
 {
 	long long now = conn_now_ms();
 	for (struct conn *c = b->conns, *next; c; c = next) {
 		next = c->next;
-		if (now >= b->drain_deadline_ms)
+		switch (loop_drain_step(c->st, c->st == CS_RELAY && relay_done(&c->up), now,
+					b->drain_deadline_ms)) {
+		case LOOP_DRAIN_CUT:
 			conn_finish(b, c, "error", "sandbox-ended");
-		else if (c->st == CS_RELAY && relay_done(&c->up))
+			break;
+		case LOOP_DRAIN_DONE:
 			conn_finish(b, c, "allow", "closed");
+			break;
+		case LOOP_DRAIN_KEEP:
+			break;
+		}
 	}
-}
-
-static int lp_wait_ms(const struct bridge *b)
-{
-	if (!b->drain_deadline_ms)
-		return -1;
-	long long left = b->drain_deadline_ms - conn_now_ms();
-	return left > 0 ? (int)left : 0;
 }
 
 int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
@@ -247,7 +262,7 @@ int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
 		return err_sys(e, -r, "cordon-bridge: epoll_ctl");
 	for (;;) {
 		struct epoll_event ev[LOOP_EVENTS];
-		int n = epoll_wait(b->ep, ev, LOOP_EVENTS, lp_wait_ms(b));
+		int n = epoll_wait(b->ep, ev, LOOP_EVENTS, loop_wait_ms(b->drain_deadline_ms, conn_now_ms()));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -19,4 +19,19 @@
 int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
 	     struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* After the sandbox ended, what becomes of a connection in state st
+ * (up_done: its sandbox side reached EOF and all of it was written out)
+ * at now, with the drain deadline: */
+enum loop_drain {
+	LOOP_DRAIN_KEEP, /* still relaying, or still on its way to */
+	LOOP_DRAIN_DONE, /* nothing left to deliver: log it as allowed */
+	LOOP_DRAIN_CUT,  /* the deadline passed: close it, sandbox-ended */
+};
+enum loop_drain loop_drain_step(enum conn_state st, int up_done, long long now,
+				long long deadline);
+
+/* epoll_wait's timeout: -1 (none) before the sandbox ended (deadline 0),
+ * then the milliseconds left until the deadline, 0 once past it. */
+int loop_wait_ms(long long deadline, long long now);
+
 #endif
