@@ -44,6 +44,7 @@ struct bridge {
 	struct resolver *resolver;
 	const struct upstream *upstream; /* NULL: the built-in filter connects itself */
 	int log_fd;                      /* -1: no --net-log */
+	int decisions_fd;                /* -1: no --report (cordon reads it back) */
 	struct conn *conns;              /* every live connection */
 	size_t nconns, max_conns;
 	uint64_t next_id;

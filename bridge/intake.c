@@ -40,6 +40,7 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 	memset(in, 0, sizeof(*in));
 	in->sandbox = -1;
 	in->log_fd = -1;
+	in->decisions_fd = -1;
 	for (size_t i = 0; i < WIRE_BRIDGE_NLISTENERS; i++)
 		in->listeners[i] = -1;
 	for (int i = 1; i < argc; i++) {
@@ -60,6 +61,8 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 			r = ik_rule("--deny-domain", v, &in->deny, &in->ndeny, e);
 		else if (strcmp(a, "--net-log") == 0)
 			in->net_log = v;
+		else if (strcmp(a, "--decisions") == 0 && ik_int(v, 3, 65535, &n) == 0)
+			in->decisions_fd = (int)n;
 		else if (strcmp(a, "--upstream") == 0)
 			in->upstream_spec = v;
 		else if (strcmp(a, "--attribution-token") == 0)
@@ -236,6 +239,10 @@ int intake_run(struct intake *in, struct cordon_err *e)
 		if (in->log_fd < 0)
 			return err_sys(e, errno, "--net-log %s", in->net_log);
 	}
+	/* Inherited from cordon (an anonymous memfd it reads back for the
+	 * run report): the bridge only appends lines to it. */
+	if (in->decisions_fd >= 0 && fcntl(in->decisions_fd, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(e, errno, "cordon-bridge: the decisions descriptor %d", in->decisions_fd);
 	if (in->upstream_spec) {
 		if ((r = upstream_parse(in->upstream_spec, in->token, &in->upstream, e)) < 0)
 			return r;

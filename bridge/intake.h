@@ -35,12 +35,13 @@ struct intake {
 	int listeners[WIRE_BRIDGE_NLISTENERS];
 	int listeners_end;               /* cordon-inner's LISTENERS_END was read */
 	int log_fd;
+	int decisions_fd;                /* cordon's memfd for its --report, or -1 */
 	struct resolve_map map;
 };
 
 /* Parse argv:
  *   cordon-bridge --sandbox FD --parent PID [--allow PAT]... [--deny PAT]...
- *                 [--net-log FILE] [--upstream SPEC [--attribution-token T]]
+ *                 [--net-log FILE] [--decisions FD] [--upstream SPEC [--attribution-token T]]
  * -EINVAL with *e filled. */
 int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 	__attribute__((warn_unused_result));

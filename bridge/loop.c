@@ -50,7 +50,7 @@ static void lp_log(struct bridge *b, const struct conn *c)
 		[CP_UNKNOWN] = "unknown", [CP_HTTP_CONNECT] = "http-connect",
 		[CP_HTTP_FORWARD] = "http", [CP_SOCKS5] = "socks5",
 	};
-	if (b->log_fd < 0)
+	if (b->log_fd < 0 && b->decisions_fd < 0)
 		return;
 	struct netlog_entry e = {
 		.start = c->start_rt, .client_port = c->client_port, .protocol = proto[c->proto],
@@ -64,8 +64,10 @@ static void lp_log(struct bridge *b, const struct conn *c)
 	/* One write per line on an O_APPEND descriptor: lines of concurrent
 	 * runs sharing a log do not interleave.  A full disk loses a line,
 	 * never the connection. */
-	if (n)
+	if (n && b->log_fd >= 0)
 		(void)!write(b->log_fd, line, n);
+	if (n && b->decisions_fd >= 0)
+		(void)!write(b->decisions_fd, line, n);
 }
 
 void conn_finish(struct bridge *b, struct conn *c, const char *decision, const char *reason)

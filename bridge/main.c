@@ -50,6 +50,7 @@ static int bridge_setup(struct intake *in, struct bridge *b, struct cordon_err *
 		.rules = { in->allow, in->nallow, in->deny, in->ndeny },
 		.upstream = in->have_upstream ? &in->upstream : NULL,
 		.log_fd = in->log_fd,
+		.decisions_fd = in->decisions_fd,
 		.max_conns = BRIDGE_MAX_CONNS,
 		.head_timeout_ms = BRIDGE_HEAD_TIMEOUT_MS,
 		.connect_timeout_ms = BRIDGE_CONNECT_TIMEOUT_MS,

@@ -151,6 +151,7 @@ void prepare_free(struct prepared *p)
 	 * could start: cordon-inner waits for the bind checks. */
 	bwrap_close(&p->bwrap);
 	bridge_end(&p->bridge, 0);
+	sys_close(&p->bridge.decisions);
 	inner_link_close(&p->inner);
 	resolved_free(&p->res);
 	sys_close(&p->bin.fd);

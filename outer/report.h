@@ -77,6 +77,11 @@ void report_add_violation(struct report *r, const char *kind, const char *name,
 			  const char *path, const char *quarantined, const char *detail);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
+/* One line of the bridge's --net-log format (bridge/netlog.h), as
+ * report_add_net: "allow" counts as allowed, any other decision as refused
+ * with its reason.  A line that is not such an object is ignored.  The
+ * signature fits bridge_decisions (ctx: the report, may be NULL). */
+void report_add_net_line(void *report, const char *line, size_t n);
 
 /* Write the report: c (NULL when the flags could not be parsed), res (the
  * resolved paths, NULL if none yet), d (protect's decision, NULL if none), cordon's exit status and, for a

@@ -323,6 +323,9 @@ done:
 	if (w.fd >= 0)
 		(void)settle(&w, c, rep);
 	watch_free(&w);
+	/* supervise ended the bridge: what it logged is complete. */
+	if (have_out)
+		bridge_decisions(&p.bridge, report_add_net_line, rep);
 	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
 	pty_close(&pty);
 	protect_release(&prot);

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +24,11 @@ int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordo
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sock) < 0)
 		return err_sys(e, errno, "cannot create the socket between the sandbox and "
 			       "cordon-bridge (too many open files? check ulimit -n)");
+	/* In memory, never on disk: the report's network decisions leave
+	 * nothing behind, and nothing in the sandbox can reach it. */
+	if (c->report && (l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
+		return err_sys(e, errno, "cannot create the in-memory file for --report's network "
+			       "decisions (too many open files? check ulimit -n)");
 	return 0;
 }
 
@@ -78,7 +85,15 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	int r = helper_find("cordon-bridge", &bin, path, e);
 	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, &l->sock[0], 1, mask, NULL };
+	if (l->decisions >= 0 &&
+	    (argv_push(&argv, "--decisions") | argv_push_int(&argv, l->decisions)) != 0) {
+		argv_free(&argv);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	/* Both cross the exec on purpose (child_spawn clears their CLOEXEC). */
+	const int keep[2] = { l->sock[0], l->decisions };
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep,
+				l->decisions >= 0 ? 2 : 1, mask, NULL };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)
@@ -91,6 +106,33 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 void bridge_link_started(struct bridge_link *l)
 {
 	sys_close(&l->sock[1]);
+}
+
+void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
+		      void *ctx)
+{
+	enum { CAP = 4 << 20 };
+	if (l->decisions < 0)
+		return;
+	char *buf = malloc(CAP);
+	size_t len = 0;
+	while (buf && len < CAP) {
+		ssize_t n = pread(l->decisions, buf + len, CAP - len, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	for (size_t at = 0; buf && at < len;) {
+		const char *nl = memchr(buf + at, '\n', len - at);
+		if (!nl)
+			break; /* a line cut by the cap */
+		fn(ctx, buf + at, (size_t)(nl - (buf + at)));
+		at = (size_t)(nl - buf) + 1;
+	}
+	free(buf);
+	sys_close(&l->decisions);
 }
 
 void bridge_end(struct bridge_link *l, int grace_ms)

@@ -23,9 +23,11 @@
 struct bridge_link {
 	int sock[2];      /* [0] cordon-bridge's end, [1] cordon-inner's; -1 without --net proxy */
 	pid_t pid;        /* > 0 once started, until reaped */
+	int decisions;    /* with --report: an anonymous memfd the bridge appends
+			     its --net-log lines to, read back for the report */
 };
 
-#define BRIDGE_LINK_INIT { { -1, -1 }, 0 }
+#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1 }
 
 /* With --net proxy, the socketpair; otherwise nothing.  -errno with *e. */
 int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
@@ -48,6 +50,11 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 /* bwrap has its copy of cordon-inner's end: cordon's goes, so that the
  * sandbox ending reads as end of file to the bridge. */
 void bridge_link_started(struct bridge_link *l);
+
+/* After bridge_end: each line the bridge logged, to fn (at most 4 MiB of
+ * them); then the memfd is closed.  Nothing without --report. */
+void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
+		      void *ctx);
 
 /* After the sandbox is gone: give the bridge grace_ms to log its last
  * connections and exit on its own, then SIGKILL it; reap it; close the

@@ -133,4 +133,21 @@ expect 0 "control: mkdir sub/.git is allowed" -- "${C[@]}" --report "$R" -- sh -
 has "control: no violations" .violations '[]'
 rm -rf "$ws/sub"
 
+# --- network decisions (--net proxy): a refused name is counted and named.
+# Names refused by the allowlist are never resolved, so nothing leaves the
+# machine.  curl is the client: bash's /dev/tcp would do, but curl says 403.
+rm -f "$R"
+expect 0 "a proxied run with two refusals ends normally" -- "${C[@]}" --allow-domain allowed.test \
+	--report "$R" -- sh -c 'curl -s -o /dev/null http://denied.test/; curl -s -o /dev/null -x socks5h://127.0.0.1:1080 http://other.test:8080/; exit 0'
+has "network: the mode" .network.mode '"proxy"'
+has "network: both refusals counted" .network.refused 2
+has "network: nothing allowed" .network.allowed 0
+has "network: the first refusal names its host and port" '.network.refusals[0] | [.host, .port]' '["denied.test",80]'
+has "network: the SOCKS5 refusal too" '.network.refusals[1] | [.host, .port]' '["other.test",8080]'
+has "network: the reason" '.network.refusals[0].reason' '"unlisted"'
+# Control: without the proxy there are no network decisions at all.
+rm -f "$R"
+expect 0 "control: a run without the proxy" -- "${C[@]}" --report "$R" -- true
+has "control: no refusals" .network.refused 0
+
 finish
