@@ -304,6 +304,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
+	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
