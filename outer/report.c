@@ -222,6 +222,10 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	} else {
 		json_out_null(j, "policy");
 	}
+	if (r->have_limits)
+		explain_limits_json(j, &r->limits);
+	else
+		json_out_null(j, "limits");
 	json_out_end(j);
 	return 0;
 }

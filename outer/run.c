@@ -249,6 +249,8 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (!rep || rep->dirfd < 0)
 		return;
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
+	rep->limits = p->limits;
+	rep->have_limits = p->limits.decided;
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;

@@ -22,6 +22,7 @@ int limits_decide(const struct config *c, const struct limits_facts *f, struct l
 		  struct cordon_err *e)
 {
 	memset(out, 0, sizeof(*out));
+	out->decided = 1;
 	out->data = c->limit_memory;
 	out->cpu = c->limit_cpu;
 	if (c->limit_memory && f->memory.way != CGROUP_PICK_NONE) {

@@ -57,6 +57,7 @@ struct limits_plan {
 	unsigned cpu;                /* RLIMIT_CPU seconds, 0: none */
 	unsigned long long memory;   /* bytes in the run's cgroup, 0: none */
 	struct limits_cgroup memory_cg, pids_cg; /* way NONE: not used */
+	int decided;                 /* 0: not decided yet (a run refused early) */
 };
 
 /* Decide from the config and the facts; an explicit limit this machine
