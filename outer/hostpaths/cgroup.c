@@ -111,11 +111,19 @@ static void probe_v1(const char *self, const char *mi, const char *ctrl, struct 
 
 void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids)
 {
-	memory->way = pids->way = CGROUP_PICK_NONE;
-	memory->dir[0] = pids->dir[0] = '\0';
 	char *self = read_text("/proc/self/cgroup");
 	char *mi = self ? read_text("/proc/self/mountinfo") : NULL;
-	if (mi) {
+	cgroup_probe_texts(self, mi, memory, pids);
+	free(self);
+	free(mi);
+}
+
+void cgroup_probe_texts(const char *self, const char *mi, struct limits_cgroup *memory,
+			struct limits_cgroup *pids)
+{
+	memory->way = pids->way = CGROUP_PICK_NONE;
+	memory->dir[0] = pids->dir[0] = '\0';
+	if (self && mi) {
 		probe_v2(self, mi, "pids", pids);
 		probe_v2(self, mi, "memory", memory);
 		/* A process is in one v2 cgroup: both limits must be set on
@@ -129,8 +137,6 @@ void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids)
 		if (memory->way == CGROUP_PICK_NONE)
 			probe_v1(self, mi, "memory", memory);
 	}
-	free(self);
-	free(mi);
 }
 
 static void sleep_ms(long ms)
@@ -215,8 +221,7 @@ void cgroup_run_remove(struct cgroup_run *r)
 	}
 }
 
-/* Remove each run's cgroup in parent whose cordon is gone. */
-static void sweep_dir(const char *parent)
+void cgroup_sweep_in(const char *parent)
 {
 	DIR *d = opendir(parent);
 	if (!d)
@@ -242,9 +247,9 @@ void cgroup_sweep(void)
 	struct limits_cgroup memory, pids;
 	cgroup_probe(&memory, &pids);
 	if (pids.way != CGROUP_PICK_NONE)
-		sweep_dir(pids.dir);
+		cgroup_sweep_in(pids.dir);
 	if (memory.way != CGROUP_PICK_NONE && strcmp(memory.dir, pids.dir) != 0)
-		sweep_dir(memory.dir);
+		cgroup_sweep_in(memory.dir);
 }
 
 /* Make (or find, v2: one for both) the run's cgroup beneath parent. */
@@ -260,7 +265,7 @@ static int make_dir(struct cgroup_run *r, const char *parent, const char *name, 
 			*dir = r->dir[i];
 			return 0;
 		}
-	sweep_dir(parent);
+	cgroup_sweep_in(parent);
 	if (mkdir(path, 0755) < 0)
 		return err_sys(e, errno, "cannot make the run's cgroup %s (cordon doctor says which "
 			       "limits this machine enforces, and how)", path);

@@ -29,6 +29,11 @@ struct cgroup_run {
  * controller (way NONE: nowhere).  Reads /proc and cgroupfs only. */
 void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids);
 
+/* The same from the texts of /proc/self/cgroup and /proc/self/mountinfo
+ * (NULL: unreadable), looking at the directories they name. */
+void cgroup_probe_texts(const char *self, const char *mountinfo, struct limits_cgroup *memory,
+			struct limits_cgroup *pids);
+
 /* Make the run's cgroup(s) the plan asks for, set their limits and move
  * sandbox (bwrap's child, not yet released) into them.  Any failure is an
  * error: the caller kills bwrap unreleased, and cgroup_run_remove removes
@@ -44,5 +49,9 @@ void cgroup_run_remove(struct cgroup_run *r);
  * cordon is no longer running (the guardian after cordon died; every run
  * before it makes its own). */
 void cgroup_sweep(void);
+
+/* The same in one directory: each cordon-PID-START in parent whose cordon
+ * is gone. */
+void cgroup_sweep_in(const char *parent);
 
 #endif
