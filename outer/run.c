@@ -271,10 +271,11 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
-	struct pty pty = PTY_INIT;
+	struct pty pty;
 	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
+	pty_init(&pty);
 	pid_t parent = getppid();
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
