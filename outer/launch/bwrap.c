@@ -76,19 +76,34 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 /* bwrap --args reads NUL-terminated options until end of file. */
 int bwrap_send_args(struct bwrap *b, char *const *argv, size_t n, struct cordon_err *e)
 {
+	/* One buffer, sent whole: an argument per send woke bwrap, blocked in
+	 * its read, once for each of them. */
+	size_t total = 0;
+	for (size_t i = 1; i < n; i++)
+		total += strlen(argv[i]) + 1;
+	char *buf = malloc(total ? total : 1);
+	if (!buf)
+		return err_set(e, ENOMEM, "out of memory");
+	size_t off = 0;
 	for (size_t i = 1; i < n; i++) {
-		const char *a = argv[i];
-		size_t len = strlen(a) + 1;
-		while (len > 0) {
-			ssize_t w = send(b->args[1], a, len, MSG_NOSIGNAL);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return bwrap_fail(b, e);
-			a += w;
-			len -= (size_t)w;
-		}
+		size_t len = strlen(argv[i]) + 1;
+		memcpy(buf + off, argv[i], len);
+		off += len;
 	}
+	int r = 0;
+	for (off = 0; off < total;) {
+		ssize_t w = send(b->args[1], buf + off, total - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			r = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(buf);
+	if (r < 0)
+		return bwrap_fail(b, e);
 	sys_close(&b->args[1]);
 	b->args_sent = 1;
 	return 0;
