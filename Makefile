@@ -48,7 +48,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/protect_decide.c \
               outer/plan/resolve.c outer/plan/walk.c \
-              outer/hostpaths/caches.c \
+              outer/hostpaths/caches.c outer/hostpaths/privdir.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
