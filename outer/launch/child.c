@@ -36,6 +36,9 @@ static int child_main(void *arg)
 	for (size_t i = 0; i < s->nkeep; i++)
 		if (sys_set_inheritable(s->keep[i]) < 0)
 			goto fail;
+	for (size_t i = 0; i < s->nrlimits; i++)
+		if (setrlimit(s->rlimits[i].resource, &s->rlimits[i].lim) < 0)
+			goto fail;
 	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
 		goto fail;
 	syscall(SYS_execveat, s->exec_fd, "", s->argv, s->envp, AT_EMPTY_PATH);

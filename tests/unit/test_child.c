@@ -31,7 +31,7 @@ Test(child_spawn, only_the_keep_list_crosses_into_bwrap)
 	int keep[] = { kept, out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL };
+	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL, NULL, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -69,7 +69,7 @@ Test(child_spawn, stdio_goes_where_it_is_asked)
 	int stdio[3] = { -1, out[1], out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio, NULL, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -103,7 +103,7 @@ Test(child_spawn, an_exec_failure_is_returned_with_its_reason)
 	unlink(path);
 	char *argv[] = { "x", NULL };
 	char *envp[] = { NULL };
-	struct child_spec spec = { "the-helper", notexec, argv, envp, NULL, 0, NULL, NULL };
+	struct child_spec spec = { "the-helper", notexec, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_lt(pid, 0, "a file that is no program did not start");
@@ -122,7 +122,7 @@ Test(child_spawn, the_callers_descriptors_and_errno_are_untouched)
 	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
 	char *argv[] = { "sh", "-c", "exit 0", NULL };
 	char *envp[] = { NULL };
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
 	struct cordon_err e = { 0 };
 	errno = 1234;
 	pid_t pid = child_spawn(&spec, &e);
