@@ -77,15 +77,21 @@ static int set_pid_max(pid_t sandbox, unsigned long pid_max, struct cordon_err *
 	return 0;
 }
 
-/* The per-user inotify counts are charged in every user namespace up to the
- * caller's own: a command that took them all (128 instances by default) left
+/* The per-user inotify and fanotify counts are charged in every user
+ * namespace up to the caller's own: a command that took them all (128
+ * instances by default; fanotify needs no privilege since Linux 5.13) left
  * none to the caller's other processes for as long as it ran (an editor's
  * file watcher, the watch of a concurrent cordon run).  The sandbox's user
- * namespace, which cordon owns, gets half of each of the caller's limits. */
+ * namespace, which cordon owns, gets half of each of the caller's limits.
+ * The fanotify files are younger than 5.13: where they are missing, so is
+ * unprivileged fanotify, and they are skipped. */
 static const char *const ucount_files[] = {
 	"/proc/sys/user/max_inotify_instances",
 	"/proc/sys/user/max_inotify_watches",
+	"/proc/sys/user/max_fanotify_groups",
+	"/proc/sys/user/max_fanotify_marks",
 };
+#define UCOUNT_REQUIRED 2   /* the first ones must exist */
 #define NUCOUNTS (sizeof(ucount_files) / sizeof(ucount_files[0]))
 
 static int read_ucount_limit(const char *path, unsigned long *out, struct cordon_err *e)
@@ -123,6 +129,8 @@ static int ucount_helper(void *arg)
 		return 1;
 	}
 	for (size_t i = 0; i < NUCOUNTS; i++) {
+		if (!j->values[i][0])
+			continue;
 		int fd = (int)syscall(SYS_openat, AT_FDCWD, ucount_files[i], O_WRONLY | O_CLOEXEC);
 		size_t len = strlen(j->values[i]);
 		if (fd < 0 || syscall(SYS_write, fd, j->values[i], len) != (long)len) {
@@ -140,6 +148,10 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 	struct ucount_job j = { .nsfd = -1, .err = 0 };
 	for (size_t i = 0; i < NUCOUNTS; i++) {
 		unsigned long v = 0;
+		if (i >= UCOUNT_REQUIRED && access(ucount_files[i], F_OK) < 0 && errno == ENOENT) {
+			j.values[i][0] = '\0';
+			continue;
+		}
 		int rc = read_ucount_limit(ucount_files[i], &v, e);
 		if (rc < 0)
 			return rc;
@@ -160,7 +172,7 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 		return err_sys(e, errno, "waiting for the helper that limits inotify use");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return err_sys(e, j.err ? j.err : EIO,
-			       "cannot limit the sandbox's inotify instances and watches in its "
+			       "cannot limit the sandbox's inotify and fanotify counts in its "
 			       "user namespace (/proc/sys/user)");
 	return 0;
 }

@@ -135,6 +135,26 @@ wait "$ipid"
 assert "the command got at most half the caller's limit ($got of $limit)" -- test "$got" -le $((limit / 2))
 assert "control: the command can open inotify instances ($got)" -- test "$got" -ge 1
 
+# fanotify needs no privilege since Linux 5.13 and is counted the same way.
+if [ -e /proc/sys/user/max_fanotify_groups ]; then
+	fg="$W/fan-groups"
+	mkdir -p "$fg"
+	mkfifo "$fg/go"
+	sed -e 's/libc.inotify_init1(0)/libc.fanotify_init(0x200, 0)/' "$iw/hold.py" > "$fg/hold.py"
+	"$CORDON" -w "$fg" -- python3 "$fg/hold.py" "$fg" >"$W/fg.out" 2>&1 &
+	gpid=$!
+	for _ in $(seq 1 500); do [ -e "$fg/count" ] && break; kill -0 "$gpid" 2>/dev/null || break; sleep 0.02; done
+	limit=$(cat /proc/sys/user/max_fanotify_groups)
+	got=$(cat "$fg/count" 2>/dev/null || echo 0)
+	assert "the caller can still make a fanotify group while the command holds all it can" -- \
+		python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).fanotify_init(0x200, 0) < 0)'
+	echo > "$fg/go"
+	wait "$gpid"
+	assert "the command got at most half the caller's fanotify groups ($got of $limit)" -- \
+		test "$got" -le $((limit / 2))
+	assert "control: the command can make fanotify groups ($got)" -- test "$got" -ge 1
+fi
+
 # --- the caller's pending signals and message queue bytes ---------------------
 # Counted per user up to the caller's own user namespace like inotify's: a
 # command that queued signals (or made message queues) until refused left
