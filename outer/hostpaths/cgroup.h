@@ -5,8 +5,9 @@
  * It is named cordon-PID-START after the cordon that made it (its pid and
  * start time), so two runs never share one, and made beneath the caller's
  * own cgroup (v2: or beside it).  bwrap's child, the sandbox's PID 1 to be,
- * is moved into it before bwrap is released: every process of the command
- * is born inside.  cordon removes it after the run, ending anything still
+ * is moved into it before cordon-inner gets its checks (bwrap's child forks
+ * nothing before it execs cordon-inner, and cordon-inner nothing before the
+ * checks): every process of the command is born inside.  cordon removes it after the run, ending anything still
  * in it; if cordon dies, its guardian does once the sandbox is gone; if the
  * guardian dies too, the next run's sweep does, for every such cgroup whose
  * cordon is no longer running. */
@@ -35,7 +36,7 @@ void cgroup_probe_texts(const char *self, const char *mountinfo, struct limits_c
 			struct limits_cgroup *pids);
 
 /* Make the run's cgroup(s) the plan asks for, set their limits and move
- * sandbox (bwrap's child, not yet released) into them.  Any failure is an
+ * sandbox (bwrap's child, before it has started anything) into them.  Any failure is an
  * error: the caller kills bwrap unreleased, and cgroup_run_remove removes
  * what was made. */
 int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sandbox,
