@@ -20,6 +20,8 @@ mem_cgroup=0
 any_cgroup=0
 case "$how" in *"memory "*"bytes (cgroup"*) mem_cgroup=1 ;; esac
 case "$how" in *"(cgroup"*) any_cgroup=1 ;; esac
+pids_v1=0
+case "$how" in *"(cgroup v1 pids.max"*) pids_v1=1 ;; esac
 echo "  info [$WHO] $how"
 
 # --- processes, counted across the tree ------------------------------------------
@@ -82,6 +84,25 @@ else
 	echo "  skip [$WHO] no cgroup with the memory controller for this caller: RLIMIT_DATA per process only"
 	expect_out 0 '^killed 0 of 4$' "without a memory cgroup only each process is bounded (4 x 40 MiB under 100M)" -- \
 		"${C[@]}" --limit-memory 100M -- python3 "$ws/hog.py" 4 40
+fi
+
+# --- the command cannot leave or loosen its cgroup --------------------------------
+# (v1 here; the hierarchy is the host's, bound read-only like all of /sys.)
+own_pids() { # the sandbox's own pids cgroup directory, as the command sees it
+	echo 'd=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup);'
+}
+if [ $pids_v1 = 1 ] && [ -f /sys/fs/cgroup/pids/cgroup.procs ]; then
+	for fw in "" --full-write; do
+		refuse "the command cannot raise its cgroup's pids.max ${fw:-(default)}" -- \
+			"${C[@]}" $fw --limit-pids 300 -- sh -c "$(own_pids)"' echo max > $d/pids.max'
+		refuse "the command cannot move itself to the hierarchy's root ${fw:-(default)}" -- \
+			"${C[@]}" $fw -- sh -c 'echo $$ > /sys/fs/cgroup/pids/cgroup.procs'
+		refuse "the command cannot make a cgroup ${fw:-(default)}" -- \
+			"${C[@]}" $fw -- mkdir /sys/fs/cgroup/pids/cordon-escape
+	done
+	expect_out 0 '^300$' "control: the command reads its own cgroup's pids.max" -- \
+		"${C[@]}" --limit-pids 300 -- sh -c "$(own_pids)"' cat $d/pids.max'
+	assert "control: no cgroup was made by the command" -- test ! -e /sys/fs/cgroup/pids/cordon-escape
 fi
 
 # --- the run's cgroup is removed after every end ----------------------------------
@@ -147,6 +168,32 @@ if [ $any_cgroup = 1 ]; then
 		assert "cordon and guardian killed: the next run removed the cgroup $c" -- absent "$c"
 	done
 	assert "and ended what was left in it" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
+
+	# The same leftover, removed by cordon reclaim.
+	mark=$((mark + 1))
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+		>"$W/cg4" 2>/dev/null </dev/null &
+	cpid=$!
+	wait_for 100 grep -qs cordon- "$W/cg4"
+	n=$(names "$W/cg4")
+	g=$(guardians_of "$mark")
+	kill -9 $g "$cpid"
+	wait "$cpid" 2>/dev/null
+	for c in $n; do
+		assert "cordon and guardian killed: the cgroup $c is left until a sweep" -- present "$c"
+	done
+	expect 0 "cordon reclaim" -- "$CORDON" reclaim
+	for c in $n; do
+		assert "cordon reclaim removed the cgroup $c" -- absent "$c"
+	done
+	assert "and ended what was left in it" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
+
+	# --report says how each limit was enforced.
+	expect 0 "a run with --report" -- "${C[@]}" --report "$W/r.json" --limit-memory 100M -- true
+	assert "--report: the process count by the run's cgroup" -- \
+		python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["limits"]
+assert l["pids"]["max"] == 4096 and "pids.max on the whole tree" in l["pids"]["how"], l
+assert l["memory"]["bytes"] == 100 << 20 and "cgroup" in l["memory"]["how"], l' "$W/r.json"
 else
 	echo "  skip [$WHO] this caller gets no cgroup here: nothing to remove"
 fi
