@@ -23,6 +23,16 @@ case "$how" in *"(cgroup"*) any_cgroup=1 ;; esac
 pids_v1=0
 case "$how" in *"(cgroup v1 pids.max"*) pids_v1=1 ;; esac
 echo "  info [$WHO] $how"
+assert "explain says how each limit is enforced" -- test -n "$how"
+"$CORDON" doctor >"$W/doctor" 2>&1
+if [ $mem_cgroup = 1 ]; then
+	assert "doctor agrees: --limit-memory bounds the tree" -- \
+		grep -q '^limits: --limit-memory: cgroup v[12] memory.* on the whole tree' "$W/doctor"
+else
+	assert "doctor agrees: --limit-memory is per process only" -- \
+		grep -q "^limits: --limit-memory: RLIMIT_DATA per process; the sandbox's total is not bounded" "$W/doctor"
+fi
+assert "doctor says --limit-cpu is per process" -- grep -q '^limits: --limit-cpu: RLIMIT_CPU per process' "$W/doctor"
 
 # --- processes, counted across the tree ------------------------------------------
 # 150 processes held by the shell, then a loop of 200 forks: each part is

@@ -161,3 +161,31 @@ Test(cgroup, sweep_removes_only_dead_runs)
 	cr_assert(exists("cordon-other"), "not a run's name");
 	cr_assert(exists("user.slice"));
 }
+
+Test(cgroup, a_limit_that_cannot_be_set_is_an_error_and_nothing_is_left)
+{
+	struct limits_plan p = { .pids_way = LIMITS_PIDS_CGROUP, .pids = 10, .decided = 1 };
+	struct cgroup_run r = CGROUP_RUN_INIT;
+	struct cordon_err e = { 0 };
+	fake("unified", NULL);
+	p.pids_cg.way = CGROUP_PICK_V2;
+	(void)snprintf(p.pids_cg.dir, sizeof(p.pids_cg.dir), "%s/unified", tmp);
+	/* A plain directory has no pids.max: as a cgroup without the
+	 * controller would not. */
+	cr_assert_lt(cgroup_run_enter(&r, &p, getpid(), &e), 0);
+	cr_assert(strstr(e.msg, "pids.max"), "%s", e.msg);
+	cr_assert_eq(r.n, 1, "the directory made is recorded for removal");
+	cr_assert(strstr(r.dir[0], "/unified/cordon-"), "%s", r.dir[0]);
+	cgroup_run_remove(&r);
+	cr_assert_eq(r.n, 0);
+	cr_assert_not(exists(r.dir[0] + strlen(tmp) + 1));
+}
+
+Test(cgroup, no_cgroup_asked_for_makes_nothing)
+{
+	struct limits_plan p = { .pids_way = LIMITS_PIDS_RLIMIT, .pids = 10, .data = 1 << 20 };
+	struct cgroup_run r = CGROUP_RUN_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(cgroup_run_enter(&r, &p, getpid(), &e), 0);
+	cr_assert_eq(r.n, 0);
+}
