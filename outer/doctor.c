@@ -212,10 +212,13 @@ static void check_limits(void)
 		printf("limits: processes: NOT counted for root on this kernel (root is exempt from "
 		       "RLIMIT_NPROC; a per-namespace pid_max needs Linux 6.14): --limit-pids is "
 		       "refused; %s\n", cgroup_where(&f.pids));
+	else if (p.pids_way == LIMITS_PIDS_PIDNS)
+		printf("limits: processes: %lu per sandbox by default (--limit-pids, at least %lu), "
+		       "as %s\n", LIMITS_DEFAULT_PIDS, LIMITS_PID_MAX_MIN - 1, limits_how(&p, LIMITS_PIDS));
 	else
-		printf("limits: processes: %lu per sandbox by default (--limit-pids%s), as %s%s%s\n",
-		       LIMITS_DEFAULT_PIDS, p.pids_way == LIMITS_PIDS_PIDNS ? ", at least 300" : "",
-		       limits_how(&p, LIMITS_PIDS), p.pids_way == LIMITS_PIDS_CGROUP ? " in " : "",
+		printf("limits: processes: %lu per sandbox by default (--limit-pids), as %s%s%s\n",
+		       LIMITS_DEFAULT_PIDS, limits_how(&p, LIMITS_PIDS),
+		       p.pids_way == LIMITS_PIDS_CGROUP ? " in " : "",
 		       p.pids_way == LIMITS_PIDS_CGROUP ? p.pids_cg.dir : "");
 	printf("limits: --limit-memory: %s%s%s\n", limits_how(&p, LIMITS_MEMORY),
 	       p.memory ? ", in " : "; the sandbox's total is not bounded, ", cgroup_where(&f.memory));
