@@ -29,6 +29,13 @@ static int child_main(void *arg)
 	const struct child_spec *s = j->s;
 	if (sys_close_except(j->open_ok, j->nopen) < 0)
 		goto fail;
+	/* A process group of its own: a signal for the terminal's foreground
+	 * group (Ctrl-C while cordon has no raw terminal to read keys from,
+	 * with only stdout a terminal) reaches cordon, which passes it on to
+	 * the command, and not bwrap, which would die of it and take the
+	 * sandbox with it before the command could clean up. */
+	if (setpgid(0, 0) < 0)
+		goto fail;
 	/* dup2 leaves the copy inheritable; the original keeps O_CLOEXEC. */
 	for (int i = 0; s->stdio && i < 3; i++)
 		if (s->stdio[i] >= 0 && dup2(s->stdio[i], i) < 0)
