@@ -93,7 +93,7 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	/* Both cross the exec on purpose (child_spawn clears their CLOEXEC). */
 	const int keep[2] = { l->sock[0], l->decisions };
 	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep,
-				l->decisions >= 0 ? 2 : 1, mask, NULL };
+				l->decisions >= 0 ? 2 : 1, mask, NULL, NULL, 0 };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)
