@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "explain_print.h"
+#include "input/policy_out.h"
 #include "json_out.h"
 #include "sys.h"
 
@@ -168,8 +170,7 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 	json_out_end(j);
 	json_out_uint(j, "violations_dropped", r->violations_dropped);
 	json_out_object(j, "network");
-	json_out_str(j, "mode", !c ? NULL : c->net == NET_NONE ? "none"
-				 : c->net == NET_PROXY ? "proxy" : "full");
+	json_out_str(j, "mode", c ? policy_out_net_mode(c->net) : NULL);
 	json_out_uint(j, "allowed", r->net_allowed);
 	json_out_uint(j, "refused", r->net_refused);
 	json_out_array(j, "refusals");
@@ -201,20 +202,11 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	json_out_object(j, NULL);
 	json_out_int(j, "report_version", 1);
 	json_out_str(j, "cordon_version", CORDON_VERSION);
-	json_out_array(j, "command");
-	for (char *const *a = c && c->cmd ? c->cmd : NULL; a && *a; a++)
-		json_out_str(j, NULL, *a);
-	json_out_end(j);
+	json_out_strs(j, "command", c ? (const char *const *)c->cmd : NULL, SIZE_MAX);
 	json_out_int(j, "status", status);
 	json_out_str(j, "reason", reason);
-	if (sig)
-		json_out_int(j, "signal", sig);
-	else
-		json_out_null(j, "signal");
-	if (r->out.forwarded)
-		json_out_int(j, "forwarded_signal", r->out.forwarded);
-	else
-		json_out_null(j, "forwarded_signal");
+	json_out_nonzero(j, "signal", (unsigned)sig);
+	json_out_nonzero(j, "forwarded_signal", (unsigned)r->out.forwarded);
 	json_out_str(j, "error", err && err->msg[0] ? err->msg : NULL);
 	json_out_str(j, "started_at", when);
 	json_out_double(j, "duration_s", dur);
