@@ -141,16 +141,17 @@ static void write_rusage(struct json_out *j, const struct report *r)
 		return;
 	}
 	const struct rusage *u = &r->out.rusage;
+	const struct { const char *key; long v; } counts[] = {
+		{ "max_rss_kb", u->ru_maxrss }, { "minor_faults", u->ru_minflt },
+		{ "major_faults", u->ru_majflt }, { "blocks_in", u->ru_inblock },
+		{ "blocks_out", u->ru_oublock }, { "voluntary_switches", u->ru_nvcsw },
+		{ "involuntary_switches", u->ru_nivcsw },
+	};
 	json_out_object(j, "rusage");
 	json_out_double(j, "user_s", seconds(&u->ru_utime));
 	json_out_double(j, "system_s", seconds(&u->ru_stime));
-	json_out_int(j, "max_rss_kb", u->ru_maxrss);
-	json_out_int(j, "minor_faults", u->ru_minflt);
-	json_out_int(j, "major_faults", u->ru_majflt);
-	json_out_int(j, "blocks_in", u->ru_inblock);
-	json_out_int(j, "blocks_out", u->ru_oublock);
-	json_out_int(j, "voluntary_switches", u->ru_nvcsw);
-	json_out_int(j, "involuntary_switches", u->ru_nivcsw);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		json_out_int(j, counts[i].key, counts[i].v);
 	json_out_end(j);
 }
 
