@@ -25,10 +25,10 @@ BASE=$(mktemp -d /var/tmp/cordon-tc.XXXXXX)
 chmod 755 "$BASE"
 caches=()
 cleanup() {
+	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 	# Go leaves its module cache read-only.
 	chmod -R u+w "$BASE" "${caches[@]}" 2>/dev/null
 	rm -rf "$BASE" "${caches[@]}"
-	[ -z "${TMUX_SOCK:-}" ] || tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
 }
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
 
@@ -430,8 +430,8 @@ offline_install() {
 # lines_NAME DIR STATUS prints the "= " lines from the pane's text (DIR.pane)
 # and the workspace; the direct run must print WANT (a global), and the run
 # inside the same lines.
-TMUX_SOCK="cordon-tc-$$"
-TM=(tmux -L "$TMUX_SOCK" -f /dev/null)
+TMUX_SOCK=$BASE/tmux.sock
+TM=(tmux -S "$TMUX_SOCK" -f /dev/null)
 term_run() { # NAME MODE DIR COMMAND: prints the status, or "none" when it did not end
 	local name=$1 mode=$2 d=$3 cmd=$4 run=(bash -c "$4") i
 	[ "$mode" = inside ] && run=("$CORDON" -w "$d" -- bash -c "$cmd")
