@@ -43,8 +43,10 @@ static int child_main(void *arg)
 	for (size_t i = 0; i < s->nkeep; i++)
 		if (sys_set_inheritable(s->keep[i]) < 0)
 			goto fail;
+	/* prlimit64 itself: a libc's setrlimit may fall back to signalling
+	 * every thread, which has no place in this child. */
 	for (size_t i = 0; i < s->nrlimits; i++)
-		if (setrlimit(s->rlimits[i].resource, &s->rlimits[i].lim) < 0)
+		if (syscall(SYS_prlimit64, 0, s->rlimits[i].resource, &s->rlimits[i].lim, NULL) < 0)
 			goto fail;
 	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
 		goto fail;
