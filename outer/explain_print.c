@@ -10,11 +10,6 @@
 
 #define JSON_CAP (16u << 20)
 
-static const char *net_name(enum net_mode m)
-{
-	return m == NET_NONE ? "none" : m == NET_PROXY ? "proxy" : "full";
-}
-
 /* The origin of env[i]: the file's k-th setenv/unsetenv, or the flag. */
 static void env_origin(const struct config *c, size_t i, char *buf, size_t size)
 {
@@ -75,7 +70,7 @@ static void text_network(FILE *out, const struct config *c)
 {
 	char why[VIEW_WHY_MAX];
 	net_origin(c, why, sizeof(why));
-	fprintf(out, "\nnetwork: %s  (%s)\n", net_name(c->net), why);
+	fprintf(out, "\nnetwork: %s  (%s)\n", policy_out_net_mode(c->net), why);
 	if (c->net == NET_NONE)
 		fprintf(out, "  a private network namespace with its own loopback only\n");
 	text_list(out, c, "allow", &c->allow_domain, "allow-domain");
@@ -239,10 +234,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_object(j, "policy_file");
 	json_out_str(j, "path", c->policy);
 	json_out_str(j, "format", c->policy ? (c->policy_srt ? "srt" : "cordon") : NULL);
-	json_out_array(j, "warnings");
-	for (size_t i = 0; i < c->warnings.n; i++)
-		json_out_str(j, NULL, c->warnings.v[i]);
-	json_out_end(j);
+	json_out_strs(j, "warnings", c->warnings.v, c->warnings.n);
 	json_out_end(j);
 	json_out_array(j, "paths");
 	for (size_t i = 0; i < v.n; i++) {
@@ -255,7 +247,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_end(j);
 	policy_view_free(&v);
 	json_out_object(j, "network");
-	json_out_str(j, "mode", net_name(c->net));
+	json_out_str(j, "mode", policy_out_net_mode(c->net));
 	net_origin(c, why, sizeof(why));
 	json_out_str(j, "why", why);
 	json_list(j, c, "allow", &c->allow_domain, "allow-domain");
