@@ -76,8 +76,10 @@ static void v2_dir(const char *dir, struct cgroup_v2_dir *d, char **subtree)
 	*d = (struct cgroup_v2_dir){ *subtree != NULL, *subtree && writable(dir), *subtree };
 }
 
-/* The unified hierarchy: where a run's cgroup with ctrl goes, if anywhere. */
-static void probe_v2(const char *self, const char *mi, const char *ctrl, struct limits_cgroup *out)
+/* The unified hierarchy: where a run's cgroup goes for each controller, if
+ * anywhere.  The caller's cgroup and its parent are read once for both. */
+static void probe_v2(const char *self, const char *mi, struct limits_cgroup *pids,
+		     struct limits_cgroup *memory)
 {
 	char path[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX], parent[PATH_MAX];
 	if (cgroup_pick_self(self, NULL, path, sizeof(path)) < 0 ||
@@ -89,10 +91,16 @@ static void probe_v2(const char *self, const char *mi, const char *ctrl, struct 
 	v2_dir(own, &o, &st_own);
 	if (cgroup_pick_parent(own, mnt, parent, sizeof(parent)) == 0)
 		v2_dir(parent, &p, &st_parent);
-	int at = cgroup_pick_v2(&o, &p, ctrl);
-	if (at >= 0) {
-		out->way = CGROUP_PICK_V2;
-		(void)snprintf(out->dir, sizeof(out->dir), "%s", at == 0 ? own : parent);
+	struct { const char *ctrl; struct limits_cgroup *out; } want[] = {
+		{ "pids", pids }, { "memory", memory },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int at = cgroup_pick_v2(&o, &p, want[i].ctrl);
+		if (at < 0)
+			continue;
+		want[i].out->way = CGROUP_PICK_V2;
+		(void)snprintf(want[i].out->dir, sizeof(want[i].out->dir), "%s",
+			       at == 0 ? own : parent);
 	}
 	free(st_own);
 	free(st_parent);
@@ -124,8 +132,7 @@ void cgroup_probe_texts(const char *self, const char *mi, struct limits_cgroup *
 	memory->way = pids->way = CGROUP_PICK_NONE;
 	memory->dir[0] = pids->dir[0] = '\0';
 	if (self && mi) {
-		probe_v2(self, mi, "pids", pids);
-		probe_v2(self, mi, "memory", memory);
+		probe_v2(self, mi, pids, memory);
 		/* A process is in one v2 cgroup: both limits must be set on
 		 * the same one, and the process count is the one every run
 		 * has. */
