@@ -380,6 +380,7 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 		conn_finish(b, c, "error", "out-of-memory");
 		return;
 	}
+	int closed = 0;
 	for (;;) {
 		ssize_t n = recv(c->sfd, c->ubuf + c->ulen, CONN_UPSTREAM_REPLY_MAX - c->ulen, 0);
 		if (n < 0 && errno == EINTR)
@@ -387,15 +388,21 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n <= 0) {
-			conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-closed",
-				    "cordon: the upstream proxy closed the connection\n");
-			return;
+			/* A refusal (407, 403) is often followed at once by a
+			 * close: what came before it still says why. */
+			closed = 1;
+			break;
 		}
 		c->ulen += (size_t)n;
 		if (c->ulen == CONN_UPSTREAM_REPLY_MAX)
 			break;
 	}
 	int r = upstream_reply(c->ubuf, c->ulen);
+	if (r == 0 && closed) {
+		conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-closed",
+			    "cordon: the upstream proxy closed the connection\n");
+		return;
+	}
 	if (r == 0)
 		return;
 	if (r < 0) {
@@ -428,7 +435,7 @@ void conn_on_server(struct bridge *b, struct conn *c)
 			conn_start_relay(b, c);
 			return;
 		}
-		char head[1024];
+		char head[UPSTREAM_HEAD_MAX];
 		ssize_t n = upstream_connect_head(b->upstream, &c->host, c->port, head, sizeof(head));
 		if (n < 0 || send(c->sfd, head, (size_t)n, MSG_NOSIGNAL) != n) {
 			conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-failed",

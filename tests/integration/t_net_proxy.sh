@@ -267,6 +267,45 @@ assert "... and never reaches the upstream" -- bash -c "! grep -q other.test '$W
 assert "the token is not visible inside the sandbox (environment, any process's command line)" -- \
 	bash -c "grep -aq HTTPS_PROXY '$W/inside' && ! grep -aq cordon-run-7f3a '$W/inside'"
 
+echo "-- --proxy-upstream with credentials (the upstream answers 407 without them)"
+serve upauth connect-proxy "$W/upauth.log" 'al@ce:pa ss:w%rd'
+UA="tcp:al%40ce:pa ss:w%25rd@127.0.0.1:$PORT_upauth"
+expect_out 0 '^hello$' "with USER:PASS in --proxy-upstream the upstream lets the CONNECT through" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "$UA" -- curl -sS "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "... HTTPS too" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "$UA" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
+expect_out 0 '^502$' "control: without them the upstream refuses (407) and the client gets 502" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:127.0.0.1:$PORT_upauth" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello"
+expect_out 0 '^502$' "... and so with a wrong password" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:al%40ce:wrong@127.0.0.1:$PORT_upauth" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello"
+"${C[@]}" "${P[@]}" --proxy-upstream "$UA" --report "$W/upauth.report" -- sh -c \
+	'curl -sS http://allowed.test:'"$H"'/hello; env; cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ' \
+	>"$W/inside.auth" 2>/dev/null
+assert "the credentials are not visible inside the sandbox (environment, command lines)" -- \
+	bash -c "grep -aq '^hello' '$W/inside.auth' && grep -aq HTTPS_PROXY '$W/inside.auth' &&
+		 ! grep -aqi 'pa ss\|w%25rd\|w%rd' '$W/inside.auth'"
+assert "... nor in the run report, which names the upstream" -- \
+	bash -c "grep -q '127.0.0.1:$PORT_upauth' '$W/upauth.report' && ! grep -qi 'pa ss\|w%25rd\|al%40ce' '$W/upauth.report'"
+expect_out 0 "upstream tcp:127.0.0.1:$PORT_upauth \\(with credentials, not shown\\)" \
+	"explain names the upstream without the credentials" -- \
+	"$CORDON" explain --proxy-upstream "$UA" --allow-domain allowed.test -- true
+assert "... nowhere in its output" -- bash -c "! grep -qi 'pa ss\|w%25rd' '$OUT'"
+"$CORDON" explain --json --proxy-upstream "$UA" --allow-domain allowed.test -- true >"$W/explain.json"
+assert "explain --json says there are credentials and does not show them" -- \
+	bash -c "grep -q '\"upstream_credentials\": *true' '$W/explain.json' && ! grep -qi 'pa ss\|w%25rd' '$W/explain.json'"
+"$CORDON" --allow-domain allowed.test --proxy-upstream "$UA" -- sleep 30 &
+cpid=$!
+for _ in $(seq 50); do bpid=$(pgrep -P "$cpid" -x cordon-bridge) && break; sleep 0.1; done
+assert "the bridge's command line (world-readable) holds no credentials" -- \
+	bash -c "[ -n '$bpid' ] && tr '\\0' ' ' </proc/$bpid/cmdline | grep -q -- '--upstream tcp:127.0.0.1' &&
+		 ! grep -aqi 'pa ss\|w%25rd' /proc/$bpid/cmdline"
+{ kill "$cpid"; wait "$cpid"; } 2>/dev/null
+expect_err 125 '^cordon: --proxy-upstream: the credentials' "malformed credentials are refused without repeating them" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:onlyuser-secretish@127.0.0.1:1" -- true
+assert "... the message does not repeat them" -- bash -c "! grep -q secretish '$ERR'"
+
 echo "-- concurrent runs each have their own bridge"
 "$CORDON" --allow-domain allowed.test -- sleep 30 &
 c1=$!
