@@ -71,13 +71,43 @@ static void conn_keepalive(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
+static void conn_drain(struct bridge *b, struct conn *c);
+
+/* A forwarded request was answered: the client's connection ends here
+ * (the response said Connection: close).  What the client may still send
+ * (a pipelined request) is read and dropped until its EOF: closing with
+ * unread bytes would reset the connection under the response. */
+static void conn_forward_done(struct bridge *b, struct conn *c, const char *reason)
+{
+	sys_close(&c->sfd);
+	(void)shutdown(c->cfd, SHUT_WR);
+	c->decision = "allow";
+	c->reason = reason;
+	c->st = CS_REFUSING;
+	c->deadline_ms = conn_now_ms() + 2000;
+	conn_drain(b, c);
+}
+
 static void conn_pump(struct bridge *b, struct conn *c)
 {
 	int r1 = relay_pump(&c->up), r2 = relay_pump(&c->down);
-	if (r1 < 0 || r2 < 0)
-		conn_finish(b, c, "allow", "reset");
-	else if (relay_done(&c->up) && relay_done(&c->down))
-		conn_finish(b, c, "allow", "closed");
+	/* Nothing of the response reached the client yet: it can be told. */
+	int fresh = c->down.bytes == 0;
+	if (r1 == -EBADMSG && fresh)
+		conn_refuse(b, c, 400, 0, "bad-chunked-body",
+			    "cordon: malformed chunked request body\n");
+	else if (r2 == -EPROTO && fresh)
+		conn_refuse(b, c, 502, 0, "bad-response",
+			    "cordon: the server's response is not valid HTTP/1.x\n");
+	else if (r1 < 0 || r2 < 0)
+		conn_finish(b, c, "error", r1 == -EBADMSG ? "bad-chunked-body"
+					    : r2 == -EPROTO ? "bad-response" : "out-of-memory");
+	else if (!relay_done(&c->up) || !relay_done(&c->down))
+		return;
+	else if (c->proto == CP_HTTP_FORWARD)
+		conn_forward_done(b, c, c->up.err || c->down.err ? "reset" : "closed");
+	else
+		conn_finish(b, c, "allow", c->up.err || c->down.err ? "reset" : "closed");
 }
 
 /* Connected (and, with an upstream, tunnelled): what each side gets first,
@@ -85,7 +115,7 @@ static void conn_pump(struct bridge *b, struct conn *c)
 static void conn_start_relay(struct bridge *b, struct conn *c)
 {
 	static const char socks_ok[SOCKS5_REPLY_LEN] = { 5, 0, 0, 1 };
-	size_t rest = c->len - c->consumed, uplen = 0, downlen = 0;
+	size_t rest = c->len - c->consumed, uplen = 0, downlen = 0, headlen;
 	char *up = malloc(HTTP_REBUILT_MAX + rest), *down = malloc(64 + c->ulen);
 	if (!up || !down) {
 		free(up);
@@ -109,6 +139,7 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 		memcpy(down, socks_ok, sizeof(socks_ok));
 		downlen = sizeof(socks_ok);
 	}
+	headlen = uplen;
 	memcpy(up + uplen, c->buf + c->consumed, rest);
 	uplen += rest;
 	if (c->ulen) {
@@ -130,6 +161,18 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 	if (relay_open(&c->down, c->sfd, c->cfd, down, downlen) < 0) {
 		free(down);
 		conn_finish(b, c, "error", "too-many-files");
+		return;
+	}
+	int r = 0;
+	if (c->proto == CP_HTTP_FORWARD &&
+	    ((r = relay_frame(&c->up, c->req.body == HTTP_BODY_CHUNKED ? RELAY_CHUNKED : RELAY_LENGTH,
+			      c->req.body == HTTP_BODY_LENGTH ? c->req.content_length : 0, headlen)) < 0 ||
+	     (r = relay_frame(&c->down, RELAY_RESPONSE, 0, 0)) < 0)) {
+		if (r == -EBADMSG)
+			conn_refuse(b, c, 400, 0, "bad-chunked-body",
+				    "cordon: malformed chunked request body\n");
+		else
+			conn_finish(b, c, "error", "out-of-memory");
 		return;
 	}
 	c->st = CS_RELAY;

@@ -196,9 +196,12 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 		unsigned long long cl;
 		if (s->content_length++ || hp_digits(v, vlen, 18, &cl) < 0)
 			return -1;
+		r->body = HTTP_BODY_LENGTH;
+		r->content_length = cl;
 	} else if (hp_name_is(line, nlen, "Transfer-Encoding")) {
 		if (s->transfer_encoding++ || vlen != 7 || strncasecmp(v, "chunked", 7) != 0)
 			return -1;
+		r->body = HTTP_BODY_CHUNKED;
 	} else if (hp_name_is(line, nlen, "Host")) {
 		struct host h;
 		uint16_t port = r->port;
@@ -312,6 +315,41 @@ ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_
 		pos += len;
 	}
 	hp_puts(&o, "Connection: close\r\n\r\n");
+	return o.full ? -ENOSPC : (ssize_t)o.n;
+}
+
+ssize_t http_response_close(const char *buf, size_t len, char *out, size_t cap, int *final)
+{
+	static const char *const drop[] = { "Connection", "Keep-Alive", "Proxy-Connection" };
+	struct hp_out o = { out, cap, 0, 0 };
+	if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') ||
+	    buf[8] != ' ' || memcmp(buf + len - 4, "\r\n\r\n", 4) != 0 || memchr(buf, '\0', len))
+		return -EPROTO;
+	for (int i = 9; i < 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EPROTO;
+	if (buf[12] != ' ' && buf[12] != '\r')
+		return -EPROTO;
+	*final = buf[9] != '1' || memcmp(buf + 9, "101", 3) == 0;
+	for (size_t pos = 0; pos < len - 2;) {
+		const char *e = memchr(buf + pos, '\n', len - pos);
+		size_t l = (size_t)(e - (buf + pos)) + 1;
+		/* A lone CR is a line break to some clients: a response could
+		 * split itself past the Connection: close added below. */
+		if (l < 2 || buf[pos + l - 2] != '\r' || memchr(buf + pos, '\r', l - 2))
+			return -EPROTO;
+		const char *colon = pos ? memchr(buf + pos, ':', l) : NULL;
+		size_t nlen = colon ? (size_t)(colon - (buf + pos)) : 0;
+		int dropped = 0;
+		for (size_t i = 0; *final && buf[9] != '1' && colon && i < sizeof(drop) / sizeof(drop[0]); i++)
+			dropped |= hp_name_is(buf + pos, nlen, drop[i]);
+		if (!dropped)
+			hp_put(&o, buf + pos, l);
+		pos += l;
+	}
+	if (*final && buf[9] != '1')
+		hp_puts(&o, "Connection: close\r\n");
+	hp_puts(&o, "\r\n");
 	return o.full ? -ENOSPC : (ssize_t)o.n;
 }
 

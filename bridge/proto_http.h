@@ -49,6 +49,9 @@ struct http_req {
 	size_t method_off, method_len;
 	size_t path_off, path_len; /* after the authority; empty means "/" */
 	size_t hdr_off, hdr_len;   /* header lines, each with its CRLF */
+	/* The request body: none, content_length bytes, or chunked. */
+	enum { HTTP_BODY_NONE = 0, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED } body;
+	unsigned long long content_length;
 };
 
 /* Parse a complete head buf[0..head_len) (as found by http_scan_head).
@@ -63,6 +66,17 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
  * close".  Returns its length, or -ENOSPC when cap is too small
  * (HTTP_REBUILT_MAX always suffices). */
 ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap);
+
+/* A response head buf[0..len) (CRLFCRLF included) from the server of a
+ * forwarded request, for the client: the status line and headers kept but
+ * Connection, Keep-Alive and Proxy-Connection, and "Connection: close"
+ * added, since the bridge closes the client's connection after this one
+ * response.  *final is 0 for an interim 1xx head (another follows), else 1;
+ * a 101 passes unchanged (a tunnel from then on).  Its length, or -EPROTO
+ * (not an HTTP/1.x status line, a bare LF, a NUL) or -ENOSPC (cap below
+ * len + 32). */
+ssize_t http_response_close(const char *buf, size_t len, char *out, size_t cap, int *final)
+	__attribute__((warn_unused_result));
 
 /* A complete response with status (403, 400, ...), a short text body and
  * Connection: close; the body is the reason line given.  Returns its length

@@ -156,6 +156,51 @@ expect_out 0 'hello' "the bridge still serves after all of that (garbage in the 
 		exec 3<>/dev/tcp/127.0.0.1/3128; printf "$g" >&3; exec 3>&-; done
 		curl -sS "http://allowed.test:'"$H"'/hello"'
 
+echo "-- chunked request bodies (absolute-form) are checked, not relayed blindly"
+# pyreq PARTS...: from inside, send each part (a Python bytes literal, with
+# PORT for the http server's port) as its own write, 0.2 s apart, then
+# print the whole answer.
+pyreq() {
+	"${C[@]}" "${P[@]}" -- python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", 3128))
+for part in sys.argv[2:]:
+    s.sendall(eval(part).replace(b"PORT", sys.argv[1].encode()))
+    time.sleep(0.2)
+s.settimeout(20)
+out = b""
+while True:
+    try:
+        d = s.recv(65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode("latin-1"))
+' "$H" "$@"
+}
+CH='b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"'
+for body in 'b"zz\r\nab\r\n0\r\n\r\n"' 'b"0x2\r\nab\r\n0\r\n\r\n"' 'b"10000000000000000\r\n"' \
+	    'b"2\nab\r\n0\r\n\r\n"' 'b"2\r\nabXY0\r\n\r\n"' 'b"2;" + b"e" * 2000 + b"\r\nab\r\n"' \
+	    'b"2 2\r\nab\r\n"' 'b"2\r\nab\r\n0\r\nContent-Length: 5\r\n\r\n"' \
+	    'b"2\r\nab\r\n0\r\n folded\r\n\r\n"'; do
+	expect_out 0 '^HTTP/1.1 400 ' "400 for the chunked body $body (sent with the head)" -- pyreq "$CH + $body"
+	expect_out 0 '^HTTP/1.1 400 ' "... and sent after it" -- pyreq "$CH" "b\"5\r\nhello\r\n\"" "$body"
+done
+sum=$(printf 'helloworld!' | sha256sum | cut -d' ' -f1)
+expect_out 0 "^$sum\$" "control: a valid chunked body with extensions and trailers passes intact" -- \
+	pyreq "$CH + b\"5;x=\\\"y\\\"\r\nhello\r\n\"" "b\"06\r\nworld!\r\n0\r\nX-Sum: 1\r\n\r\n\""
+assert "... and the response says Connection: close (one request per connection)" -- \
+	grep -q $'^Connection: close\r$' "$OUT"
+expect_out 0 '^HTTP/1.[01] 200 ' "a request pipelined after the first on one connection is not forwarded" -- \
+	pyreq 'b"GET http://allowed.test:PORT/hello HTTP/1.1\r\n\r\nGET http://other.test:PORT/hello HTTP/1.1\r\n\r\n"'
+assert "... one response only, no decision on the second" -- \
+	bash -c "[ \$(grep -c '^HTTP/1' '$OUT') -eq 1 ] && grep -q $'^Connection: close\r\$' '$OUT'"
+expect_out 0 '^HTTP/1.[01] 200 ' "a Content-Length body ends where it says; what follows is not forwarded" -- \
+	pyreq 'b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /x HTTP/1.1\r\n\r\n"'
+assert "... the server hashed the 3 bytes" -- grep -q "^$(printf abc | sha256sum | cut -d' ' -f1)\$" "$OUT"
+
 echo "-- slowloris: 200 slow heads, a normal request still goes through"
 expect_out 0 '^hello$' "200 open half-heads do not block a normal request" -- \
 	"${C[@]}" "${P[@]}" -- python3 -c '
@@ -215,6 +260,39 @@ assert "the server received all 20 MiB, intact, in each of 10 runs" -- \
 assert "... and the bridge logged each as allowed and closed with every byte, not cut by the sandbox's end" -- \
 	bash -c '[ "$(grep -c "\"decision\":\"allow\",\"reason\":\"closed\",\"bytes_up\":20971520," "$1")" -eq 10 ]' sh "$dlog"
 rm -f "$ws/drain.bin"
+
+echo "-- a client that resets after writing loses nothing the bridge accepted"
+# The client's kernel has handed every byte to the bridge's (nothing left
+# unacknowledged: TIOCOUTQ 0) when it resets the connection; the server
+# reads slowly, so most of them still wait in the bridge's pipe and socket.
+serve rst tcp-hash "$W/rst.hashes" 20
+head -c 8388608 /dev/urandom >"$ws/rst.bin"
+rsum=$(sha256sum <"$ws/rst.bin" | cut -d' ' -f1)
+: >"$W/rst.hashes"
+rst_client='
+import fcntl, socket, struct, sys, termios, time
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT allowed.test:%s HTTP/1.1\r\n\r\n" % sys.argv[1].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+assert head.startswith(b"HTTP/1.1 200"), head
+s.sendall(open("rst.bin", "rb").read())
+for _ in range(3000):
+    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0\0\0\0"))[0] == 0:
+        break
+    time.sleep(0.01)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+time.sleep(float(sys.argv[2]))
+'
+for i in 1 2 3; do
+	"${C[@]}" --allow-domain "allowed.test:$PORT_rst" -- python3 -c "$rst_client" "$PORT_rst" 5 >/dev/null 2>&1
+	for _ in $(seq 200); do [ "$(wc -l <"$W/rst.hashes")" -ge "$i" ] && break; sleep 0.05; done
+done
+assert "after the client's reset the server still received all 8 MiB, intact, 3 runs of 3" -- \
+	bash -c '[ "$(grep -c "^8388608 $1\$" "$2")" -eq 3 ]' sh "$rsum" "$W/rst.hashes"
+rm -f "$ws/rst.bin"
 
 echo "-- --net-log: one JSON line per connection"
 log="$W/net.log"
