@@ -20,6 +20,11 @@
 #define CONN_READ_CHUNK 16384
 #define CONN_UPSTREAM_REPLY_MAX 16384
 
+/* The events on the descriptor of one side: whether they concern the
+ * direction that reads from it, or the one that writes to it. */
+#define CONN_EV_READ (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)
+#define CONN_EV_WRITE (EPOLLOUT | EPOLLHUP | EPOLLERR)
+
 static void conn_addr_text(struct conn *c, int family, const unsigned char *a)
 {
 	if (!inet_ntop(family, a, c->addr_text, sizeof(c->addr_text)))
@@ -50,7 +55,7 @@ void conn_refuse(struct bridge *b, struct conn *c, int status, unsigned char soc
 	(void)shutdown(c->cfd, SHUT_WR);
 	c->st = CS_REFUSING;
 	c->deadline_ms = conn_now_ms() + 2000;
-	conn_on_client(b, c);
+	conn_on_client(b, c, CONN_EV_READ);
 }
 
 static void conn_refuse_decision(struct bridge *b, struct conn *c, enum decision_reason r)
@@ -88,9 +93,13 @@ static void conn_forward_done(struct bridge *b, struct conn *c, const char *reas
 	conn_drain(b, c);
 }
 
-static void conn_pump(struct bridge *b, struct conn *c)
+/* Pump the directions an event concerns (both at the start): a readable
+ * client or writable server moves the upload, the reverse the download.
+ * The other direction's pump would only find EAGAIN, one syscall per
+ * wake-up for nothing on a busy tunnel. */
+static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
 {
-	int r1 = relay_pump(&c->up), r2 = relay_pump(&c->down);
+	int r1 = up ? relay_pump(&c->up) : 0, r2 = down ? relay_pump(&c->down) : 0;
 	/* Nothing of the response reached the client yet: it can be told. */
 	int fresh = c->down.bytes == 0;
 	if (r1 == -EBADMSG && fresh)
@@ -108,6 +117,11 @@ static void conn_pump(struct bridge *b, struct conn *c)
 		conn_forward_done(b, c, c->up.err || c->down.err ? "reset" : "closed");
 	else
 		conn_finish(b, c, "allow", c->up.err || c->down.err ? "reset" : "closed");
+}
+
+static void conn_pump(struct bridge *b, struct conn *c)
+{
+	conn_pump_dirs(b, c, 1, 1);
 }
 
 /* Connected (and, with an upstream, tunnelled): what each side gets first,
@@ -389,7 +403,7 @@ static void conn_drain(struct bridge *b, struct conn *c)
 	}
 }
 
-void conn_on_client(struct bridge *b, struct conn *c)
+void conn_on_client(struct bridge *b, struct conn *c, uint32_t ev)
 {
 	switch (c->st) {
 	case CS_HEAD:
@@ -407,7 +421,7 @@ void conn_on_client(struct bridge *b, struct conn *c)
 			conn_http(b, c);
 		return;
 	case CS_RELAY:
-		conn_pump(b, c);
+		conn_pump_dirs(b, c, !!(ev & CONN_EV_READ), !!(ev & CONN_EV_WRITE));
 		return;
 	case CS_REFUSING:
 		conn_drain(b, c);
@@ -460,7 +474,7 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 	conn_start_relay(b, c);
 }
 
-void conn_on_server(struct bridge *b, struct conn *c)
+void conn_on_server(struct bridge *b, struct conn *c, uint32_t ev)
 {
 	if (c->st == CS_CONNECTING) {
 		int err = 0;
@@ -491,7 +505,7 @@ void conn_on_server(struct bridge *b, struct conn *c)
 	if (c->st == CS_UPSTREAM_REPLY)
 		conn_upstream_reply(b, c);
 	else if (c->st == CS_RELAY)
-		conn_pump(b, c);
+		conn_pump_dirs(b, c, !!(ev & CONN_EV_WRITE), !!(ev & CONN_EV_READ));
 }
 
 void conn_on_deadline(struct bridge *b, struct conn *c)

@@ -90,8 +90,8 @@ int conn_watch_server(struct bridge *b, struct conn *c);
 void conn_finish(struct bridge *b, struct conn *c, const char *decision, const char *reason);
 
 /* conn.c: the stages, called by the loop on events. */
-void conn_on_client(struct bridge *b, struct conn *c);
-void conn_on_server(struct bridge *b, struct conn *c);
+void conn_on_client(struct bridge *b, struct conn *c, uint32_t ev);
+void conn_on_server(struct bridge *b, struct conn *c, uint32_t ev);
 void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_result *res);
 void conn_on_deadline(struct bridge *b, struct conn *c);
 /* A refusal written before the connection closes: HTTP status (or, for

@@ -277,10 +277,10 @@ int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
 					lp_accept(b, listeners[(uintptr_t)t->c - 1]);
 				break;
 			case TAG_CLIENT:
-				conn_on_client(b, t->c);
+				conn_on_client(b, t->c, ev[i].events);
 				break;
 			case TAG_SERVER:
-				conn_on_server(b, t->c);
+				conn_on_server(b, t->c, ev[i].events);
 				break;
 			case TAG_RESOLVER:
 				lp_resolved(b);
