@@ -69,6 +69,11 @@ static const struct seccomp_rule_desc policy[] = {
 	/* userfaultfd stalls the kernel mid-copy_from_user: the classic way
 	 * to win a race in a kernel exploit. */
 	{ "userfaultfd", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	/* The x86 local descriptor table: 16-bit and Wine code only, and a
+	 * recurring source of kernel bugs (Docker's default profile refuses
+	 * it too).  uselib: the obsolete a.out library loader. */
+	{ "modify_ldt", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "uselib", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
 	/* Keyrings are not namespaced: the user's session keyring (and the
 	 * secrets in it) would be shared with the sandbox. */

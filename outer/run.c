@@ -271,10 +271,13 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
-	struct pty pty = PTY_INIT;
+	/* pty_init sets what is read; the 128 KiB of buffers are left
+	 * untouched (no -ftrivial-auto-var-init zeroing, no page faults). */
+	struct pty pty __attribute__((uninitialized));
 	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
+	pty_init(&pty);
 	pid_t parent = getppid();
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
@@ -298,16 +301,19 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		explain_verbose(&p.argv);
 	/* bwrap creates its namespaces meanwhile, then waits: the mount points
 	 * first, then the user namespace's map, then it may mount.  On failure
-	 * the teardown kills it, still blocked, before it mounted anything. */
+	 * the teardown kills it, still blocked, before it mounted anything.
+	 * The limits are set while bwrap mounts (its longest step), off the
+	 * path the start waits on: cordon-inner starts nothing before it has
+	 * the checks, which go only once every limit holds. */
 	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
-	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
+	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);

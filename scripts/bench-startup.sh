@@ -18,7 +18,8 @@
 # of its process tree, and cordon-inner's VmHWM (PID 1 in the sandbox).
 # It is a benchmark: it prints numbers and asserts no timing.
 #
-# Usage: scripts/bench-startup.sh [-n RUNS]        (RUNS >= 20, default 40)
+# Usage: scripts/bench-startup.sh [-n RUNS] [-f]   (RUNS >= 20, default 40;
+#        -f: the first table only, against the floor)
 # Env:   CORDON (default build/cordon), BWRAP (default /usr/bin/bwrap),
 #        CORDON_OLD (another build, e.g. the one before a change: timed in the
 #        same rounds as a fourth column of the first table, with its ratio),
@@ -29,9 +30,9 @@ set -euo pipefail
 die() { echo "bench-startup: $*" >&2; exit 1; }
 SELF=$(readlink -f "$0")
 ROOT=$(dirname "$(dirname "$SELF")")
-RUNS=40 WARMUP=5
-while getopts n:h o; do
-	case $o in n) RUNS=$OPTARG ;; *) sed -n '2,25p' "$SELF"; exit 2 ;; esac
+RUNS=40 WARMUP=5 FLOOR_ONLY=
+while getopts n:fh o; do
+	case $o in n) RUNS=$OPTARG ;; f) FLOOR_ONLY=-f ;; *) sed -n '2,26p' "$SELF"; exit 2 ;; esac
 done
 if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 20)); then die "-n needs a number >= 20"; fi
 
@@ -39,7 +40,7 @@ if [[ $(id -u) == 0 ]]; then
 	BENCH_USER=${BENCH_USER:-cordontest}
 	if id "$BENCH_USER" >/dev/null 2>&1; then
 		exec runuser -u "$BENCH_USER" -- env CORDON="${CORDON:-}" CORDON_OLD="${CORDON_OLD:-}" BWRAP="${BWRAP:-}" \
-			BENCH_TMPDIR="${BENCH_TMPDIR:-}" bash "$SELF" -n "$RUNS"
+			BENCH_TMPDIR="${BENCH_TMPDIR:-}" bash "$SELF" -n "$RUNS" $FLOOR_ONLY
 	fi
 	echo "bench-startup: warning: no user $BENCH_USER, measuring as root" >&2
 fi
@@ -249,6 +250,7 @@ echo "cordon/bwrap $(ratio "$T/rows.base" 3 2)   cordon/true $(ratio "$T/rows.ba
 [[ -z ${CORDON_OLD:-} ]] || echo "CORDON_OLD/bwrap $(ratio "$T/rows.base" 4 2)   cordon/CORDON_OLD $(ratio "$T/rows.base" 3 4)" \
 	"  ($CORDON_OLD)"
 echo
+[[ -z $FLOOR_ONLY ]] || exit 0
 
 # --- 2. cost growth ----------------------------------------------------------
 # Each policy's pair alternates on its own: mixed with the 100-root runs, the

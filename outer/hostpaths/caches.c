@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostpaths/privdir.h"
 #include "path.h"
 #include "plan/caches.h"
 #include "sys.h"
@@ -39,11 +40,16 @@ static int locate(char *base, size_t len, size_t *must_exist, struct cordon_err 
 
 /* One component, opened: the user's (or root's, above the directories
  * cordon owns), a directory, and writable by no one else (a sticky
- * directory like /tmp excepted, above them). */
-static int check_component(const char *shown, const struct stat *st, int ours,
-			   struct cordon_err *e)
+ * directory like /tmp excepted, above them).  "/" itself is not looked at:
+ * the components are (ctx: the index of the first of cordon's own). */
+static int check_component(void *ctx, const char *shown, const struct stat *st, size_t idx,
+			   size_t prefix, struct cordon_err *e)
 {
 	uid_t me = geteuid();
+	int ours = idx >= *(const size_t *)ctx;
+	(void)prefix;
+	if (idx == 0)
+		return 0;
 	if (!S_ISDIR(st->st_mode))
 		return err_set(e, ENOTDIR, "cache directory: %s is not a directory; " ADVICE, shown);
 	if (ours ? st->st_uid != me : (st->st_uid != me && st->st_uid != 0))
@@ -53,55 +59,19 @@ static int check_component(const char *shown, const struct stat *st, int ours,
 	return 0;
 }
 
-/* Open path (absolute, clean) O_PATH, one component at a time without
- * following links; components past must_exist are created 0700 when create
- * is set; those from index `ours` on must be the user's alone.  The
- * descriptor, or -errno with *e filled (-ENOENT: missing, create unset). */
+/* path, opened (hostpaths/privdir.h): components past must_exist are
+ * created when create is set; those from index `ours` on must be the
+ * user's alone.  The descriptor, or -errno with *e filled (-ENOENT:
+ * missing, create unset). */
 static int open_chain(const char *path, size_t must_exist, size_t ours, int create,
 		      struct cordon_err *e)
 {
-	char shown[PATH_MAX], comp[NAME_MAX + 1];
-	AUTO_FD cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return err_sys(e, errno, "cache directory: cannot open /");
-	const char *p = path;
-	size_t idx = 0, len;
-	for (const char *s; (s = path_next(&p, &len)) && len > 0;) {
-		if (len > NAME_MAX)
-			return err_set(e, ENAMETOOLONG, "cache directory %s: a component is too long", path);
-		memcpy(comp, s, len);
-		comp[len] = '\0';
-		(void)snprintf(shown, sizeof(shown), "%.*s", (int)(p - path), path);
-		idx++;
-		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT) {
-			if (!create || idx <= must_exist)
-				return err_set(e, ENOENT, "cache directory: %s does not exist; " ADVICE, shown);
-			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
-				return err_set(e, errno, "cannot create the cache directory %s (%s); " ADVICE,
-					       shown, strerror(errno));
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		}
-		if (fd < 0) {
-			int err = errno;
-			struct stat lst;
-			if ((err == ENOTDIR || err == ELOOP) &&
-			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
-				return err_set(e, ELOOP, "cache directory: %s is a symbolic link; set "
-					       "XDG_CACHE_HOME to the path it leads to, or pass --cache none",
-					       shown);
-			return err_sys(e, err, "cache directory: cannot open %s", shown);
-		}
-		sys_close(&cur);
-		cur = fd;
-		struct stat st;
-		if (fstat(cur, &st) < 0)
-			return err_sys(e, errno, "cache directory: cannot inspect %s", shown);
-		int rc = check_component(shown, &st, idx >= ours, e);
-		if (rc < 0)
-			return rc;
-	}
-	return sys_take_fd(&cur);
+	struct privdir_walk w = {
+		path, must_exist, create, "cache directory", ADVICE,
+		"set XDG_CACHE_HOME to the path it leads to, or pass --cache none",
+		check_component, &ours,
+	};
+	return privdir_open(&w, NULL, e);
 }
 
 int caches_path(const char *ws, char *out, size_t len, struct cordon_err *e)

@@ -1,7 +1,7 @@
-/* protect.c: see protect.h.  Belongs here: gathering the facts
- * protect_decide needs (lstat of the names, the registry's live set and
- * sweep) and carrying out its decision (record, mkdir, open), and the run's
- * side of the registry record. */
+/* protect.c: see protect.h.  Belongs here: the run's side of the registry
+ * (sweep, live set, carve-outs, held locks, its record and guardian) around
+ * protect_decide, and the end of the run.  The names are gathered in
+ * protect_gather.c; placeholders are made in protect_materialize.c. */
 #include "hostpaths/protect.h"
 
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hostpaths/registry_carve.h"
@@ -21,147 +20,6 @@
 #include "path.h"
 #include "procstat.h"
 #include "sys.h"
-
-/* A writable root on a read-only mount: mkdir would fail with EROFS, and the
- * command cannot create the name either, so nothing is materialized. */
-static int root_read_only(int rootfd)
-{
-	struct statvfs sv;
-	return fstatvfs(rootfd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
-}
-
-/* Open the existing name (st: its lstat) for bwrap to bind from.  A
- * directory is opened readable where it can be, so that protect_hold can
- * flock it; otherwise O_PATH.  0, -EAGAIN if it is not the object st
- * describes, or -errno. */
-static int open_name(int rootfd, const char *name, const char *path, const struct stat *st,
-		     int *fd)
-{
-	if (S_ISDIR(st->st_mode)) {
-		struct stat now;
-		int d = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (d >= 0) {
-			if (fstat(d, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
-				sys_close(&d);
-				return -EAGAIN;
-			}
-			*fd = d;
-			return 0;
-		}
-		if (errno != EACCES)
-			return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -EAGAIN : -errno;
-	}
-	struct rpath o;
-	int rc = resolve_open_at(rootfd, name, path, st->st_dev, st->st_ino, &o);
-	if (rc < 0)
-		return rc;
-	*fd = o.fd;
-	o.fd = -1;
-	rpath_free(&o);
-	return 0;
-}
-
-static int gather_name(const struct resolved *r, size_t root, const char *name, int watch_only,
-		       struct protect_run *p, struct cordon_err *e)
-{
-	const struct rpath *rt = &r->roots[root];
-	char full[PATH_MAX];
-	struct stat st;
-	if (path_join(rt->path, name, full, sizeof(full)) < 0)
-		return err_set(e, ENAMETOOLONG, "%s/%s: path too long", rt->path, name);
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v)
-		return err_set(e, ENOMEM, "out of memory");
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
-	*n = (struct protect_name){ .root = root, .fd = -1, .watch_only = watch_only };
-	if (!(n->path = strdup(full)))
-		return err_set(e, ENOMEM, "out of memory");
-	p->nnames++;
-	if (fstatat(rt->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT)
-			return err_sys(e, errno, "cannot inspect protected %s", full);
-		p->roots[root].read_only = root_read_only(rt->fd);
-		return 0;
-	}
-	n->exists = 1;
-	n->is_dir = S_ISDIR(st.st_mode);
-	n->is_symlink = S_ISLNK(st.st_mode);
-	n->dev = st.st_dev;
-	n->ino = st.st_ino;
-	if (n->is_symlink)
-		return 0; /* refused by protect_decide */
-	int rc = open_name(rt->fd, name, full, &st, &n->fd);
-	if (rc == -EAGAIN)
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
-			       full);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot open protected %s", full);
-	return 0;
-}
-
-/* A git directory resolve found inside a writable root (a .git file's
- * gitdir, core.hooksPath): bound read-only like an existing name, from a
- * descriptor of protect's own (resolve's stays resolve's). */
-static int gather_gitdir(const struct rpath *g, struct protect_run *p, struct cordon_err *e)
-{
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v)
-		return err_set(e, ENOMEM, "out of memory");
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
-	*n = (struct protect_name){ .root = 0, .exists = 1, .is_dir = g->is_dir, .dev = g->dev,
-				    .ino = g->ino, .fd = -1 };
-	if (!(n->path = strdup(g->path)))
-		return err_set(e, ENOMEM, "out of memory");
-	p->nnames++;
-	n->fd = fcntl(g->fd, F_DUPFD_CLOEXEC, 3);
-	if (n->fd < 0)
-		return err_sys(e, errno, "cannot keep a descriptor of %s", g->path);
-	return 0;
-}
-
-int protect_gather(const struct resolved *r, const struct config *c, struct protect_run *p,
-		   struct cordon_err *e)
-{
-	int rc;
-	p->watch = c->protect_missing == PROTECT_MISSING_WATCH;
-	if (!(p->roots = calloc(r->nroots ? r->nroots : 1, sizeof(*p->roots))))
-		return err_set(e, ENOMEM, "out of memory");
-	p->nroots = r->nroots;
-	for (size_t i = 0; i < r->nroots; i++)
-		p->roots[i] = (struct protect_root){ r->roots[i].path, r->roots[i].dev,
-						     r->roots[i].ino, 0 };
-	for (size_t i = 0; i < r->nroots; i++) {
-		if (!r->roots[i].is_dir)
-			continue;
-		if (c->default_protect) {
-			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = gather_name(r, i, *n, 0, p, e)) < 0)
-					return rc;
-			for (const char *const *n = config_default_dotfiles; *n; n++)
-				if ((rc = gather_name(r, i, *n, 1, p, e)) < 0)
-					return rc;
-		}
-		for (size_t j = 0; j < c->protect.n; j++)
-			if ((rc = gather_name(r, i, c->protect.v[j], 0, p, e)) < 0)
-				return rc;
-	}
-	for (size_t i = 0; i < r->ngitdirs; i++)
-		if ((rc = gather_gitdir(&r->gitdirs[i], p, e)) < 0)
-			return rc;
-	return 0;
-}
-
-int protect_fds(const struct protect_run *p, int (*fn)(void *ctx, int fd), void *ctx)
-{
-	for (size_t i = 0; i < p->nnames; i++) {
-		int rc = p->names[i].fd >= 0 ? fn(ctx, p->names[i].fd) : 0;
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
 
 static size_t count_missing(const struct protect_run *p)
 {
@@ -233,7 +91,7 @@ static int gather_live(const struct protect_facts *base, struct protect_run *p,
 	return 0;
 }
 
-static int check_push(struct protect_run *p, struct rpath *o)
+int protect_push_check(struct protect_run *p, struct rpath *o)
 {
 	if (rpath_push(&p->checks, &p->nchecks, o) < 0) {
 		rpath_free(o);
@@ -252,7 +110,7 @@ static int check_live(struct protect_run *p, size_t i)
 		sys_close(&o.fd);
 		return -ENOMEM;
 	}
-	return check_push(p, &o);
+	return protect_push_check(p, &o);
 }
 
 /* The registry's carve-out and the pins of its ancestors (registry_carve
@@ -276,7 +134,7 @@ static int add_carves(const struct resolved *r, int full_write, struct protect_r
 		}
 		p->plan.v[p->plan.n++] = (struct protect_action){
 			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1 };
-		if (check_push(p, &v[i]) < 0 && rc == 0)
+		if (protect_push_check(p, &v[i]) < 0 && rc == 0)
 			rc = err_set(e, ENOMEM, "out of memory");
 	}
 	free(v);
@@ -349,16 +207,6 @@ static int start_guard(struct protect_run *p, int with_record, struct cordon_err
 	}
 	p->rec.proc[REC_GUARDIAN] = (struct rec_proc){ p->guard.pid, p->guard.start };
 	return 0;
-}
-
-/* The record names cordon, the guardian and bwrap from its first write. */
-static void record_sandbox(struct protect_run *p, pid_t bwrap)
-{
-	uint64_t bwrap_start;
-	/* Best effort: without it a sweep still sees cordon or the guardian
-	 * alive, and bwrap dies with cordon. */
-	if (bwrap > 0 && procstat_start(bwrap, &bwrap_start) == 0)
-		p->rec.proc[REC_SANDBOX] = (struct rec_proc){ bwrap, bwrap_start };
 }
 
 /* Every directory this run binds as it found it (not made by this run) may
@@ -460,102 +308,6 @@ const struct rpath *protect_checks(const struct protect_run *p, size_t *n)
 {
 	*n = p->nchecks;
 	return p->checks;
-}
-
-/* The intent entry of path in this run's record, or SIZE_MAX. */
-static size_t intent_of(const struct record *rec, const char *path)
-{
-	for (size_t i = 0; i < rec->n; i++)
-		if (rec->v[i].kind == REC_INTENT && strcmp(rec->v[i].path, path) == 0)
-			return i;
-	return SIZE_MAX;
-}
-
-/* Created meanwhile by someone else: bind what is there (cordon-inner checks
- * that it is what was opened here), unless it is a symlink. */
-static int take_existing(struct protect_run *p, int rootfd, const char *name, const char *path,
-			 struct cordon_err *e)
-{
-	struct stat st;
-	struct rpath o;
-	if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return err_sys(e, errno, "cannot inspect protected %s", path);
-	if (S_ISLNK(st.st_mode))
-		return err_set(e, EPERM,
-			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect", path);
-	int rc = resolve_open_at(rootfd, name, path, st.st_dev, st.st_ino, &o);
-	if (rc == -EAGAIN)
-		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",
-			       path);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot open protected %s", path);
-	return check_push(p, &o) < 0 ? err_set(e, ENOMEM, "out of memory") : 0;
-}
-
-/* Create one directory whose intent is recorded, and open it. */
-static int create_one(const struct resolved *r, struct protect_run *p,
-		      const struct protect_action *a, struct cordon_err *e)
-{
-	int rootfd = r->roots[p->names[a->src].root].fd;
-	const char *name = path_base(a->path);
-	struct rpath made;
-	if (mkdirat(rootfd, name, 0755) < 0) {
-		if (errno == EEXIST)
-			return take_existing(p, rootfd, name, a->path, e);
-		return err_sys(e, errno, "cannot create %s, the empty directory cordon "
-			       "mounts read-only so that the sandbox cannot create the "
-			       "protected name (is the writable root writable for you?)", a->path);
-	}
-	int r2 = resolve_open_created(rootfd, name, a->path, &made);
-	if (r2 < 0) {
-		/* rmdir removes nothing but an empty directory. */
-		(void)unlinkat(rootfd, name, AT_REMOVEDIR);
-		return err_sys(e, -r2, "cannot open %s, which cordon just created", a->path);
-	}
-	if (!made.is_dir) {
-		rpath_free(&made);
-		return err_set(e, EAGAIN, "%s changed while cordon created it; run again", a->path);
-	}
-	size_t k = intent_of(&p->rec, a->path);
-	if (k != SIZE_MAX)
-		p->rec.v[k] = (struct rec_entry){ REC_CREATED, made.dev, made.ino, p->rec.v[k].path };
-	return check_push(p, &made) < 0 ? err_set(e, ENOMEM, "out of memory") : 0;
-}
-
-/* Create the directories whose intent is recorded.  The plan binds each by
- * path already, so one that cannot be made fails the run (bwrap is then
- * killed before it mounts anything).  Entries left as intents (a name
- * someone else created meanwhile) leave the record. */
-static int create_all(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
-{
-	int rc = 0;
-	for (size_t i = 0; i < p->plan.n && rc == 0; i++)
-		if (p->plan.v[i].act == PROTECT_CREATE)
-			rc = create_one(r, p, &p->plan.v[i], e);
-	for (size_t j = p->rec.n; j-- > 0;)
-		if (p->rec.v[j].kind == REC_INTENT)
-			record_remove(&p->rec, j);
-	return rc;
-}
-
-int protect_materialize(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
-{
-	int rc = 0;
-	/* Nothing to own or share: no record. */
-	if (p->reg.locked && p->name[0]) {
-		/* Intent first, on disk, then the directories: a crash in
-		 * between leaves a record that names every path that may exist. */
-		record_sandbox(p, p->bwrap);
-		if ((rc = registry_write(&p->reg, p->name, &p->rec, e)) == 0) {
-			rc = create_all(r, p, e);
-			int w = registry_write(&p->reg, p->name, &p->rec, rc < 0 ? NULL : e);
-			if (rc == 0)
-				rc = w;
-		}
-	}
-	registry_unlock(&p->reg);
-	return rc;
 }
 
 void protect_close_fds(struct protect_run *p)

@@ -123,4 +123,8 @@ void protect_release(struct protect_run *p);
  * can reach any more, and removing them on the host does not need it gone. */
 void protect_command_gone(struct protect_run *p);
 
+/* For protect*.c only: o becomes one of the run's checks (cordon-inner's
+ * bind checks); freed on failure.  0 or -ENOMEM. */
+int protect_push_check(struct protect_run *p, struct rpath *o) __attribute__((warn_unused_result));
+
 #endif

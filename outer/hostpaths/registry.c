@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostpaths/privdir.h"
 #include "path.h"
 #include "sys.h"
 
@@ -57,11 +58,23 @@ static int registry_locate(char *out, size_t outlen, size_t *must_exist, struct 
 	return 0;
 }
 
-/* Check one opened component.  `last`: the registry itself. */
-static int check_component(struct registry *reg, const char *shown, const struct stat *st,
-			   int last, struct cordon_err *e)
+/* The walk down to the registry (hostpaths/privdir.h). */
+struct reg_walk {
+	struct registry *reg;
+	size_t depth;      /* the registry's own index */
+	struct stat last;  /* what was checked last: the registry, at the end */
+};
+
+/* Check one opened component, "/" included, and keep it as an ancestor:
+ * the registry's own must be the user's; above, the user's or root's, and
+ * not writable by everyone (a sticky directory like /tmp excepted). */
+static int check_component(void *ctx, const char *shown, const struct stat *st, size_t idx,
+			   size_t prefix, struct cordon_err *e)
 {
+	struct reg_walk *w = ctx;
+	struct registry *reg = w->reg;
 	uid_t me = geteuid();
+	int last = idx == w->depth;
 	if (last ? st->st_uid != me : (st->st_uid != me && st->st_uid != 0))
 		return err_set(e, EPERM,
 			      "registry %s: %s is owned by someone else; set XDG_STATE_HOME to a "
@@ -70,84 +83,38 @@ static int check_component(struct registry *reg, const char *shown, const struct
 		return err_set(e, EPERM,
 			      "registry %s: %s is writable by everyone; set XDG_STATE_HOME to a "
 			      "directory of yours", reg->path, shown);
+	reg->anc[reg->nanc++] = (struct registry_anc){ st->st_dev, st->st_ino, prefix };
+	w->last = *st;
 	return 0;
 }
 
 int registry_open(struct registry *reg, struct cordon_err *e)
 {
 	size_t must_exist = 0;
-	char shown[PATH_MAX] = "";
-	int rc;
+	int rc, missing = 0;
 
 	*reg = (struct registry)REGISTRY_INIT;
 	if ((rc = registry_locate(reg->path, sizeof(reg->path), &must_exist, e)) < 0) {
 		reg->absent = rc == -ENOENT; /* no home: no registry either */
 		return rc;
 	}
-
-	AUTO_FD cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return err_sys(e, errno, "registry %s: cannot open /", reg->path);
-	struct stat st;
-	if (fstat(cur, &st) < 0)
-		return err_sys(e, errno, "registry %s: cannot inspect /", reg->path);
-	if ((rc = check_component(reg, "/", &st, 0, e)) < 0)
-		return rc;
-	size_t depth = path_depth(reg->path), idx = 0;
-	if (depth > REGISTRY_MAX_DEPTH)
+	struct reg_walk rw = { reg, path_depth(reg->path), { 0 } };
+	if (rw.depth > REGISTRY_MAX_DEPTH)
 		return err_set(e, ENAMETOOLONG, "registry %s: too deep", reg->path);
-	reg->anc[reg->nanc++] = (struct registry_anc){ st.st_dev, st.st_ino, 0 };
-
-	const char *p = reg->path;
-	while (*p) {
-		size_t len;
-		const char *s = path_next(&p, &len);
-		char comp[NAME_MAX + 1];
-		if (len == 0)
-			break;
-		if (len > NAME_MAX)
-			return err_set(e, ENAMETOOLONG, "registry %s: a component is too long", reg->path);
-		memcpy(comp, s, len);
-		comp[len] = '\0';
-		(void)snprintf(shown, sizeof(shown), "%.*s", (int)(p - reg->path), reg->path);
-		idx++;
-
-		int fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT) {
-			/* Missing, so no record can exist below: a run with
-			 * nothing to materialize may go on without it. */
-			if (idx <= must_exist) {
-				reg->absent = 1;
-				return err_set(e, ENOENT, "registry %s: %s does not exist; set "
-					       "XDG_STATE_HOME to a directory of yours", reg->path, shown);
-			}
-			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST) {
-				reg->absent = 1;
-				return err_sys(e, errno, "cannot create the registry directory %s "
-					       "(set XDG_STATE_HOME to a writable directory)", shown);
-			}
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		}
-		if (fd < 0) {
-			int err = errno;
-			struct stat lst;
-			if ((err == ENOTDIR || err == ELOOP) &&
-			    fstatat(cur, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
-				return err_set(e, ELOOP,
-					      "registry %s: %s is a symbolic link; set XDG_STATE_HOME "
-					      "to a path without any", reg->path, shown);
-			return err_set(e, err, "registry %s: cannot open %s: %s; set XDG_STATE_HOME "
-				       "to a directory of yours", reg->path, shown, strerror(err));
-		}
-		sys_close(&cur);
-		cur = fd;
-		if (fstat(cur, &st) < 0)
-			return err_sys(e, errno, "registry %s: cannot inspect %s", reg->path, shown);
-		if ((rc = check_component(reg, shown, &st, idx == depth, e)) < 0)
-			return rc;
-		reg->anc[reg->nanc++] = (struct registry_anc){ st.st_dev, st.st_ino,
-								(size_t)(p - reg->path) };
+	char what[sizeof(reg->path) + 16];
+	(void)snprintf(what, sizeof(what), "registry %s", reg->path);
+	/* Missing (and not to be created), no record can exist below: a run
+	 * with nothing to materialize may go on without it. */
+	struct privdir_walk w = {
+		reg->path, must_exist, 1, what, "set XDG_STATE_HOME to a directory of yours",
+		"set XDG_STATE_HOME to a path without any", check_component, &rw,
+	};
+	AUTO_FD cur = privdir_open(&w, &missing, e);
+	if (cur < 0) {
+		reg->absent = missing;
+		return cur;
 	}
+	const struct stat st = rw.last;
 
 	/* The registry itself, opened readable for readdir: "." of the O_PATH
 	 * descriptor is the very directory just checked (st). */
@@ -157,7 +124,7 @@ int registry_open(struct registry *reg, struct cordon_err *e)
 	if ((st.st_mode & 07777) != 0700 && fchmod(reg->dirfd, 0700) < 0) {
 		int err = errno;
 		registry_close(reg);
-		return err_sys(e, err, "registry %s: cannot make it mode 0700 (chmod 700 it)", shown);
+		return err_sys(e, err, "registry %s: cannot make it mode 0700 (chmod 700 it)", reg->path);
 	}
 	reg->dev = st.st_dev;
 	reg->ino = st.st_ino;

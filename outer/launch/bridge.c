@@ -115,7 +115,8 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	/* These cross the exec on purpose (child_spawn clears their CLOEXEC). */
-	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep, nkeep, mask, NULL };
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep, nkeep, mask, NULL,
+				NULL, 0 };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)

@@ -13,6 +13,7 @@
 #include "argv.h"
 #include "launch/child.h"
 #include "launch/userns.h"
+#include "plan/shared_counts.h"
 #include "sys.h"
 
 static const char not_built[] = "bwrap could not build the sandbox (its message, if any, is "
@@ -57,8 +58,22 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 		argv_free(&argv);
 		return r;
 	}
+	/* bwrap creates the sandbox's user namespace: what it may use of the
+	 * caller's per-user counts is set by bwrap's own limits then. */
+	struct child_rlimit lims[SHARED_COUNTS_N];
+	size_t nlims = 0;
+	for (size_t i = 0; i < SHARED_COUNTS_N; i++) {
+		struct rlimit own;
+		if (getrlimit(shared_counts_resources[i], &own) < 0) {
+			argv_free(&argv);
+			return err_sys(e, errno, "cannot read cordon's own resource limits");
+		}
+		lims[nlims++] = (struct child_rlimit){ shared_counts_resources[i],
+						       shared_counts_half(own) };
+	}
 	struct child_spec spec = {
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
+		lims, nlims,
 	};
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);
@@ -76,19 +91,34 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 /* bwrap --args reads NUL-terminated options until end of file. */
 int bwrap_send_args(struct bwrap *b, char *const *argv, size_t n, struct cordon_err *e)
 {
+	/* One buffer, sent whole: an argument per send woke bwrap, blocked in
+	 * its read, once for each of them. */
+	size_t total = 0;
+	for (size_t i = 1; i < n; i++)
+		total += strlen(argv[i]) + 1;
+	char *buf = malloc(total ? total : 1);
+	if (!buf)
+		return err_set(e, ENOMEM, "out of memory");
+	size_t off = 0;
 	for (size_t i = 1; i < n; i++) {
-		const char *a = argv[i];
-		size_t len = strlen(a) + 1;
-		while (len > 0) {
-			ssize_t w = send(b->args[1], a, len, MSG_NOSIGNAL);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return bwrap_fail(b, e);
-			a += w;
-			len -= (size_t)w;
-		}
+		size_t len = strlen(argv[i]) + 1;
+		memcpy(buf + off, argv[i], len);
+		off += len;
 	}
+	int r = 0;
+	for (off = 0; off < total;) {
+		ssize_t w = send(b->args[1], buf + off, total - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			r = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(buf);
+	if (r < 0)
+		return bwrap_fail(b, e);
 	sys_close(&b->args[1]);
 	b->args_sent = 1;
 	return 0;

@@ -7,13 +7,50 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "launch/vclone.h"
 #include "sys.h"
+
+/* What the child needs, built before it starts (it may not allocate), and
+ * where it leaves the reason its exec failed. */
+struct child_job {
+	const struct child_spec *s;
+	const int *open_ok;
+	size_t nopen;
+	int exec_err;
+};
+
+/* The child (launch/vclone.h: cordon's memory, cordon suspended): only
+ * system calls until exec.  The keep list is what the binary must inherit;
+ * a descriptor the caller left without O_CLOEXEC has no business in bwrap
+ * or the sandbox: closed here. */
+static int child_main(void *arg)
+{
+	struct child_job *j = arg;
+	const struct child_spec *s = j->s;
+	if (sys_close_except(j->open_ok, j->nopen) < 0)
+		goto fail;
+	/* dup2 leaves the copy inheritable; the original keeps O_CLOEXEC. */
+	for (int i = 0; s->stdio && i < 3; i++)
+		if (s->stdio[i] >= 0 && dup2(s->stdio[i], i) < 0)
+			goto fail;
+	for (size_t i = 0; i < s->nkeep; i++)
+		if (sys_set_inheritable(s->keep[i]) < 0)
+			goto fail;
+	for (size_t i = 0; i < s->nrlimits; i++)
+		if (setrlimit(s->rlimits[i].resource, &s->rlimits[i].lim) < 0)
+			goto fail;
+	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
+		goto fail;
+	syscall(SYS_execveat, s->exec_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
+fail:
+	j->exec_err = errno ? errno : EIO;
+	return EXIT_CORDON_FAILED;
+}
 
 pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
 {
 	/* What the child keeps open: the keep list, and the binary for
-	 * execveat (O_CLOEXEC, so it goes at the exec).  Built before fork:
-	 * the child may not allocate. */
+	 * execveat (O_CLOEXEC, so it goes at the exec). */
 	int *open_ok = malloc((s->nkeep + 4) * sizeof(*open_ok));
 	if (!open_ok)
 		return err_set(e, ENOMEM, "out of memory");
@@ -24,30 +61,16 @@ pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
 	for (int i = 0; s->stdio && i < 3; i++)
 		if (s->stdio[i] >= 0)
 			open_ok[nopen++] = s->stdio[i];
-	pid_t pid = fork();
-	if (pid != 0) {
-		int err = errno;
-		free(open_ok);
-		return pid > 0 ? pid : err_sys(e, err, "fork");
+	struct child_job j = { s, open_ok, nopen, 0 };
+	pid_t pid = vclone_run(child_main, &j);
+	free(open_ok);
+	if (pid < 0)
+		return err_sys(e, (int)-pid, "cannot start %s", s->name);
+	/* cordon resumes once the child has exec'd or given up: a failure is
+	 * known here, and said once, by cordon. */
+	if (j.exec_err) {
+		(void)sys_waitpid(pid, NULL);
+		return err_sys(e, j.exec_err, "cannot execute %s", s->name);
 	}
-
-	/* Child: only async-signal-safe calls until exec.  The keep list is
-	 * what the binary must inherit; a descriptor the caller left without
-	 * O_CLOEXEC has no business in bwrap or the sandbox: closed here. */
-	if (sys_close_except(open_ok, nopen) < 0)
-		_exit(EXIT_CORDON_FAILED);
-	/* dup2 leaves the copy inheritable; the original keeps O_CLOEXEC. */
-	for (int i = 0; s->stdio && i < 3; i++)
-		if (s->stdio[i] >= 0 && dup2(s->stdio[i], i) < 0)
-			_exit(EXIT_CORDON_FAILED);
-	for (size_t i = 0; i < s->nkeep; i++)
-		if (sys_set_inheritable(s->keep[i]) < 0)
-			_exit(EXIT_CORDON_FAILED);
-	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
-		_exit(EXIT_CORDON_FAILED);
-	syscall(SYS_execveat, s->exec_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
-	struct cordon_err ce;
-	(void)err_sys(&ce, errno, "cannot execute %s", s->name);
-	err_print(&ce);
-	_exit(EXIT_CORDON_FAILED);
+	return pid;
 }

@@ -1,4 +1,4 @@
-/* child.h: fork + exec of a helper binary cordon opened itself (bwrap now;
+/* child.h: start a helper binary cordon opened itself (bwrap now;
  * cordon-bridge next), with exactly the descriptors it must inherit.
  *
  * This folder (launch/) is the only part of cordon that forks: it may
@@ -8,8 +8,15 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "err.h"
+
+/* A resource limit the child sets on itself before its exec. */
+struct child_rlimit {
+	int resource;
+	struct rlimit lim;
+};
 
 struct child_spec {
 	const char *name;         /* for the message if the exec fails */
@@ -20,12 +27,15 @@ struct child_spec {
 	size_t nkeep;
 	const sigset_t *mask;     /* signal mask the child starts with */
 	const int *stdio;         /* NULL, or what goes on 0-2 (-1: cordon's own) */
+	const struct child_rlimit *rlimits;  /* set before the exec */
+	size_t nrlimits;
 };
 
-/* fork + execveat.  The child closes every descriptor but 0-2 and the keep
- * list, puts stdio in place, makes the keep list inheritable, restores the
- * mask and execs; if it
- * cannot, it says so on stderr and exits 125.  Returns its pid or -errno. */
+/* Start the binary (launch/vclone.h, then execveat).  The child closes
+ * every descriptor but 0-2 and the keep list, puts stdio in place, makes
+ * the keep list inheritable, sets the rlimits, restores the mask and
+ * execs.  Returns its pid
+ * once it has exec'd, or -errno (the child reaped) if it could not. */
 pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

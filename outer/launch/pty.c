@@ -247,6 +247,17 @@ static void release_user_fd(int *fd, int *flags)
 	*flags = -1;
 }
 
+void pty_init(struct pty *p)
+{
+	p->master = p->slave = p->in = p->out = p->term = -1;
+	p->raw = 0;
+	memset(&p->saved, 0, sizeof(p->saved));
+	p->in_flags = p->out_flags = -1;
+	p->ended = 0;
+	p->keys.off = p->keys.len = 0;
+	p->shown.off = p->shown.len = 0;
+}
+
 void pty_close(struct pty *p)
 {
 	sys_close(&p->slave);

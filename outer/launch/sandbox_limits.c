@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "launch/vclone.h"
 #include "sys.h"
 
 static int set_limit(pid_t pid, int res, const char *flag, unsigned long long soft,
@@ -75,15 +77,21 @@ static int set_pid_max(pid_t sandbox, unsigned long pid_max, struct cordon_err *
 	return 0;
 }
 
-/* The per-user inotify counts are charged in every user namespace up to the
- * caller's own: a command that took them all (128 instances by default) left
+/* The per-user inotify and fanotify counts are charged in every user
+ * namespace up to the caller's own: a command that took them all (128
+ * instances by default; fanotify needs no privilege since Linux 5.13) left
  * none to the caller's other processes for as long as it ran (an editor's
  * file watcher, the watch of a concurrent cordon run).  The sandbox's user
- * namespace, which cordon owns, gets half of each of the caller's limits. */
+ * namespace, which cordon owns, gets half of each of the caller's limits.
+ * The fanotify files are younger than 5.13: where they are missing, so is
+ * unprivileged fanotify, and they are skipped. */
 static const char *const ucount_files[] = {
 	"/proc/sys/user/max_inotify_instances",
 	"/proc/sys/user/max_inotify_watches",
+	"/proc/sys/user/max_fanotify_groups",
+	"/proc/sys/user/max_fanotify_marks",
 };
+#define UCOUNT_REQUIRED 2   /* the first ones must exist */
 #define NUCOUNTS (sizeof(ucount_files) / sizeof(ucount_files[0]))
 
 static int read_ucount_limit(const char *path, unsigned long *out, struct cordon_err *e)
@@ -102,50 +110,69 @@ static int read_ucount_limit(const char *path, unsigned long *out, struct cordon
 	return 0;
 }
 
-/* In the forked helper: enter the sandbox's user namespace (whose sysctl set
- * /proc/sys/user then shows) and write each value.  Only async-signal-safe
- * calls; the exit status carries the errno. */
-static void ucount_helper(int nsfd, char values[NUCOUNTS][24])
+/* What the helper writes, and where its result goes. */
+struct ucount_job {
+	int nsfd;
+	char values[NUCOUNTS][24];
+	int err;            /* 0, or the errno of the first failure */
+};
+
+/* The helper: enter the sandbox's user namespace (whose sysctl set
+ * /proc/sys/user then shows) and write each value.  It shares cordon's
+ * memory (see share_ucounts), so it touches nothing but its job and its
+ * own stack, and makes only system calls. */
+static int ucount_helper(void *arg)
 {
-	if (setns(nsfd, CLONE_NEWUSER) < 0)
-		_exit(errno & 0x7f);
-	for (size_t i = 0; i < NUCOUNTS; i++) {
-		int fd = open(ucount_files[i], O_WRONLY | O_CLOEXEC);
-		size_t len = strlen(values[i]);
-		if (fd < 0)
-			_exit(errno & 0x7f);
-		if (write(fd, values[i], len) != (ssize_t)len)
-			_exit(errno ? errno & 0x7f : EIO);
-		(void)close(fd);
+	struct ucount_job *j = arg;
+	if (syscall(SYS_setns, j->nsfd, CLONE_NEWUSER) < 0) {
+		j->err = errno;
+		return 1;
 	}
-	_exit(0);
+	for (size_t i = 0; i < NUCOUNTS; i++) {
+		if (!j->values[i][0])
+			continue;
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, ucount_files[i], O_WRONLY | O_CLOEXEC);
+		size_t len = strlen(j->values[i]);
+		if (fd < 0 || syscall(SYS_write, fd, j->values[i], len) != (long)len) {
+			j->err = errno ? errno : EIO;
+			return 1;
+		}
+		(void)syscall(SYS_close, fd);
+	}
+	return 0;
 }
 
 static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 {
-	char path[48], values[NUCOUNTS][24];
+	char path[48];
+	struct ucount_job j = { .nsfd = -1, .err = 0 };
 	for (size_t i = 0; i < NUCOUNTS; i++) {
 		unsigned long v = 0;
+		if (i >= UCOUNT_REQUIRED && access(ucount_files[i], F_OK) < 0 && errno == ENOENT) {
+			j.values[i][0] = '\0';
+			continue;
+		}
 		int rc = read_ucount_limit(ucount_files[i], &v, e);
 		if (rc < 0)
 			return rc;
-		(void)snprintf(values[i], sizeof(values[i]), "%lu\n", v / 2);
+		(void)snprintf(j.values[i], sizeof(j.values[i]), "%lu\n", v / 2);
 	}
 	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)sandbox);
 	AUTO_FD ns = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns < 0)
 		return err_sys(e, errno, "cannot open the sandbox's user namespace");
-	pid_t c = fork();
+	j.nsfd = ns;
+	/* setns into a user namespace wants a single thread group and an
+	 * unshared fs_struct, not an unshared mm: launch/vclone.h. */
+	pid_t c = vclone_run(ucount_helper, &j);
 	if (c < 0)
-		return err_sys(e, errno, "cannot fork to limit the sandbox's inotify use");
-	if (c == 0)
-		ucount_helper(ns, values);
+		return err_sys(e, (int)-c, "cannot start the helper that limits the sandbox's inotify use");
 	int st = 0;
 	if (sys_waitpid(c, &st) < 0)
 		return err_sys(e, errno, "waiting for the helper that limits inotify use");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return err_sys(e, WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : EIO,
-			       "cannot limit the sandbox's inotify instances and watches in its "
+		return err_sys(e, j.err ? j.err : EIO,
+			       "cannot limit the sandbox's inotify and fanotify counts in its "
 			       "user namespace (/proc/sys/user)");
 	return 0;
 }

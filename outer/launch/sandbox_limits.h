@@ -1,6 +1,7 @@
 /* sandbox_limits.h: carrying out a limits plan (plan/limits.h) on the
- * sandbox's first process, after its user namespace exists and before bwrap
- * is released, so every process of the sandbox inherits them or is counted.
+ * sandbox's first process, after its user namespace exists and before
+ * cordon-inner gets its checks (it forks the command only after them), so
+ * every process of the sandbox inherits them or is counted.
  * A limit is never raised above the caller's own hard limit: the lower one
  * applies. */
 #ifndef CORDON_SANDBOX_LIMITS_H

@@ -74,13 +74,21 @@ int resolve_open_created(int dirfd, const char *name, const char *path, struct r
 	return open_nofollow(dirfd, name, path, NULL, out);
 }
 
-int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
+/* Opened with the links trust allows (plan/walk.h). */
+static int resolve_walk(const char *flag, const char *path, enum walk_trust trust,
+			struct rpath *out, struct cordon_err *e)
 {
 	char link[64], canon[PATH_MAX];
 	struct stat st;
 	struct walk_link bad;
 	*out = (struct rpath){ .fd = -1 };
-	int fd = walk_open(path, &bad);
+	int fd = walk_open(path, trust, &bad);
+	if (fd == -EPERM && bad.not_system)
+		return err_set(e, EPERM,
+			       "%s %s: goes through the symbolic link %s; a root caller's writable "
+			       "roots follow only the system's own links (directly in /, /usr or "
+			       "/var), since a sandbox run as root owns the links it plants: name "
+			       "the target", flag, path, bad.path);
 	if (fd == -EPERM)
 		return err_set(e, EPERM,
 			       "%s %s: goes through the symbolic link %s, owned by uid %u; cordon "
@@ -111,6 +119,11 @@ int resolve_path(const char *flag, const char *path, struct rpath *out, struct c
 	out->ino = st.st_ino;
 	out->is_dir = S_ISDIR(st.st_mode);
 	return 0;
+}
+
+int resolve_path(const char *flag, const char *path, struct rpath *out, struct cordon_err *e)
+{
+	return resolve_walk(flag, path, WALK_ROOT_LINKS, out, e);
 }
 
 static int under_any(const char *path, const struct rpath *v, size_t n)
@@ -146,7 +159,8 @@ static int add_root(struct resolved *r, const struct fstype_mounts *m, const cha
 		    const char *path, struct cordon_err *e)
 {
 	struct rpath p;
-	int rc = resolve_path(flag, path, &p, e);
+	int rc = resolve_walk(flag, path, geteuid() == 0 ? WALK_SYSTEM_LINKS : WALK_ROOT_LINKS,
+			      &p, e);
 	if (rc < 0)
 		return rc;
 	if ((rc = check_root_fstype(m, flag, p.path, p.fd, e)) < 0) {

@@ -61,16 +61,26 @@ static int start_at(const char *path, char *shown, size_t len)
 	return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* One symbolic link met on the way, opened as itself: refuse it unless root
- * owns it, else queue its target.  The owner and the target are read from the
- * opened link, so both belong to the same inode. */
-static int take_link(int linkfd, const struct stat *st, const char *shown, struct rest *r,
-		     int *cur, struct walk_link *bad)
+int walk_system_link_dir(const char *dir)
+{
+	return strcmp(dir, "") == 0 || strcmp(dir, "/") == 0 || strcmp(dir, "/usr") == 0 ||
+	       strcmp(dir, "/var") == 0;
+}
+
+/* One symbolic link met on the way (in the directory dir, as walked),
+ * opened as itself: refuse it unless root owns it (and, with
+ * WALK_SYSTEM_LINKS, it is the system's), else queue its target.  The owner
+ * and the target are read from the opened link, so both belong to the same
+ * inode. */
+static int take_link(int linkfd, const struct stat *st, const char *dir, const char *shown,
+		     enum walk_trust trust, struct rest *r, int *cur, struct walk_link *bad)
 {
 	char target[PATH_MAX];
-	if (st->st_uid != 0) {
+	int not_system = trust == WALK_SYSTEM_LINKS && !walk_system_link_dir(dir);
+	if (st->st_uid != 0 || not_system) {
 		(void)snprintf(bad->path, sizeof(bad->path), "%s", shown[0] ? shown : "/");
 		bad->owner = st->st_uid;
+		bad->not_system = not_system && st->st_uid == 0;
 		return -EPERM;
 	}
 	ssize_t n = readlinkat(linkfd, "", target, sizeof(target));
@@ -103,7 +113,7 @@ static int open_linkless(const char *path)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int walk_open(const char *path, struct walk_link *bad)
+int walk_open(const char *path, enum walk_trust trust, struct walk_link *bad)
 {
 	int fast = open_linkless(path);
 	if (fast >= 0 || (fast != -ELOOP && fast != -ENOSYS && fast != -EPERM && fast != -EXDEV))
@@ -146,7 +156,7 @@ int walk_open(const char *path, struct walk_link *bad)
 		if (S_ISLNK(st.st_mode)) {
 			if (++links > WALK_MAX_LINKS)
 				return -ELOOP;
-			int rc = take_link(next, &st, shown, &r, &cur, bad);
+			int rc = take_link(next, &st, before, shown, trust, &r, &cur, bad);
 			if (rc < 0)
 				return rc;
 			/* The target replaces the link: a relative one is

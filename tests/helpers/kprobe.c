@@ -179,6 +179,12 @@ int main(int argc, char **argv)
 		a.exclude_kernel = 1;
 		return report(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
 	}
+	if (!strcmp(p, "modify_ldt")) {
+		char ldt[16];
+		return report(syscall(SYS_modify_ldt, 0, ldt, sizeof(ldt))); /* read: changes nothing */
+	}
+	if (!strcmp(p, "uselib"))
+		return report(syscall(SYS_uselib, "/nonexistent-cordon-lib"));
 	if (!strcmp(p, "userfaultfd"))
 		return report(syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY));
 	if (!strcmp(p, "unshare_user"))

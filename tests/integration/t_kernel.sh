@@ -25,7 +25,7 @@ host_control() {
 
 # Host controls only for probes that change nothing outside their process.
 for p in io_uring_setup ptrace process_vm_readv bpf perf_event_open userfaultfd \
-	 unshare_user open_by_handle_at keyctl_read_session; do
+	 modify_ldt uselib unshare_user open_by_handle_at keyctl_read_session; do
 	expect_out 1 '^EPERM$' "$p is refused with EPERM" -- "${C[@]}" -- "$K" "$p"
 	host_control "$p"
 done

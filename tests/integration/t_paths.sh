@@ -68,10 +68,26 @@ expect_err 125 "symbolic link $ws/sublink" "-C through a planted link is refused
 (cd "$ws" && expect_err 125 "symbolic link $ws/build" "a relative path through a planted link is refused" -- \
 	"$CORDON" -w build -- true)
 if is_root; then
+	# A sandbox run as root owns every link it makes: ownership says nothing
+	# there, so a root caller's writable roots follow only the system's own
+	# links.  Run 1 plants, run 2 names it.
+	expect 0 "a sandbox run as root can make a link in its workspace" -- \
+		"${C[@]}" -- ln -s / "$ws/planted-by-root"
+	expect_err 125 "symbolic link $ws/planted-by-root; a root caller's writable roots follow only the system's own" \
+		"-w through a link a root-run sandbox planted is refused" -- \
+		"$CORDON" -w "$ws/planted-by-root/etc" -C "$ws" -- true
 	ln -s "$ws/sub" "$ws/rootlink"
-	expect 0 "control: a root-owned link is followed" -- \
-		"$CORDON" -w "$ws/rootlink" -C "$ws/sub" -- sh -c 'echo x > via-root-link'
-	assert "control: the write through the root-owned link landed" -- test -e "$ws/sub/via-root-link"
+	expect_err 125 "only the system's own links" "-w through any root-owned link in a workspace is refused" -- \
+		"$CORDON" -w "$ws/rootlink" -C "$ws/sub" -- true
+	expect 0 "control: -C and --read-only still follow root's links" -- \
+		"$CORDON" -w "$ws" --read-only "$ws/rootlink" -C "$ws/rootlink" -- true
+	if [ -L /var/run ] && [ "$(stat -c %u /var/run)" = 0 ] && [ -d /run ]; then
+		rd=$(mktemp -d /run/cordon-paths.XXXXXX)
+		expect 0 "control: the system's /var/run link is followed for a root caller's -w" -- \
+			"$CORDON" -w "/var/run/${rd#/run/}" -C "/var/run/${rd#/run/}" -- sh -c 'echo x > via-system-link'
+		assert "control: the write through the system's link landed" -- test -e "$rd/via-system-link"
+		rm -rf "$rd"
+	fi
 fi
 if [ -L /var/run ] && [ "$(stat -c %u /var/run)" = 0 ]; then
 	expect_out 0 '^/run$' "control: the system's root-owned /var/run link is followed" -- \

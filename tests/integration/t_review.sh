@@ -135,4 +135,58 @@ wait "$ipid"
 assert "the command got at most half the caller's limit ($got of $limit)" -- test "$got" -le $((limit / 2))
 assert "control: the command can open inotify instances ($got)" -- test "$got" -ge 1
 
+# fanotify needs no privilege since Linux 5.13 and is counted the same way.
+if [ -e /proc/sys/user/max_fanotify_groups ]; then
+	fg="$W/fan-groups"
+	mkdir -p "$fg"
+	mkfifo "$fg/go"
+	sed -e 's/libc.inotify_init1(0)/libc.fanotify_init(0x200, 0)/' "$iw/hold.py" > "$fg/hold.py"
+	"$CORDON" -w "$fg" -- python3 "$fg/hold.py" "$fg" >"$W/fg.out" 2>&1 &
+	gpid=$!
+	for _ in $(seq 1 500); do [ -e "$fg/count" ] && break; kill -0 "$gpid" 2>/dev/null || break; sleep 0.02; done
+	limit=$(cat /proc/sys/user/max_fanotify_groups)
+	got=$(cat "$fg/count" 2>/dev/null || echo 0)
+	assert "the caller can still make a fanotify group while the command holds all it can" -- \
+		python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).fanotify_init(0x200, 0) < 0)'
+	echo > "$fg/go"
+	wait "$gpid"
+	assert "the command got at most half the caller's fanotify groups ($got of $limit)" -- \
+		test "$got" -le $((limit / 2))
+	assert "control: the command can make fanotify groups ($got)" -- test "$got" -ge 1
+fi
+
+# --- the caller's pending signals and message queue bytes ---------------------
+# Counted per user up to the caller's own user namespace like inotify's: a
+# command that queued signals (or made message queues) until refused left
+# the caller's other processes none (sigqueue: EAGAIN) while it ran.  The
+# sandbox's user namespace gets half of each of the caller's limits.
+hold_share() {  # hold_share KIND CHECK DESCRIPTION...: the command takes all it can of KIND
+	local kind=$1 check=$2 what=$3 d="$W/share-$1"
+	mkdir -p "$d"
+	mkfifo "$d/go"
+	"$CORDON" -w "$d" -- "$HELPERS/probe" "${kind}fill" "$d" >"$W/share-$kind.out" 2>&1 &
+	local pid=$!
+	for _ in $(seq 1 500); do [ -e "$d/count" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+	got=$(cat "$d/count" 2>/dev/null || echo 0)
+	assert "the caller can still $what while the command holds all it can" -- $check
+	echo > "$d/go"
+	wait "$pid"
+}
+limit=$(bash -c 'ulimit -i')
+hold_share sig "$HELPERS/probe sigq" "queue a real-time signal"
+assert "the command queued at most half the caller's pending signals ($got of $limit)" -- \
+	test "$got" -le $((limit / 2))
+assert "control: the command can queue signals ($got)" -- test "$got" -ge 1
+# Landlock refuses opening a queue (its internal mount lies beneath no
+# allowed path), so the queues are the layer-alone case: the no-Landlock pass.
+limit=$(bash -c 'ulimit -q')
+hold_share mq "$HELPERS/probe mqone cordon-review-$$" "create a message queue"
+assert "the command's queues took at most half the caller's message queue bytes ($got of $limit)" -- \
+	test "$got" -le $((limit / 2))
+if [ "${CORDON_NO_LANDLOCK:-0}" = 1 ]; then
+	assert "control: the command can create message queues ($got bytes)" -- test "$got" -ge 1
+else
+	assert "with Landlock the command cannot open a message queue at all ($got bytes)" -- test "$got" -eq 0
+fi
+
 finish

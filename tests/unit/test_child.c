@@ -1,11 +1,13 @@
 /* test_child.c: what child_spawn lets the binary it starts inherit. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +31,7 @@ Test(child_spawn, only_the_keep_list_crosses_into_bwrap)
 	int keep[] = { kept, out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL };
+	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL, NULL, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -67,7 +69,7 @@ Test(child_spawn, stdio_goes_where_it_is_asked)
 	int stdio[3] = { -1, out[1], out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio, NULL, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -82,5 +84,54 @@ Test(child_spawn, stdio_goes_where_it_is_asked)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	cr_assert_str_eq(buf, "on-one\non-two\n");
 	close(out[0]);
+	close(sh);
+}
+
+/* A binary that cannot be executed: child_spawn says so itself (the child
+ * shares cordon's memory until its exec, so it leaves the reason there
+ * instead of printing), and nothing is left running or unreaped. */
+Test(child_spawn, an_exec_failure_is_returned_with_its_reason)
+{
+	char path[] = "/tmp/cordon-test-child-XXXXXX";
+	int w = mkstemp(path);
+	cr_assert_geq(w, 0);
+	cr_assert_eq(write(w, "\x7f" "ELF-not-really", 15), 15);
+	cr_assert_eq(fchmod(w, 0755), 0);
+	close(w);
+	int notexec = open(path, O_PATH | O_CLOEXEC);
+	cr_assert_geq(notexec, 0);
+	unlink(path);
+	char *argv[] = { "x", NULL };
+	char *envp[] = { NULL };
+	struct child_spec spec = { "the-helper", notexec, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct cordon_err e = { 0 };
+	pid_t pid = child_spawn(&spec, &e);
+	cr_assert_lt(pid, 0, "a file that is no program did not start");
+	cr_assert_eq(-pid, ENOEXEC, "the exec's own errno comes back: %d", (int)-pid);
+	cr_assert(strstr(e.msg, "cannot execute the-helper"), "%s", e.msg);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "the failed child was reaped");
+	close(notexec);
+}
+
+/* Control: cordon's own descriptors and errno are its own after a start
+ * (the child has a table of its own and closes everything in it). */
+Test(child_spawn, the_callers_descriptors_and_errno_are_untouched)
+{
+	int mine = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(mine, 0);
+	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
+	char *argv[] = { "sh", "-c", "exit 0", NULL };
+	char *envp[] = { NULL };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct cordon_err e = { 0 };
+	errno = 1234;
+	pid_t pid = child_spawn(&spec, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	cr_assert_eq(errno, 1234, "errno as it was");
+	cr_assert_eq(fcntl(mine, F_GETFD), FD_CLOEXEC, "still open, still close-on-exec");
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(mine);
 	close(sh);
 }

@@ -190,7 +190,7 @@ Test(seccomp_policy, table_covers_design_section_6)
 	static const char *const denied[] = {
 		"socket", "socketpair", "io_uring_setup", "io_uring_enter",
 		"io_uring_register", "ptrace", "process_vm_readv",
-		"process_vm_writev", "bpf", "perf_event_open", "userfaultfd",
+		"process_vm_writev", "bpf", "perf_event_open", "userfaultfd", "modify_ldt", "uselib",
 		"keyctl", "add_key", "request_key", "ioctl", "unshare", "clone",
 		"clone3", "mount", "umount2", "pivot_root", "open_tree",
 		"move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
