@@ -380,6 +380,9 @@ assert "the bridge's command line (world-readable) holds no credentials" -- \
 	bash -c "[ -n '$bpid' ] && tr '\\0' ' ' </proc/$bpid/cmdline | grep -q -- '--upstream tcp:127.0.0.1' &&
 		 ! grep -aqi 'pa ss\|w%25rd' /proc/$bpid/cmdline"
 { kill "$cpid"; wait "$cpid"; } 2>/dev/null
+printf '{"network": {"mode": "proxy", "upstream": "%s"}}\n' "$UA" >"$W/upauth.policy"
+expect_out 0 '^hello$' "credentials from a --policy file (off cordon's command line) work too" -- \
+	"${C[@]}" "${P[@]}" --policy "$W/upauth.policy" -- curl -sS "http://allowed.test:$H/hello"
 expect_err 125 '^cordon: --proxy-upstream: the credentials' "malformed credentials are refused without repeating them" -- \
 	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:onlyuser-secretish@127.0.0.1:1" -- true
 assert "... the message does not repeat them" -- bash -c "! grep -q secretish '$ERR'"
