@@ -97,6 +97,8 @@ static void conn_forward_done(struct bridge *b, struct conn *c, const char *reas
  * client or writable server moves the upload, the reverse the download.
  * The other direction's pump would only find EAGAIN, one syscall per
  * wake-up for nothing on a busy tunnel. */
+static void conn_next_request(struct bridge *b, struct conn *c);
+
 static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
 {
 	int r1 = up ? relay_pump(&c->up) : 0, r2 = down ? relay_pump(&c->down) : 0;
@@ -113,6 +115,9 @@ static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
 					    : r2 == -EPROTO ? "bad-response" : "out-of-memory");
 	else if (!relay_done(&c->up) || !relay_done(&c->down))
 		return;
+	else if (c->proto == CP_HTTP_FORWARD && c->down.reusable && c->up.stopped &&
+		 c->down.stopped && !c->up.err && !c->down.err)
+		conn_next_request(b, c);
 	else if (c->proto == CP_HTTP_FORWARD)
 		conn_forward_done(b, c, c->up.err || c->down.err ? "reset" : "closed");
 	else
@@ -124,12 +129,43 @@ static void conn_pump(struct bridge *b, struct conn *c)
 	conn_pump_dirs(b, c, 1, 1);
 }
 
+/* One absolute-form request was answered, its response delimited, and the
+ * client keeps the connection: log it, drop the server connection, and
+ * read the client's next request, decided afresh on its own URI (it may
+ * name another host).  Bytes the client sent after the last body are its
+ * start. */
+static void conn_next_request(struct bridge *b, struct conn *c)
+{
+	conn_log(b, c);
+	char *rest = c->up.rest;
+	size_t rest_len = c->up.rest_len;
+	c->up.rest = NULL;
+	sys_close(&c->sfd);
+	relay_close(&c->up);
+	relay_close(&c->down);
+	free(c->buf);
+	free(c->ubuf);
+	struct conn keep = *c;
+	*c = (struct conn){
+		.prev = keep.prev, .next = keep.next, .id = keep.id, .cfd = keep.cfd, .sfd = -1,
+		.ctag = keep.ctag, .st = CS_HEAD, .buf = rest, .len = rest_len, .cap = rest_len,
+		.up = { .pipe = { -1, -1 } }, .down = { .pipe = { -1, -1 } },
+		.client_port = keep.client_port, .nreq = keep.nreq + 1,
+	};
+	(void)clock_gettime(CLOCK_REALTIME, &c->start_rt);
+	c->start_ms = conn_now_ms();
+	c->deadline_ms = c->start_ms + b->head_timeout_ms;
+	conn_on_client(b, c, CONN_EV_READ);
+}
+
 /* Connected (and, with an upstream, tunnelled): what each side gets first,
  * then splice. */
 static void conn_start_relay(struct bridge *b, struct conn *c)
 {
 	static const char socks_ok[SOCKS5_REPLY_LEN] = { 5, 0, 0, 1 };
 	size_t rest = c->len - c->consumed, uplen = 0, downlen = 0, headlen;
+	int head_req = c->proto == CP_HTTP_FORWARD && c->req.method_len == 4 &&
+		       memcmp(c->buf + c->req.method_off, "HEAD", 4) == 0;
 	char *up = malloc(HTTP_REBUILT_MAX + rest), *down = malloc(64 + c->ulen);
 	if (!up || !down) {
 		free(up);
@@ -178,6 +214,8 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 		return;
 	}
 	int r = 0;
+	c->down.keep = c->req.keep;
+	c->down.head_req = head_req;
 	if (c->proto == CP_HTTP_FORWARD &&
 	    ((r = relay_frame(&c->up, c->req.body == HTTP_BODY_CHUNKED ? RELAY_CHUNKED : RELAY_LENGTH,
 			      c->req.body == HTTP_BODY_LENGTH ? c->req.content_length : 0, headlen)) < 0 ||

@@ -80,6 +80,20 @@ static int rl_queue(struct relay_dir *d, const char *buf, size_t len)
 	return 0;
 }
 
+/* Bytes after a request body: the start of the next request. */
+static int rl_keep_rest(struct relay_dir *d, const char *p, size_t len)
+{
+	if (!len)
+		return 0;
+	char *n = realloc(d->rest, d->rest_len + len);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + d->rest_len, p, len);
+	d->rest = n;
+	d->rest_len += len;
+	return 0;
+}
+
 int relay_frame(struct relay_dir *d, enum relay_frame f, unsigned long long length, size_t keep)
 {
 	const char *tail = d->pending ? d->pending + keep : NULL;
@@ -89,9 +103,12 @@ int relay_frame(struct relay_dir *d, enum relay_frame f, unsigned long long leng
 	chunked_init(&d->ck);
 	if (f == RELAY_LENGTH) {
 		if (tlen >= length) {
-			d->pending_len = keep + (size_t)length; /* what follows is not this body */
+			/* What follows is not this body: the next request's. */
+			int r = rl_keep_rest(d, tail + length, tlen - (size_t)length);
+			d->pending_len = keep + (size_t)length;
 			d->body_left = 0;
 			d->stopped = 1;
+			return r;
 		} else {
 			d->body_left -= tlen;
 		}
@@ -103,9 +120,11 @@ int relay_frame(struct relay_dir *d, enum relay_frame f, unsigned long long leng
 		if (!out)
 			return -ENOMEM;
 		enum chunked_result r = chunked_feed(&d->ck, tail, tlen, &used, out, &olen);
+		int q = r == CHUNKED_DONE ? rl_keep_rest(d, tail + used, tlen - used) : 0;
 		d->pending_len = keep;
 		d->stopped = r == CHUNKED_DONE;
-		int q = r == CHUNKED_BAD ? -EBADMSG : rl_queue(d, out, olen);
+		if (q == 0)
+			q = r == CHUNKED_BAD ? -EBADMSG : rl_queue(d, out, olen);
 		free(out);
 		return q;
 	}
@@ -146,11 +165,51 @@ static int rl_read_chunked(struct relay_dir *d, int *progress)
 		free(out);
 		return -EBADMSG;
 	}
-	if (r == CHUNKED_DONE)
+	int q = 0;
+	if (r == CHUNKED_DONE) {
 		d->stopped = 1; /* anything after the body is not passed on */
-	int q = rl_queue(d, out, olen);
+		q = rl_keep_rest(d, in + used, (size_t)n - used);
+	}
+	if (q == 0)
+		q = rl_queue(d, out, olen);
 	free(out);
 	return q;
+}
+
+/* A final response head was queued: its body, framed as the head says,
+ * starting with what was read after the head. */
+static int rl_body_after_head(struct relay_dir *d, enum http_body body, unsigned long long length)
+{
+	char *after = d->head;
+	size_t alen = d->head_len;
+	size_t keep = d->pending_len;
+	d->head = NULL;
+	d->head_len = 0;
+	int r = rl_queue(d, after, alen);
+	free(after);
+	if (r < 0)
+		return r;
+	switch (body) {
+	case HTTP_BODY_NONE:
+		d->pending_len = keep; /* nothing after the head is this response's */
+		d->frame = RELAY_LENGTH;
+		d->stopped = 1;
+		return 0;
+	case HTTP_BODY_LENGTH:
+		r = relay_frame(d, RELAY_LENGTH, length, keep);
+		break;
+	case HTTP_BODY_CHUNKED:
+		r = relay_frame(d, RELAY_CHUNKED, 0, keep);
+		break;
+	default:
+		d->frame = RELAY_STREAM;
+		return 0;
+	}
+	/* Bytes a server sends past its response are not the client's. */
+	free(d->rest);
+	d->rest = NULL;
+	d->rest_len = 0;
+	return r == -EBADMSG ? -EPROTO : r;
 }
 
 /* RELAY_RESPONSE: read until a head is complete, rewrite it, queue it and
@@ -163,9 +222,16 @@ static int rl_read_head(struct relay_dir *d, int *progress)
 			return -EPROTO;
 		if (end) {
 			size_t hl = (size_t)(end - d->head) + 4;
+			enum http_body body = HTTP_BODY_CLOSE;
+			unsigned long long length = 0;
+			int interim = d->head_len >= 12 && d->head[9] == '1' && memcmp(d->head + 9, "101", 3) != 0;
+			if (!interim && http_response_frame(d->head, hl, d->head_req, &body, &length) < 0)
+				return -EPROTO;
+			d->reusable = d->keep && body != HTTP_BODY_CLOSE;
 			char *out = malloc(hl + 64);
 			int final = 0;
-			ssize_t o = out ? http_response_close(d->head, hl, out, hl + 64, &final) : -ENOMEM;
+			ssize_t o = out ? http_response_close(d->head, hl, d->reusable, out, hl + 64, &final)
+					: -ENOMEM;
 			int q = o < 0 ? (int)o : rl_queue(d, out, (size_t)o);
 			free(out);
 			if (q < 0)
@@ -175,12 +241,7 @@ static int rl_read_head(struct relay_dir *d, int *progress)
 			*progress = 1;
 			if (!final)
 				continue; /* 100 Continue: the real head follows */
-			int r = rl_queue(d, d->head, d->head_len);
-			free(d->head);
-			d->head = NULL;
-			d->head_len = 0;
-			d->frame = RELAY_STREAM;
-			return r;
+			return rl_body_after_head(d, body, length);
 		}
 		ssize_t n = recv(d->from, d->head + d->head_len, HTTP_HEAD_MAX - d->head_len, 0);
 		if (n < 0 && errno == EINTR)
@@ -274,4 +335,6 @@ void relay_close(struct relay_dir *d)
 	d->pending = NULL;
 	free(d->head);
 	d->head = NULL;
+	free(d->rest);
+	d->rest = NULL;
 }

@@ -12,8 +12,12 @@
  *
  * A forwarded (absolute-form) request frames its directions: the request
  * body is passed on up to its end (Content-Length, or a chunked body
- * checked and rebuilt by chunked.c) and nothing after it; each response
- * head is rewritten to end the connection (http_response_close).
+ * checked and rebuilt by chunked.c) and nothing after it (kept in rest for
+ * the next request); each response head is rewritten
+ * (http_response_close): when the client keeps its connection and the
+ * response's end is known (http_response_frame), the response is passed on
+ * to that end only and the direction is reusable; otherwise the head says
+ * Connection: close and the response runs to the server's EOF.
  *
  * Belongs here: the pump.  Non-blocking descriptors; the caller's event
  * loop calls relay_pump again when either descriptor is ready.  splice has
@@ -50,6 +54,13 @@ struct relay_dir {
 	struct chunked ck;        /* RELAY_CHUNKED */
 	char *head;               /* RELAY_RESPONSE: a response head being read (owned) */
 	size_t head_len;
+	int keep, head_req;       /* RELAY_RESPONSE, set by the caller: the client may
+				     send another request; this one was HEAD */
+	int reusable;             /* the response was delimited and the client keeps
+				     the connection: the next request may follow */
+	char *rest;               /* a request body's direction: bytes read after the
+				     body's end (the next request's start), owned */
+	size_t rest_len;
 };
 
 /* A direction from -> to, with pending[0..len) (owned from now on, may be

@@ -48,7 +48,10 @@ static void fz_response(const char *b, size_t size)
 	if (!end)
 		return;
 	size_t hl = (size_t)(end - b) + 4;
-	ssize_t m = http_response_close(b, hl, rebuilt, hl + 64, &final);
+	enum http_body body;
+	unsigned long long len;
+	(void)http_response_frame(b, hl, size & 1, &body, &len);
+	ssize_t m = http_response_close(b, hl, 0, rebuilt, hl + 64, &final);
 	if (m < 0)
 		return;
 	struct http_scan sc = { 0, 0 };

@@ -167,6 +167,7 @@ s = socket.create_connection(("127.0.0.1", 3128))
 for part in sys.argv[2:]:
     s.sendall(eval(part).replace(b"PORT", sys.argv[1].encode()))
     time.sleep(0.2)
+s.shutdown(socket.SHUT_WR)  # a kept connection then ends after the last answer
 s.settimeout(20)
 out = b""
 while True:
@@ -191,15 +192,32 @@ done
 sum=$(printf 'helloworld!' | sha256sum | cut -d' ' -f1)
 expect_out 0 "^$sum\$" "control: a valid chunked body with extensions and trailers passes intact" -- \
 	pyreq "$CH + b\"5;x=\\\"y\\\"\r\nhello\r\n\"" "b\"06\r\nworld!\r\n0\r\nX-Sum: 1\r\n\r\n\""
-assert "... and the response says Connection: close (one request per connection)" -- \
-	grep -q $'^Connection: close\r$' "$OUT"
-expect_out 0 '^HTTP/1.[01] 200 ' "a request pipelined after the first on one connection is not forwarded" -- \
+assert "... and the response keeps the connection (HTTP/1.1 request, delimited response)" -- \
+	grep -q $'^Connection: keep-alive\r$' "$OUT"
+
+echo "-- keep-alive: several absolute-form requests on one connection, each decided on its URI"
+expect_out 0 '^HTTP/1.1 403 ' "two pipelined requests: the second, to an unlisted host, is refused on its own URI" -- \
 	pyreq 'b"GET http://allowed.test:PORT/hello HTTP/1.1\r\n\r\nGET http://other.test:PORT/hello HTTP/1.1\r\n\r\n"'
-assert "... one response only, no decision on the second" -- \
-	bash -c "[ \$(grep -c '^HTTP/1' '$OUT') -eq 1 ] && grep -q $'^Connection: close\r\$' '$OUT'"
-expect_out 0 '^HTTP/1.[01] 200 ' "a Content-Length body ends where it says; what follows is not forwarded" -- \
+assert "... after the first was answered (200, hello)" -- \
+	bash -c "[ \$(grep -c '^HTTP/1.0 200 ' '$OUT') -eq 1 ] && grep -q '^hello' '$OUT'"
+expect_out 0 "^$(printf abc | sha256sum | cut -d' ' -f1)\$" "a Content-Length body ends where it says ..." -- \
 	pyreq 'b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /x HTTP/1.1\r\n\r\n"'
-assert "... the server hashed the 3 bytes" -- grep -q "^$(printf abc | sha256sum | cut -d' ' -f1)\$" "$OUT"
+assert "... and what follows is the next request: origin-form, 400" -- grep -q '^HTTP/1.1 400 ' "$OUT"
+expect_out 0 '^HTTP/1.1 400 ' "after a chunked body the next request is parsed too (a bad one: 400)" -- \
+	pyreq "$CH + b\"1\r\nx\r\n0\r\n\r\nGET http://allowed.test:PORT/\x00 HTTP/1.1\r\n\r\n\""
+assert "... after the first's answer" -- grep -q "^$(printf x | sha256sum | cut -d' ' -f1)\$" "$OUT"
+klog="$W/keep.netlog"
+expect_out 0 '^hello$' "curl reuses one connection for two URLs" -- \
+	"${C[@]}" "${P[@]}" --net-log "$klog" -- curl -sS "http://allowed.test:$H/hello" "http://allowed.test:$H/hello"
+assert "... two log lines, one client port (one connection), both allowed" -- \
+	bash -c "[ \$(grep -c '\"decision\":\"allow\"' '$klog') -eq 2 ] &&
+		 [ \$(grep -o '\"client_port\":[0-9]*' '$klog' | sort -u | wc -l) -eq 1 ]"
+: >"$klog"
+expect_out 0 '^200 403$' "on one kept connection an allowed then an unlisted host: 200, then 403" -- \
+	bash -c "\"\$@\" | tr '\n' ' ' | sed 's/ \$//'; echo" sh "${C[@]}" "${P[@]}" --net-log "$klog" -- \
+	curl -sS -o /dev/null -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello" "http://other.test:$H/hello"
+assert "... both on the same connection" -- \
+	bash -c "[ \$(wc -l <'$klog') -eq 2 ] && [ \$(grep -o '\"client_port\":[0-9]*' '$klog' | sort -u | wc -l) -eq 1 ]"
 
 echo "-- slowloris: 200 slow heads, a normal request still goes through"
 expect_out 0 '^hello$' "200 open half-heads do not block a normal request" -- \

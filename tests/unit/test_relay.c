@@ -233,3 +233,69 @@ Test(relay, response_heads_rewritten)
 	close(sb);
 	close(s);
 }
+
+/* A kept connection: the response goes to its end and no further, and the
+ * bytes after a request body are kept for the next request. */
+Test(relay, keep_alive_framing)
+{
+	int c, cb, sb, s;
+	pair(&c, &cb);
+	pair(&sb, &s);
+	struct relay_dir down, up;
+	char *first = strdup("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nab");
+	cr_assert_eq(relay_open(&down, sb, cb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+	down.keep = 1;
+	cr_assert_eq(write(s, "cEXTRA", 6), 6);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(relay_done(&down) && down.reusable && down.stopped);
+	char buf[512];
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc");
+	relay_close(&down);
+	close(s);
+	close(sb);
+	/* Chunked, split across reads. */
+	pair(&sb, &s);
+	first = strdup("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nh");
+	cr_assert_eq(relay_open(&down, sb, cb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+	down.keep = 1;
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert_not(relay_done(&down));
+	cr_assert_eq(write(s, "i\r\n0\r\n\r\n", 8), 8);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(relay_done(&down) && down.reusable);
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n");
+	relay_close(&down);
+	/* No length: not reusable, Connection: close, until EOF. */
+	first = strdup("HTTP/1.1 200 OK\r\n\r\nxyz");
+	cr_assert_eq(relay_open(&down, sb, cb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+	down.keep = 1;
+	close(s);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(relay_done(&down));
+	cr_assert_not(down.reusable);
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nxyz");
+	relay_close(&down);
+	close(sb);
+	/* The request side: what follows a body is kept, not sent. */
+	pair(&sb, &s);
+	first = strdup("HEAD|abcGET http://x.test/ HTTP/1.1\r\n");
+	cr_assert_eq(relay_open(&up, cb, sb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&up, RELAY_LENGTH, 3, 5), 0);
+	cr_assert_eq(relay_pump(&up), 0);
+	cr_assert(relay_done(&up));
+	cr_assert_eq(up.rest_len, 29);
+	cr_assert_eq(memcmp(up.rest, "GET http://x.test/ HTTP/1.1", 27), 0);
+	drain(s, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HEAD|abc");
+	relay_close(&up);
+	close(c);
+	close(cb);
+	close(sb);
+	close(s);
+}
