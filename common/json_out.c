@@ -196,6 +196,22 @@ void json_out_null(struct json_out *j, const char *key)
 	puts_(j, "null");
 }
 
+void json_out_nonzero(struct json_out *j, const char *key, unsigned long long v)
+{
+	if (v)
+		json_out_uint(j, key, v);
+	else
+		json_out_null(j, key);
+}
+
+void json_out_strs(struct json_out *j, const char *key, const char *const *v, size_t n)
+{
+	json_out_array(j, key);
+	for (size_t i = 0; v && i < n && v[i]; i++)
+		json_out_str(j, NULL, v[i]);
+	json_out_end(j);
+}
+
 int json_out_finish(struct json_out *j)
 {
 	if (!j->failed && j->depth != 0)

@@ -35,6 +35,11 @@ void json_out_uint(struct json_out *j, const char *key, unsigned long long v);
 void json_out_double(struct json_out *j, const char *key, double v);
 void json_out_bool(struct json_out *j, const char *key, int v);
 void json_out_null(struct json_out *j, const char *key);
+/* v, or null when it is 0 (a setting's "none", a signal that did not come). */
+void json_out_nonzero(struct json_out *j, const char *key, unsigned long long v);
+/* An array of the n strings of v, ending early at a NULL: (argv, SIZE_MAX)
+ * writes a NULL-terminated argv; v NULL writes []. */
+void json_out_strs(struct json_out *j, const char *key, const char *const *v, size_t n);
 
 /* 0 with the text (NUL-terminated, j->len bytes) in j->buf, or -errno. */
 int json_out_finish(struct json_out *j) __attribute__((warn_unused_result));

@@ -15,7 +15,8 @@ static const struct wire_spec wire_table[WIRE_TYPE_END] = {
 	[WIRE_EXITED] = { "exited", WIRE_TO_OUTER, 4, 4, WIRE_FD_NONE, 1 },
 };
 
-static const struct wire_proto wire_inner = { wire_table, WIRE_TYPE_END };
+static const struct wire_proto wire_inner = { wire_table, WIRE_TYPE_END, "protocol error",
+					     "the sandbox control socket" };
 
 int wire_send(int sock, uint32_t type, const void *data, size_t len, int fd)
 {
@@ -38,17 +39,17 @@ int wire_check_proto(const struct wire_proto *pr, const struct wire_peer *p, uin
 		     size_t len, int has_fd, struct cordon_err *e)
 {
 	if (type == 0 || type >= pr->ntypes || type >= 32 || !pr->table[type].name)
-		return err_set(e, EPROTO, "protocol error: unknown record type %u", type);
+		return err_set(e, EPROTO, "%s: unknown record type %u", pr->err, type);
 	const struct wire_spec *s = &pr->table[type];
 	if (s->dir != p->accept)
-		return err_set(e, EPROTO, "protocol error: %s record sent the wrong way", s->name);
+		return err_set(e, EPROTO, "%s: %s record sent the wrong way", pr->err, s->name);
 	if (len < s->min || len > s->max)
-		return err_set(e, EPROTO, "protocol error: %s record of %zu bytes", s->name, len);
+		return err_set(e, EPROTO, "%s: %s record of %zu bytes", pr->err, s->name, len);
 	if (s->fd != WIRE_FD_MAY && has_fd != (s->fd == WIRE_FD_MUST))
-		return err_set(e, EPROTO, "protocol error: %s record %s a descriptor",
-			       s->name, has_fd ? "carries" : "lacks");
+		return err_set(e, EPROTO, "%s: %s record %s a descriptor",
+			       pr->err, s->name, has_fd ? "carries" : "lacks");
 	if (s->once && (p->seen & (1u << type)))
-		return err_set(e, EPROTO, "protocol error: second %s record", s->name);
+		return err_set(e, EPROTO, "%s: second %s record", pr->err, s->name);
 	return 0;
 }
 
@@ -69,10 +70,10 @@ int wire_recv_proto(const struct wire_proto *pr, int sock, struct wire_peer *p,
 		return 0;
 	}
 	if (n < 0)
-		return err_sys(e, (int)-n, "reading from the sandbox control socket");
+		return err_sys(e, (int)-n, "reading from %s", pr->socket);
 	if ((size_t)n < sizeof(uint32_t)) {
 		sys_close(&fd);
-		return err_set(e, EPROTO, "protocol error: short record");
+		return err_set(e, EPROTO, "%s: short record", pr->err);
 	}
 	uint32_t type;
 	memcpy(&type, buf, sizeof(type));

@@ -49,10 +49,12 @@ struct wire_spec {
 };
 
 /* A protocol: its table, indexed by type (0 is never a type; at most 32
- * types, for wire_peer.seen). */
+ * types, for wire_peer.seen), and the words its errors start with. */
 struct wire_proto {
 	const struct wire_spec *table;
 	uint32_t ntypes;
+	const char *err;     /* "protocol error": starts every rejection */
+	const char *socket;  /* "the sandbox control socket": names it when reading fails */
 };
 
 /* Receiving end state: which direction we accept, which once-only types we saw. */

@@ -1,83 +1,60 @@
-/* wire_bridge.c: see wire_bridge.h. */
+/* wire_bridge.c: see wire_bridge.h.  The records are checked and received
+ * by wire.c's code for any table; this file holds the table and the
+ * bridge's own record and peer types. */
 #include "wire_bridge.h"
 
 #include <errno.h>
 #include <string.h>
-#include "fdpass.h"
+#include "wire.h"
 
-struct wire_bridge_spec {
-	const char *name;
-	enum wire_bridge_dir dir;
-	size_t min, max;
-	int fd;
-	int once;
+_Static_assert(WIRE_BRIDGE_DATA_MAX <= WIRE_DATA_MAX, "a bridge record fits a wire record");
+
+/* The bridge plays wire.h's "inner" end, as the guardian does. */
+static const struct wire_spec wb_table[WIRE_BRIDGE_TYPE_END] = {
+	[WIRE_BRIDGE_LISTENER] = { "listener", WIRE_TO_INNER, 2, 2, WIRE_FD_MUST, 0 },
+	[WIRE_BRIDGE_LISTENERS_END] = { "listeners-end", WIRE_TO_INNER, 4, 4, WIRE_FD_NONE, 1 },
+	[WIRE_BRIDGE_READY] = { "ready", WIRE_TO_OUTER, 1, 1, WIRE_FD_NONE, 1 },
+	[WIRE_BRIDGE_ERROR] = { "error", WIRE_TO_OUTER, sizeof(struct cordon_err),
+				sizeof(struct cordon_err), WIRE_FD_NONE, 1 },
 };
 
-static const struct wire_bridge_spec wb_table[WIRE_BRIDGE_TYPE_END] = {
-	[WIRE_BRIDGE_LISTENER] = { "listener", WIRE_BRIDGE_TO_BRIDGE, 2, 2, 1, 0 },
-	[WIRE_BRIDGE_LISTENERS_END] = { "listeners-end", WIRE_BRIDGE_TO_BRIDGE, 4, 4, 0, 1 },
-	[WIRE_BRIDGE_READY] = { "ready", WIRE_BRIDGE_TO_INNER, 1, 1, 0, 1 },
-	[WIRE_BRIDGE_ERROR] = { "error", WIRE_BRIDGE_TO_INNER, sizeof(struct cordon_err),
-				sizeof(struct cordon_err), 0, 1 },
-};
+static const struct wire_proto wb_proto = { wb_table, WIRE_BRIDGE_TYPE_END,
+					    "bridge protocol error", "the bridge socket" };
+
+static struct wire_peer wb_peer(const struct wire_bridge_peer *p)
+{
+	struct wire_peer w = { p->accept == WIRE_BRIDGE_TO_BRIDGE ? WIRE_TO_INNER : WIRE_TO_OUTER,
+			       p->seen };
+	return w;
+}
 
 int wire_bridge_send(int sock, uint32_t type, const void *data, size_t len, int fd)
 {
-	unsigned char buf[sizeof(uint32_t) + WIRE_BRIDGE_DATA_MAX];
 	if (len > WIRE_BRIDGE_DATA_MAX)
 		return -EMSGSIZE;
-	memcpy(buf, &type, sizeof(type));
-	if (len)
-		memcpy(buf + sizeof(type), data, len);
-	return fdpass_send(sock, buf, sizeof(type) + len, fd);
+	return wire_send(sock, type, data, len, fd);
 }
 
 int wire_bridge_check(const struct wire_bridge_peer *p, uint32_t type, size_t len, int has_fd,
 		      struct cordon_err *e)
 {
-	if (type == 0 || type >= WIRE_BRIDGE_TYPE_END || !wb_table[type].name)
-		return err_set(e, EPROTO, "bridge protocol error: unknown record type %u", type);
-	const struct wire_bridge_spec *s = &wb_table[type];
-	if (s->dir != p->accept)
-		return err_set(e, EPROTO, "bridge protocol error: %s record sent the wrong way", s->name);
-	if (len < s->min || len > s->max)
-		return err_set(e, EPROTO, "bridge protocol error: %s record of %zu bytes", s->name, len);
-	if (has_fd != s->fd)
-		return err_set(e, EPROTO, "bridge protocol error: %s record %s a descriptor",
-			       s->name, has_fd ? "carries" : "lacks");
-	if (s->once && (p->seen & (1u << type)))
-		return err_set(e, EPROTO, "bridge protocol error: second %s record", s->name);
-	return 0;
+	struct wire_peer w = wb_peer(p);
+	return wire_check_proto(&wb_proto, &w, type, len, has_fd, e);
 }
 
 int wire_bridge_recv(int sock, struct wire_bridge_peer *p, struct wire_bridge_rec *r,
 		     struct cordon_err *e)
 {
-	unsigned char buf[sizeof(uint32_t) + WIRE_BRIDGE_DATA_MAX];
-	int fd = -1;
-	ssize_t n = fdpass_recv(sock, buf, sizeof(buf), &fd);
-	if (n == 0) {
-		sys_close(&fd);
-		return 0;
-	}
-	if (n < 0)
-		return err_sys(e, (int)-n, "reading from the bridge socket");
-	if ((size_t)n < sizeof(uint32_t)) {
-		sys_close(&fd);
-		return err_set(e, EPROTO, "bridge protocol error: short record");
-	}
-	uint32_t type;
-	memcpy(&type, buf, sizeof(type));
-	size_t len = (size_t)n - sizeof(type);
-	int rc = wire_bridge_check(p, type, len, fd >= 0, e);
-	if (rc < 0) {
-		sys_close(&fd);
+	struct wire_peer w = wb_peer(p);
+	struct wire_rec rec;
+	int rc = wire_recv_proto(&wb_proto, sock, &w, &rec, e);
+	p->seen = w.seen;
+	if (rc != 1)
 		return rc;
-	}
-	p->seen |= 1u << type;
-	r->type = type;
-	r->len = (uint32_t)len;
-	r->fd = fd;
-	memcpy(r->data, buf + sizeof(type), len);
+	/* The table's largest payload is WIRE_BRIDGE_DATA_MAX. */
+	r->type = rec.type;
+	r->len = rec.len;
+	r->fd = rec.fd;
+	memcpy(r->data, rec.data, rec.len);
 	return 1;
 }

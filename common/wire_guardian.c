@@ -15,7 +15,8 @@ static const struct wire_spec gwire_table[GWIRE_TYPE_END] = {
 			  WIRE_FD_NONE, 0 },
 };
 
-const struct wire_proto gwire_proto = { gwire_table, GWIRE_TYPE_END };
+const struct wire_proto gwire_proto = { gwire_table, GWIRE_TYPE_END, "protocol error",
+				       "the sandbox control socket" };
 
 int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out)
 {

@@ -17,6 +17,7 @@
 #include "launch/bwrap_find.h"
 #include "config.h"
 #include "hostpaths/caches.h"
+#include "hostpaths/cgroup.h"
 #include "hostpaths/registry.h"
 #include "plan/limits.h"
 #include "plan/resolve.h"
@@ -181,32 +182,48 @@ static void check_landlock(void)
 		landlock_missing(errno);
 }
 
-/* What this machine can limit, and how (plan/limits.h). */
+/* Where the run's cgroup for a controller would go, or why none. */
+static const char *cgroup_where(const struct limits_cgroup *g)
+{
+	return g->way != CGROUP_PICK_NONE ? g->dir
+	       : "no cgroup: none of the caller's own is writable with this controller "
+		 "(cgroup v2: a delegated subtree, as systemd gives user@UID.service)";
+}
+
+/* What this machine can limit for this caller, and how (plan/limits.h):
+ * the plan a run with every limit set would get. */
 static void check_limits(void)
 {
 	struct utsname u;
 	struct sysinfo si;
 	unsigned long long ram = sysinfo(&si) == 0 ? (unsigned long long)si.totalram * si.mem_unit : 0;
-	int root = geteuid() == 0;
-	int pidns = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14);
+	int known = uname(&u) == 0;
+	struct limits_facts f = {
+		.root = geteuid() == 0, .own_pidns = 1,
+		.pidns_pid_max = known && limits_release_at_least(u.release, 6, 14),
+	};
+	cgroup_probe(&f.memory, &f.pids);
+	struct config c = { .limit_memory = 1, .limit_cpu = 1, .limit_pids = LIMITS_DEFAULT_PIDS };
+	struct limits_plan p;
+	struct cordon_err e;
 	printf("limits: /tmp and /dev/shm are tmpfs of %llu MiB each (--tmp-size), the rest of "
 	       "/dev read-only\n", resolve_tmpfs_default(ram) >> 20);
-	if (!root)
-		printf("limits: processes: %lu per sandbox by default (--limit-pids), as "
-		       "RLIMIT_NPROC counted in the sandbox's user namespace%s\n",
-		       LIMITS_DEFAULT_PIDS,
-		       uname(&u) == 0 && limits_release_at_least(u.release, 5, 14)
-		       ? "" : " (before Linux 5.14: with all of this user's processes)");
-	else if (pidns)
-		printf("limits: processes: %lu per sandbox by default (--limit-pids, at least %lu), "
-		       "as the pid_max of the sandbox's PID namespace (root is exempt from "
-		       "RLIMIT_NPROC)\n", LIMITS_DEFAULT_PIDS, LIMITS_PID_MAX_MIN - 1);
-	else
+	if (limits_decide(&c, &f, &p, &e) < 0)
 		printf("limits: processes: NOT counted for root on this kernel (root is exempt from "
 		       "RLIMIT_NPROC; a per-namespace pid_max needs Linux 6.14): --limit-pids is "
-		       "refused\n");
-	printf("limits: --limit-memory is RLIMIT_DATA and --limit-cpu RLIMIT_CPU, each per "
-	       "process; no cgroup is used, so neither bounds the sandbox's total\n");
+		       "refused; %s\n", cgroup_where(&f.pids));
+	else if (p.pids_way == LIMITS_PIDS_PIDNS)
+		printf("limits: processes: %lu per sandbox by default (--limit-pids, at least %lu), "
+		       "as %s\n", LIMITS_DEFAULT_PIDS, LIMITS_PID_MAX_MIN - 1, limits_how(&p, LIMITS_PIDS));
+	else
+		printf("limits: processes: %lu per sandbox by default (--limit-pids), as %s%s%s\n",
+		       LIMITS_DEFAULT_PIDS, limits_how(&p, LIMITS_PIDS),
+		       p.pids_way == LIMITS_PIDS_CGROUP ? " in " : "",
+		       p.pids_way == LIMITS_PIDS_CGROUP ? p.pids_cg.dir : "");
+	printf("limits: --limit-memory: %s%s%s\n", limits_how(&p, LIMITS_MEMORY),
+	       p.memory ? ", in " : "; the sandbox's total is not bounded, ", cgroup_where(&f.memory));
+	printf("limits: --limit-cpu: %s (a cgroup caps the CPU rate, not the time)\n",
+	       limits_how(&p, LIMITS_CPU));
 }
 
 /* The registry of materialized mount points: usable, and nothing leaked. */

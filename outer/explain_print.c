@@ -10,11 +10,6 @@
 
 #define JSON_CAP (16u << 20)
 
-static const char *net_name(enum net_mode m)
-{
-	return m == NET_NONE ? "none" : m == NET_PROXY ? "proxy" : "full";
-}
-
 /* The origin of env[i]: the file's k-th setenv/unsetenv, or the flag. */
 static void env_origin(const struct config *c, size_t i, char *buf, size_t size)
 {
@@ -75,7 +70,7 @@ static void text_network(FILE *out, const struct config *c)
 {
 	char why[VIEW_WHY_MAX];
 	net_origin(c, why, sizeof(why));
-	fprintf(out, "\nnetwork: %s  (%s)\n", net_name(c->net), why);
+	fprintf(out, "\nnetwork: %s  (%s)\n", policy_out_net_mode(c->net), why);
 	if (c->net == NET_NONE)
 		fprintf(out, "  a private network namespace with its own loopback only\n");
 	text_list(out, c, "allow", &c->allow_domain, "allow-domain");
@@ -112,6 +107,43 @@ static void text_run(FILE *out, const struct config *c)
 		c->die_with_parent ? " ends with its parent;" : "");
 	if (c->policy)
 		fprintf(out, "policy file: %s (%s format)\n", c->policy, c->policy_srt ? "srt" : "cordon");
+}
+
+static void text_limits(FILE *out, const struct limits_plan *p)
+{
+	fprintf(out, "limits: processes %lu (%s)", p->pids, limits_how(p, LIMITS_PIDS));
+	if (p->data)
+		fprintf(out, "; memory %llu bytes (%s)", p->data, limits_how(p, LIMITS_MEMORY));
+	if (p->cpu)
+		fprintf(out, "; CPU %u s (%s)", p->cpu, limits_how(p, LIMITS_CPU));
+	fputc('\n', out);
+}
+
+void explain_limits_json(struct json_out *j, const struct limits_plan *p)
+{
+	json_out_object(j, "limits");
+	json_out_object(j, "pids");
+	if (p->pids_way != LIMITS_PIDS_NONE)
+		json_out_int(j, "max", (long long)p->pids);
+	else
+		json_out_null(j, "max");
+	json_out_str(j, "how", limits_how(p, LIMITS_PIDS));
+	json_out_end(j);
+	json_out_object(j, "memory");
+	if (p->data)
+		json_out_int(j, "bytes", (long long)p->data);
+	else
+		json_out_null(j, "bytes");
+	json_out_str(j, "how", limits_how(p, LIMITS_MEMORY));
+	json_out_end(j);
+	json_out_object(j, "cpu");
+	if (p->cpu)
+		json_out_int(j, "seconds", p->cpu);
+	else
+		json_out_null(j, "seconds");
+	json_out_str(j, "how", limits_how(p, LIMITS_CPU));
+	json_out_end(j);
+	json_out_end(j);
 }
 
 static void text_seccomp(FILE *out)
@@ -203,10 +235,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_object(j, "policy_file");
 	json_out_str(j, "path", c->policy);
 	json_out_str(j, "format", c->policy ? (c->policy_srt ? "srt" : "cordon") : NULL);
-	json_out_array(j, "warnings");
-	for (size_t i = 0; i < c->warnings.n; i++)
-		json_out_str(j, NULL, c->warnings.v[i]);
-	json_out_end(j);
+	json_out_strs(j, "warnings", c->warnings.v, c->warnings.n);
 	json_out_end(j);
 	json_out_array(j, "paths");
 	for (size_t i = 0; i < v.n; i++) {
@@ -219,7 +248,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_end(j);
 	policy_view_free(&v);
 	json_out_object(j, "network");
-	json_out_str(j, "mode", net_name(c->net));
+	json_out_str(j, "mode", policy_out_net_mode(c->net));
 	net_origin(c, why, sizeof(why));
 	json_out_str(j, "why", why);
 	json_list(j, c, "allow", &c->allow_domain, "allow-domain");
@@ -235,7 +264,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
 		      const struct protect_decision *d, const char *cache_dir,
-		      const struct argv *bwrap, struct cordon_err *e)
+		      const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
 {
 	struct json_out j;
 	size_t n;
@@ -247,6 +276,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 		json_out_free(&j);
 		return rc;
 	}
+	explain_limits_json(&j, lim);
 	json_out_array(&j, "seccomp");
 	for (size_t i = 0; i < n; i++) {
 		json_out_object(&j, NULL);
@@ -275,11 +305,11 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 }
 
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
-		  const struct protect_decision *d, const char *cache_dir, const struct argv *bwrap,
-		  struct cordon_err *e)
+		  const struct protect_decision *d, const char *cache_dir,
+		  const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
 {
 	if (c->json)
-		return print_json(out, c, r, d, cache_dir, bwrap, e);
+		return print_json(out, c, r, d, cache_dir, lim, bwrap, e);
 	struct policy_view v;
 	int rc = build_view(c, r, d, cache_dir, &v, e);
 	if (rc < 0)
@@ -289,6 +319,7 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 	text_network(out, c);
 	text_env(out, c);
 	text_run(out, c);
+	text_limits(out, lim);
 	text_seccomp(out);
 	fprintf(out, "\nbwrap argv (one argument per line):\n");
 	for (size_t i = 0; i < bwrap->n; i++)

@@ -11,15 +11,21 @@
 #include "config.h"
 #include "err.h"
 #include "json_out.h"
+#include "plan/limits.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
 /* r and d: the resolved paths and protect's decision (a row per protected
  * name); cache_dir: the --cache private directory a run binds (NULL or "":
- * none), a row of its own. */
+ * none), a row of its own; lim: how a run would enforce its limits. */
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
-		  const struct protect_decision *d, const char *cache_dir, const struct argv *bwrap,
-		  struct cordon_err *e) __attribute__((warn_unused_result));
+		  const struct protect_decision *d, const char *cache_dir,
+		  const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* "limits": each limit's value and how it is enforced (plan/limits.h), a
+ * member of the object open in j: shared with --report. */
+void explain_limits_json(struct json_out *j, const struct limits_plan *lim);
 
 /* The policy parts (file, paths, network, env, run) as members of the
  * object open in j: shared with --report. */

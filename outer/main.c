@@ -9,6 +9,7 @@
 #include "err.h"
 #include "explain.h"
 #include "hostpaths/caches.h"
+#include "hostpaths/cgroup.h"
 #include "hostpaths/registry_sweep.h"
 #include "report.h"
 #include "run.h"
@@ -83,6 +84,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_RECLAIM:
 		status = registry_reclaim(stdout, &e);
+		/* Killed runs' cgroups too (hostpaths/cgroup.h). */
+		if (status >= 0)
+			cgroup_sweep();
 		if (status >= 0 && c.reclaim_caches)
 			status = caches_reclaim(stdout, &e);
 		if (status < 0)

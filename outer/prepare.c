@@ -21,6 +21,7 @@ void prepare_init(struct prepared *p)
 	p->inner = (struct inner_link)INNER_LINK_INIT;
 	p->bridge = (struct bridge_link)BRIDGE_LINK_INIT;
 	p->bwrap = (struct bwrap)BWRAP_INIT;
+	p->cgroup = (struct cgroup_run)CGROUP_RUN_INIT;
 }
 
 static int keep_fd(void *ctx, int fd)
@@ -84,6 +85,7 @@ static int decide_limits(const struct config *c, struct prepared *p, struct cord
 		.own_pidns = c->pid != PID_INHERIT,
 		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
 	};
+	cgroup_probe(&f.memory, &f.pids);
 	return limits_decide(c, &f, &p->limits, e);
 }
 
@@ -150,6 +152,7 @@ void prepare_free(struct prepared *p)
 	/* Still running here only when the run failed before the command
 	 * could start: cordon-inner waits for the bind checks. */
 	bwrap_close(&p->bwrap);
+	cgroup_run_remove(&p->cgroup);
 	bridge_end(&p->bridge, 0);
 	sys_close(&p->bridge.decisions);
 	inner_link_close(&p->inner);

@@ -11,6 +11,7 @@
 #include "argv.h"
 #include "config.h"
 #include "err.h"
+#include "hostpaths/cgroup.h"
 #include "hostpaths/protect.h"
 #include "launch/bridge.h"
 #include "launch/bwrap.h"
@@ -35,6 +36,7 @@ struct prepared {
 	struct argv argv;         /* bwrap's whole argv */
 	size_t nopts;             /* argv.v[0..nopts): the name and the options */
 	struct limits_plan limits;/* applied to bwrap's child before its release */
+	struct cgroup_run cgroup; /* the run's own, removed by prepare_free */
 	char cache_dir[PATH_MAX]; /* --cache private: the workspace's; "" when none */
 };
 
@@ -50,7 +52,8 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,
 		 struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Ends bwrap if it still runs (launch/bwrap.h), closes and frees the rest. */
+/* Ends bwrap if it still runs (launch/bwrap.h), removes the run's cgroup,
+ * closes and frees the rest. */
 void prepare_free(struct prepared *p);
 
 #endif

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "explain_print.h"
+#include "input/policy_out.h"
 #include "json_out.h"
 #include "sys.h"
 
@@ -139,16 +141,17 @@ static void write_rusage(struct json_out *j, const struct report *r)
 		return;
 	}
 	const struct rusage *u = &r->out.rusage;
+	const struct { const char *key; long v; } counts[] = {
+		{ "max_rss_kb", u->ru_maxrss }, { "minor_faults", u->ru_minflt },
+		{ "major_faults", u->ru_majflt }, { "blocks_in", u->ru_inblock },
+		{ "blocks_out", u->ru_oublock }, { "voluntary_switches", u->ru_nvcsw },
+		{ "involuntary_switches", u->ru_nivcsw },
+	};
 	json_out_object(j, "rusage");
 	json_out_double(j, "user_s", seconds(&u->ru_utime));
 	json_out_double(j, "system_s", seconds(&u->ru_stime));
-	json_out_int(j, "max_rss_kb", u->ru_maxrss);
-	json_out_int(j, "minor_faults", u->ru_minflt);
-	json_out_int(j, "major_faults", u->ru_majflt);
-	json_out_int(j, "blocks_in", u->ru_inblock);
-	json_out_int(j, "blocks_out", u->ru_oublock);
-	json_out_int(j, "voluntary_switches", u->ru_nvcsw);
-	json_out_int(j, "involuntary_switches", u->ru_nivcsw);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		json_out_int(j, counts[i].key, counts[i].v);
 	json_out_end(j);
 }
 
@@ -168,8 +171,7 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 	json_out_end(j);
 	json_out_uint(j, "violations_dropped", r->violations_dropped);
 	json_out_object(j, "network");
-	json_out_str(j, "mode", !c ? NULL : c->net == NET_NONE ? "none"
-				 : c->net == NET_PROXY ? "proxy" : "full");
+	json_out_str(j, "mode", c ? policy_out_net_mode(c->net) : NULL);
 	json_out_uint(j, "allowed", r->net_allowed);
 	json_out_uint(j, "refused", r->net_refused);
 	json_out_array(j, "refusals");
@@ -201,20 +203,11 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	json_out_object(j, NULL);
 	json_out_int(j, "report_version", 1);
 	json_out_str(j, "cordon_version", CORDON_VERSION);
-	json_out_array(j, "command");
-	for (char *const *a = c && c->cmd ? c->cmd : NULL; a && *a; a++)
-		json_out_str(j, NULL, *a);
-	json_out_end(j);
+	json_out_strs(j, "command", c ? (const char *const *)c->cmd : NULL, SIZE_MAX);
 	json_out_int(j, "status", status);
 	json_out_str(j, "reason", reason);
-	if (sig)
-		json_out_int(j, "signal", sig);
-	else
-		json_out_null(j, "signal");
-	if (r->out.forwarded)
-		json_out_int(j, "forwarded_signal", r->out.forwarded);
-	else
-		json_out_null(j, "forwarded_signal");
+	json_out_nonzero(j, "signal", (unsigned)sig);
+	json_out_nonzero(j, "forwarded_signal", (unsigned)r->out.forwarded);
 	json_out_str(j, "error", err && err->msg[0] ? err->msg : NULL);
 	json_out_str(j, "started_at", when);
 	json_out_double(j, "duration_s", dur);
@@ -230,6 +223,10 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	} else {
 		json_out_null(j, "policy");
 	}
+	if (r->have_limits)
+		explain_limits_json(j, &r->limits);
+	else
+		json_out_null(j, "limits");
 	json_out_end(j);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include "config.h"
 #include "err.h"
+#include "plan/limits.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
@@ -62,6 +63,8 @@ struct report {
 	unsigned long long net_allowed, net_refused;
 	struct report_refusal refusals[REPORT_MAX_REFUSALS];
 	size_t nrefusals;
+	struct limits_plan limits; /* how the run's limits were enforced */
+	int have_limits;
 };
 
 /* Start the clock; no report yet (dirfd -1).  Never fails. */

@@ -249,6 +249,8 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (!rep || rep->dirfd < 0)
 		return;
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
+	rep->limits = p->limits;
+	rep->have_limits = p->limits.decided;
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
@@ -314,6 +316,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
+	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include "wire_guardian.h"
 #include "procstat.h"
+#include "hostpaths/cgroup.h"
 #include "hostpaths/quarantine.h"
 #include "hostpaths/registry_sweep.h"
 #include "sys.h"
@@ -366,6 +367,10 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 		nkids = sandbox_children(sandbox, kids, MAX_CHILDREN);
 	wait_gone(sandbox, sb.start, pidfd, kids, nkids);
 	recheck_watched(&wd);
+	/* cordon's own cgroup (and any other dead run's) goes now: its name
+	 * says cordon is gone.  The guardian is in cordon's cgroups, so it
+	 * looks where cordon made them. */
+	cgroup_sweep();
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */

@@ -199,8 +199,10 @@ static char *own(struct pctx *x, char *s)
 	return s;
 }
 
+/* *out is never NULL, even on an error. */
 static int string_of(const struct pctx *x, const json_t *v, const char **out)
 {
+	*out = "";
 	if (!json_is_string(v))
 		return fail(x, "expected a string");
 	*out = json_string_value(v);
@@ -273,6 +275,17 @@ static int apply_copy(struct pctx *x, const char *flag, const char *value)
 	return s ? apply(x, flag, s) : -ENOMEM;
 }
 
+/* One string value as FLAG's argument: a path (resolved as path_of does)
+ * or a string as it is. */
+static int apply_value(struct pctx *x, int is_path, const char *flag, const json_t *v)
+{
+	const char *s = NULL;
+	int r = is_path ? path_of(x, v, &s) : string_of(x, v, &s);
+	if (r < 0)
+		return r;
+	return is_path ? apply(x, flag, s) : apply_copy(x, flag, s);
+}
+
 static int apply_list(struct pctx *x, const struct key *k, const json_t *v)
 {
 	if (!json_is_array(v))
@@ -280,11 +293,8 @@ static int apply_list(struct pctx *x, const struct key *k, const json_t *v)
 	size_t i;
 	const json_t *item;
 	json_array_foreach(v, i, item) {
-		const char *s = NULL;
-		int r = k->kind == K_PATHS ? path_of(x, item, &s) : string_of(x, item, &s);
+		int r = apply_value(x, k->kind == K_PATHS, k->flag, item);
 		if (r < 0)
-			return r;
-		if ((r = k->kind == K_PATHS ? apply(x, k->flag, s) : apply_copy(x, k->flag, s)) < 0)
 			return r;
 	}
 	return 0;
@@ -292,16 +302,13 @@ static int apply_list(struct pctx *x, const struct key *k, const json_t *v)
 
 static int apply_number(struct pctx *x, const struct key *k, const json_t *v)
 {
-	const char *s = NULL;
 	if (json_is_integer(v)) {
 		char num[32];
 		(void)snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
 		return apply_copy(x, k->flag, num);
 	}
-	if (k->kind == K_BYTES && json_is_string(v)) {
-		int r = string_of(x, v, &s);
-		return r < 0 ? r : apply_copy(x, k->flag, s);
-	}
+	if (k->kind == K_BYTES && json_is_string(v))
+		return apply_value(x, 0, k->flag, v);
 	return fail(x, "expected a whole number%s", k->kind == K_BYTES ? " or a string such as \"512M\"" : "");
 }
 
@@ -361,7 +368,7 @@ static int apply_srt_cred(struct pctx *x, const struct key *k, const json_t *v)
 	json_array_foreach(v, i, item) {
 		const json_t *target = json_object_get(item, files ? "path" : "name");
 		const json_t *mode = json_object_get(item, "mode");
-		const char *m = NULL, *s = NULL;
+		const char *m = NULL;
 		int r;
 		if (!json_is_object(item) || !target || !mode)
 			return fail(x, "expected objects with \"%s\" and \"mode\"", files ? "path" : "name");
@@ -369,14 +376,11 @@ static int apply_srt_cred(struct pctx *x, const struct key *k, const json_t *v)
 			return r;
 		if (strcmp(m, "deny") != 0 && strcmp(m, "mask") != 0)
 			return fail(x, "mode %s: expected deny or mask", m);
-		r = files ? path_of(x, target, &s) : string_of(x, target, &s);
-		if (r < 0)
+		if ((r = apply_value(x, files, files ? "deny-read" : "unsetenv", target)) < 0)
 			return r;
 		if (strcmp(m, "mask") == 0 &&
 		    (r = warn(x, files ? "a masked file is made unreadable (--deny-read) instead"
 				       : "a masked variable is removed (--unsetenv) instead")) < 0)
-			return r;
-		if ((r = files ? apply(x, "deny-read", s) : apply_copy(x, "unsetenv", s)) < 0)
 			return r;
 	}
 	return 0;
@@ -391,13 +395,8 @@ static int apply_key(struct pctx *x, const struct key *k, const json_t *v)
 	case K_LIST:
 		return apply_list(x, k, v);
 	case K_PATH:
-	case K_STR: {
-		const char *s = NULL;
-		int r = k->kind == K_PATH ? path_of(x, v, &s) : string_of(x, v, &s);
-		if (r < 0)
-			return r;
-		return k->kind == K_PATH ? apply(x, k->flag, s) : apply_copy(x, k->flag, s);
-	}
+	case K_STR:
+		return apply_value(x, k->kind == K_PATH, k->flag, v);
 	case K_BOOL:
 		if (!json_is_boolean(v))
 			return fail(x, "expected true or false");

@@ -7,25 +7,18 @@
 
 static void list(struct json_out *j, const char *key, const struct strlist *l)
 {
-	json_out_array(j, key);
-	for (size_t i = 0; i < l->n; i++)
-		json_out_str(j, NULL, l->v[i]);
-	json_out_end(j);
+	json_out_strs(j, key, l->v, l->n);
 }
 
-/* 0 stands for "none" in the config's numbers: null here. */
-static void count(struct json_out *j, const char *key, unsigned long long v)
+const char *policy_out_net_mode(enum net_mode m)
 {
-	if (v)
-		json_out_uint(j, key, v);
-	else
-		json_out_null(j, key);
+	return m == NET_NONE ? "none" : m == NET_PROXY ? "proxy" : "full";
 }
 
 static void network(struct json_out *j, const struct config *c)
 {
 	json_out_object(j, "network");
-	json_out_str(j, "mode", c->net == NET_NONE ? "none" : c->net == NET_PROXY ? "proxy" : "full");
+	json_out_str(j, "mode", policy_out_net_mode(c->net));
 	list(j, "allow", &c->allow_domain);
 	list(j, "deny", &c->deny_domain);
 	json_out_str(j, "upstream", c->proxy_upstream);
@@ -72,7 +65,7 @@ void policy_out_json(struct json_out *j, const char *key, const struct config *c
 	json_out_str(j, "protect_missing",
 		     c->protect_missing == PROTECT_MISSING_WATCH ? "watch" : "mount");
 	json_out_str(j, "tmp", c->tmp == TMP_PRIVATE ? "private" : "host");
-	count(j, "tmp_size", c->tmp_size);
+	json_out_nonzero(j, "tmp_size", c->tmp_size);
 	json_out_bool(j, "full_write", c->full_write);
 	json_out_str(j, "cwd", c->cwd);
 	json_out_str(j, "cache", c->cache == CACHE_PRIVATE ? "private" : "none");
@@ -80,12 +73,12 @@ void policy_out_json(struct json_out *j, const char *key, const struct config *c
 	json_out_str(j, "net_log", c->net_log);
 	env(j, c);
 	json_out_str(j, "pid_ns", c->pid == PID_ISOLATE ? "isolate" : "inherit");
-	count(j, "timeout", c->timeout);
+	json_out_nonzero(j, "timeout", c->timeout);
 	json_out_uint(j, "kill_after", c->kill_after);
 	json_out_bool(j, "die_with_parent", c->die_with_parent);
-	count(j, "limit_memory", c->limit_memory);
-	count(j, "limit_pids", c->limit_pids);
-	count(j, "limit_cpu", c->limit_cpu);
+	json_out_nonzero(j, "limit_memory", c->limit_memory);
+	json_out_nonzero(j, "limit_pids", c->limit_pids);
+	json_out_nonzero(j, "limit_cpu", c->limit_cpu);
 	json_out_str(j, "report", c->report);
 	json_out_bool(j, "require_landlock", c->require_landlock);
 	json_out_bool(j, "allow_no_landlock", c->allow_no_landlock);

@@ -8,6 +8,9 @@
 #include "config.h"
 #include "json_out.h"
 
+/* The policy's word for a network mode: none, proxy or full. */
+const char *policy_out_net_mode(enum net_mode m);
+
 /* Write *c as the value of KEY (NULL inside an array) into j. */
 void policy_out_json(struct json_out *j, const char *key, const struct config *c);
 

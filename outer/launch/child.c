@@ -29,6 +29,13 @@ static int child_main(void *arg)
 	const struct child_spec *s = j->s;
 	if (sys_close_except(j->open_ok, j->nopen) < 0)
 		goto fail;
+	/* A process group of its own: a signal for the terminal's foreground
+	 * group (Ctrl-C while cordon has no raw terminal to read keys from,
+	 * with only stdout a terminal) reaches cordon, which passes it on to
+	 * the command, and not bwrap, which would die of it and take the
+	 * sandbox with it before the command could clean up. */
+	if (setpgid(0, 0) < 0)
+		goto fail;
 	/* dup2 leaves the copy inheritable; the original keeps O_CLOEXEC. */
 	for (int i = 0; s->stdio && i < 3; i++)
 		if (s->stdio[i] >= 0 && dup2(s->stdio[i], i) < 0)
@@ -36,8 +43,10 @@ static int child_main(void *arg)
 	for (size_t i = 0; i < s->nkeep; i++)
 		if (sys_set_inheritable(s->keep[i]) < 0)
 			goto fail;
+	/* prlimit64 itself: a libc's setrlimit may fall back to signalling
+	 * every thread, which has no place in this child. */
 	for (size_t i = 0; i < s->nrlimits; i++)
-		if (setrlimit(s->rlimits[i].resource, &s->rlimits[i].lim) < 0)
+		if (syscall(SYS_prlimit64, 0, s->rlimits[i].resource, &s->rlimits[i].lim, NULL) < 0)
 			goto fail;
 	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
 		goto fail;

@@ -31,8 +31,8 @@ struct child_spec {
 	size_t nrlimits;
 };
 
-/* Start the binary (launch/vclone.h, then execveat).  The child closes
- * every descriptor but 0-2 and the keep list, puts stdio in place, makes
+/* Start the binary (launch/vclone.h, then execveat) in a process group of
+ * its own.  The child closes every descriptor but 0-2 and the keep list, puts stdio in place, makes
  * the keep list inheritable, sets the rlimits, restores the mask and
  * execs.  Returns its pid
  * once it has exec'd, or -errno (the child reaped) if it could not. */

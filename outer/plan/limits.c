@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int limits_release_at_least(const char *release, unsigned major, unsigned minor)
 {
@@ -20,8 +21,21 @@ int limits_release_at_least(const char *release, unsigned major, unsigned minor)
 int limits_decide(const struct config *c, const struct limits_facts *f, struct limits_plan *out,
 		  struct cordon_err *e)
 {
-	*out = (struct limits_plan){ LIMITS_PIDS_NONE, 0, c->limit_memory, c->limit_cpu };
+	memset(out, 0, sizeof(*out));
+	out->decided = 1;
+	out->data = c->limit_memory;
+	out->cpu = c->limit_cpu;
+	if (c->limit_memory && f->memory.way != CGROUP_PICK_NONE) {
+		out->memory = c->limit_memory;
+		out->memory_cg = f->memory;
+	}
 	unsigned long want = c->limit_pids ? c->limit_pids : LIMITS_DEFAULT_PIDS;
+	if (f->pids.way != CGROUP_PICK_NONE) {
+		out->pids_way = LIMITS_PIDS_CGROUP;
+		out->pids = want;
+		out->pids_cg = f->pids;
+		return 0;
+	}
 	if (!f->root) {
 		out->pids_way = LIMITS_PIDS_RLIMIT;
 		out->pids = want;
@@ -42,4 +56,39 @@ int limits_decide(const struct config *c, const struct limits_facts *f, struct l
 	out->pids_way = LIMITS_PIDS_PIDNS;
 	out->pids = want;
 	return 0;
+}
+
+static const char *cgroup_how(const struct limits_cgroup *g, const char *v2, const char *v1)
+{
+	return g->way == CGROUP_PICK_V2 ? v2 : v1;
+}
+
+const char *limits_how(const struct limits_plan *p, enum limits_kind k)
+{
+	switch (k) {
+	case LIMITS_MEMORY:
+		if (!p->data)
+			return "none";
+		if (p->memory)
+			return cgroup_how(&p->memory_cg,
+					  "cgroup v2 memory.max on the whole tree, and RLIMIT_DATA per process",
+					  "cgroup v1 memory.limit_in_bytes on the whole tree, and RLIMIT_DATA per process");
+		return "RLIMIT_DATA per process";
+	case LIMITS_PIDS:
+		switch (p->pids_way) {
+		case LIMITS_PIDS_CGROUP:
+			return cgroup_how(&p->pids_cg, "cgroup v2 pids.max on the whole tree",
+					  "cgroup v1 pids.max on the whole tree");
+		case LIMITS_PIDS_RLIMIT:
+			return "RLIMIT_NPROC in the sandbox's user namespace";
+		case LIMITS_PIDS_PIDNS:
+			return "pid_max of the sandbox's PID namespace";
+		case LIMITS_PIDS_NONE:
+			break;
+		}
+		return "none";
+	case LIMITS_CPU:
+		return p->cpu ? "RLIMIT_CPU per process" : "none";
+	}
+	return "none";
 }

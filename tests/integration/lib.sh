@@ -93,7 +93,7 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 guardians_of() {
 	local g
 	for g in $(pgrep -x cordon-guardian); do
-		tr '\0' '\n' <"/proc/$g/environ" 2>/dev/null | grep -qx "RUN_MARK=$1" && echo "$g"
+		tr '\0' '\n' 2>/dev/null <"/proc/$g/environ" | grep -qx "RUN_MARK=$1" && echo "$g"
 	done
 	return 0
 }

@@ -75,6 +75,24 @@ keys C-c
 assert "control: Ctrl-C ends sleep inside (status 130)" -- wait_for 'STATUS=130$'
 assert "and the terminal's mode is restored" -- mode_same
 
+# --- Ctrl-C with only stdout a terminal ----------------------------------------
+# No keys to read, so no raw mode: the terminal itself sends SIGINT to its
+# foreground group.  That is cordon alone (bwrap has a group of its own):
+# it passes the signal on and the command's INT trap runs.  Before, bwrap
+# died of it with the whole sandbox.
+rm -f "$ws/started" "$ws/trapped"
+run_term "${C[*]} -- sh -c 'trap \"echo yes > trapped; exit 7\" INT; touch started; while :; do sleep 0.1; done' </dev/null"
+for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
+keys C-c
+assert "stdin not a terminal: Ctrl-C reaches the command's trap (status 7)" -- wait_for 'STATUS=7$'
+assert "and the trap ran inside the sandbox" -- grep -qx yes "$ws/trapped"
+rm -f "$ws/started" "$ws/trapped"
+run_term "${C[*]} -- sh -c 'touch started; exec sleep 100' </dev/null"
+for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
+keys C-c
+assert "control: stdin not a terminal, Ctrl-C still ends a command that does not catch it (130)" -- \
+	wait_for 'STATUS=130$'
+
 # --- job control in bash -i ----------------------------------------------------
 run_term "${C[*]} -- bash --norc --noprofile -i"
 wait_for '\$ $|# $' >/dev/null

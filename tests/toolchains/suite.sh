@@ -25,6 +25,7 @@ BASE=$(mktemp -d /var/tmp/cordon-tc.XXXXXX)
 chmod 755 "$BASE"
 caches=()
 cleanup() {
+	[ -z "${TMUX_SOCK:-}" ] || tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 	# Go leaves its module cache read-only.
 	chmod -R u+w "$BASE" "${caches[@]}" 2>/dev/null
 	rm -rf "$BASE" "${caches[@]}"
@@ -418,6 +419,107 @@ offline_install() {
 		tail -n 3 "$d.npm.err" "$d.pip.err" | sed 's/^/    | /'
 	fi
 }
+
+# --- Ctrl-C on a terminal ------------------------------------------------------
+
+# term_scenario NAME COMMAND: in a tmux pane, run COMMAND (a shell string, in
+# the workspace setup_NAME filled) directly and then as `cordon -w WS --
+# bash -c COMMAND`; once the command has created the file `started`, press
+# Ctrl-C.  The pane's shell traps INT (a handler, not ignored: the command
+# gets SIGINT's default back) to outlive the key and record the status.
+# lines_NAME DIR STATUS prints the "= " lines from the pane's text (DIR.pane)
+# and the workspace; the direct run must print WANT (a global), and the run
+# inside the same lines.
+TMUX_SOCK=$BASE/tmux.sock
+TM=(tmux -S "$TMUX_SOCK" -f /dev/null)
+term_run() { # NAME MODE DIR COMMAND: prints the status, or "none" when it did not end
+	local name=$1 mode=$2 d=$3 cmd=$4 run=(bash -c "$4") i
+	[ "$mode" = inside ] && run=("$CORDON" -w "$d" -- bash -c "$cmd")
+	printf 'cd %q || exit 1\ntrap : INT\nenv -i %s %s\necho $? >%q.st.tmp && mv %q.st.tmp %q.st\nsleep 600\n' \
+		"$d" "$(printf '%q ' "${ENVV[@]}")" "$(printf '%q ' "${run[@]}")" "$d" "$d" "$d" >"$d.sh"
+	rm -f "$d.st"
+	"${TM[@]}" new-session -d -s "$name-$mode" -x 200 -y 50 "bash $d.sh" || return 1
+	for i in $(seq 300); do [ -e "$d/started" ] && break; sleep 0.1; done
+	"${TM[@]}" send-keys -t "$name-$mode" C-c
+	for i in $(seq 300); do [ -e "$d.st" ] && break; sleep 0.1; done
+	"${TM[@]}" capture-pane -p -J -S - -t "$name-$mode" >"$d.pane"
+	"${TM[@]}" kill-session -t "$name-$mode"
+	cat "$d.st" 2>/dev/null || echo none
+}
+term_scenario() {
+	local name=$1 cmd=$2 mode d st why=
+	[ -n "$ONLY" ] && [[ $name != *"$ONLY"* ]] && return
+	for mode in direct inside; do
+		d=$BASE/$name.$mode
+		mkdir -p "$d" && (cd "$d" && "setup_$name") ||
+			{ echo "  FAIL $name: setup failed"; FAIL=$((FAIL + 1)); return; }
+		st=$(term_run "$name" "$mode" "$d" "$cmd")
+		"lines_$name" "$d" "$st" >"$d.cmp"
+	done
+	caches+=("$(cd "$d" && "$CORDON" -w "$d" -- printenv XDG_CACHE_HOME 2>/dev/null)")
+	"${TM[@]}" kill-server 2>/dev/null
+	if [ "$(cat "$BASE/$name.direct.cmp")" != "$WANT" ]; then
+		why="directly, not what the scenario expects: the scenario is broken"
+		d=$BASE/$name.direct
+	elif ! cmp -s "$BASE/$name.direct.cmp" "$BASE/$name.inside.cmp"; then
+		why="inside, the outcome differs"
+		d=$BASE/$name.inside
+	fi
+	if [ -z "$why" ]; then
+		PASS=$((PASS + 1)); echo "  ok   $name (direct and inside agree)"; return
+	fi
+	FAIL=$((FAIL + 1))
+	echo "  FAIL $name: $why"
+	diff <(echo "$WANT") "$d.cmp" | sed 's/^/    /' | head -10
+	grep -v '^$' "$d.pane" | tail -n 8 | sed 's/^/    pane | /'
+}
+
+# pytest interrupted in a test's body: it prints its KeyboardInterrupt
+# summary, runs the fixture's teardown and ends with status 2 (cordon with
+# it).  The line is left out: the key may come just before time.sleep.  On a terminal, Ctrl-C must reach only the command's foreground job,
+# not bwrap or cordon (issue 11).
+setup_pytest_ctrlc() {
+	cat >test_int.py <<'PY'
+import pathlib
+import time
+
+import pytest
+
+
+@pytest.fixture
+def resource():
+    yield
+    pathlib.Path("teardown").write_text("ran\n")
+
+
+def test_sleeps(resource):
+    pathlib.Path("started").touch()
+    time.sleep(60)
+PY
+}
+lines_pytest_ctrlc() {
+	echo "= status $2"
+	echo "= banner $(grep -Ec '^!+ KeyboardInterrupt !+$' "$1.pane")"
+	echo "= where $(grep -Eo '[a-z_]+\.py:[0-9]+: KeyboardInterrupt' "$1.pane" | sed 's/:[0-9]*:/:/')"
+	echo "= summary $(grep -Eo 'no tests ran|[0-9]+ passed' "$1.pane")"
+	echo "= teardown $(cat "$1/teardown" 2>/dev/null)"
+}
+WANT='= status 2
+= banner 1
+= where test_int.py: KeyboardInterrupt
+= summary no tests ran
+= teardown ran' term_scenario pytest_ctrlc 'python3 -m pytest -q -p no:cacheprovider test_int.py'
+
+# A shell's INT trap runs when Ctrl-C ends its foreground command; the
+# shell then ends with that command's status (130).  `started` is written by
+# the child that becomes sleep, so the key cannot come before it.
+setup_trap_ctrlc() { :; }
+lines_trap_ctrlc() {
+	echo "= status $2"
+	echo "= marker $(cat "$1/marker" 2>/dev/null)"
+}
+WANT='= status 130
+= marker trapped' term_scenario trap_ctrlc "trap 'echo trapped > marker' INT; sh -c 'touch started; exec sleep 30'"
 
 # --- run ---------------------------------------------------------------------
 

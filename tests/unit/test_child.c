@@ -135,3 +135,23 @@ Test(child_spawn, the_callers_descriptors_and_errno_are_untouched)
 	close(mine);
 	close(sh);
 }
+
+/* The child leads a process group of its own (a terminal's Ctrl-C for
+ * cordon's group must not reach bwrap); control: cordon's is unchanged. */
+Test(child_spawn, the_child_has_a_process_group_of_its_own)
+{
+	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
+	cr_assert_geq(sh, 0);
+	char *argv[] = { "sh", "-c", "read -r _ _ _ _ g _ < /proc/$$/stat; [ \"$g\" = \"$$\" ]", NULL };
+	char *envp[] = { NULL };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct cordon_err e = { 0 };
+	pid_t before = getpgrp();
+	pid_t pid = child_spawn(&spec, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "its group is its own pid");
+	cr_assert_eq(getpgrp(), before, "cordon's own group is unchanged");
+	close(sh);
+}

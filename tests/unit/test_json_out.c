@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "json_out.h"
@@ -30,6 +31,25 @@ Test(json_out, nested_values)
 	cr_assert_str_eq(j.buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"i\":-3,"
 			 "\"u\":18446744073709551615,\"t\":true,\"n\":null,\"z\":null,"
 			 "\"a\":[1,{},[]],\"d\":1.500000}");
+	json_out_free(&j);
+}
+
+Test(json_out, nonzero_and_string_arrays)
+{
+	const char *argv[] = { "sh", "-c", NULL, "never" };
+	const char *two[] = { "a", "b", "c" };
+	struct json_out j;
+	json_out_init(&j, 4096);
+	json_out_object(&j, NULL);
+	json_out_nonzero(&j, "zero", 0);
+	json_out_nonzero(&j, "some", 15);
+	json_out_strs(&j, "argv", argv, SIZE_MAX);
+	json_out_strs(&j, "two", two, 2);
+	json_out_strs(&j, "none", NULL, SIZE_MAX);
+	json_out_end(&j);
+	cr_assert_eq(json_out_finish(&j), 0);
+	cr_assert_str_eq(j.buf, "{\"zero\":null,\"some\":15,\"argv\":[\"sh\",\"-c\"],"
+			 "\"two\":[\"a\",\"b\"],\"none\":[]}");
 	json_out_free(&j);
 }
 

@@ -10,7 +10,7 @@
 static int decide(const struct config *c, int root, int pidns, int pidmax, struct limits_plan *p,
 		  struct cordon_err *e)
 {
-	struct limits_facts f = { root, pidns, pidmax };
+	struct limits_facts f = { .root = root, .own_pidns = pidns, .pidns_pid_max = pidmax };
 	memset(e, 0, sizeof(*e));
 	return limits_decide(c, &f, p, e);
 }
@@ -69,4 +69,54 @@ Test(limits, release_parsing)
 	cr_assert_not(limits_release_at_least("5.15.0-91-generic", 6, 14));
 	cr_assert_not(limits_release_at_least("garbage", 6, 14));
 	cr_assert_not(limits_release_at_least("6", 6, 14));
+}
+
+static const struct limits_cgroup v1_pids = { CGROUP_PICK_V1, "/sys/fs/cgroup/pids/a" };
+static const struct limits_cgroup v2_here = { CGROUP_PICK_V2, "/sys/fs/cgroup/user.slice" };
+
+Test(limits, a_cgroup_counts_processes_for_any_caller)
+{
+	struct config c = { .limit_pids = 100, .pid = PID_INHERIT };
+	struct limits_facts f = { .root = 1, .pids = v1_pids };
+	struct limits_plan p;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0,
+		     "root, no PID namespace, below 300: the cgroup's pids.max still holds");
+	cr_assert_eq(p.pids_way, LIMITS_PIDS_CGROUP);
+	cr_assert_eq(p.pids, 100);
+	cr_assert_str_eq(p.pids_cg.dir, "/sys/fs/cgroup/pids/a");
+	cr_assert_str_eq(limits_how(&p, LIMITS_PIDS), "cgroup v1 pids.max on the whole tree");
+	f.root = 0;
+	f.pids = v2_here;
+	c.limit_pids = 0;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.pids_way, LIMITS_PIDS_CGROUP, "a user's delegated v2 subtree wins over RLIMIT_NPROC");
+	cr_assert_eq(p.pids, LIMITS_DEFAULT_PIDS);
+	cr_assert_str_eq(limits_how(&p, LIMITS_PIDS), "cgroup v2 pids.max on the whole tree");
+}
+
+Test(limits, memory_in_a_cgroup_keeps_the_per_process_rlimit)
+{
+	struct config c = { 0 };
+	struct limits_facts f = { .memory = v2_here };
+	struct limits_plan p;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.memory, 0, "no --limit-memory: no memory cgroup");
+	cr_assert_str_eq(limits_how(&p, LIMITS_MEMORY), "none");
+	c.limit_memory = 1 << 30;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.memory, 1 << 30);
+	cr_assert_eq(p.data, 1 << 30);
+	cr_assert_eq(p.memory_cg.way, CGROUP_PICK_V2);
+	cr_assert(strstr(limits_how(&p, LIMITS_MEMORY), "memory.max"));
+	f.memory.way = CGROUP_PICK_NONE;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.memory, 0);
+	cr_assert_eq(p.data, 1 << 30, "without a cgroup: RLIMIT_DATA alone");
+	cr_assert_str_eq(limits_how(&p, LIMITS_MEMORY), "RLIMIT_DATA per process");
+	c.limit_cpu = 2;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_str_eq(limits_how(&p, LIMITS_CPU), "RLIMIT_CPU per process");
+	cr_assert(p.decided);
 }

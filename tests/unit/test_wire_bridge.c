@@ -26,6 +26,7 @@ Test(wire_bridge, check_table)
 	cr_assert_eq(wire_bridge_check(&to_inner, 0, 1, 0, &e), -EPROTO);
 	cr_assert_eq(wire_bridge_check(&to_inner, WIRE_BRIDGE_TYPE_END, 1, 0, &e), -EPROTO);
 	cr_assert(strstr(e.msg, "unknown"));
+	cr_assert(strstr(e.msg, "bridge protocol error"), "%s", e.msg);
 }
 
 Test(wire_bridge, round_trip_and_once)
@@ -50,7 +51,7 @@ Test(wire_bridge, round_trip_and_once)
 	cr_assert_eq(wire_bridge_recv(sv[1], &p, &r, &e), 1);
 	cr_assert_eq(r.type, WIRE_BRIDGE_LISTENERS_END);
 	cr_assert_eq(wire_bridge_recv(sv[1], &p, &r, &e), -EPROTO);
-	cr_assert(strstr(e.msg, "second"));
+	cr_assert(strstr(e.msg, "bridge protocol error: second listeners-end"), "%s", e.msg);
 	close(sv[0]);
 	cr_assert_eq(wire_bridge_recv(sv[1], &p, &r, &e), 0);
 	close(sv[1]);

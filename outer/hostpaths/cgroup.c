@@ -1,0 +1,328 @@
+/* cgroup.c: see cgroup.h. */
+#include "hostpaths/cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "procstat.h"
+#include "sys.h"
+
+#define TEXT_MAX (1 << 20)       /* mountinfo of a busy host fits */
+#define REMOVE_TRIES 200
+#define REMOVE_STEP_MS 10
+#define MEMBERS_MAX 4096
+
+/* The whole of a small kernel-made text file, NUL-terminated, in a buffer
+ * of the caller's to free; NULL if it cannot be read. */
+static char *read_text(const char *path)
+{
+	AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		ssize_t n = sys_read_full(fd, buf + len, cap - len - 1);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		if (len + 1 < cap) {
+			buf[len] = '\0';
+			return buf;
+		}
+		char *more = cap < TEXT_MAX ? realloc(buf, cap * 2) : NULL;
+		if (!more)
+			break;
+		buf = more;
+		cap *= 2;
+	}
+	free(buf);
+	return NULL;
+}
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 64];
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, file);
+	AUTO_FD fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return sys_write_all(fd, text, strlen(text));
+}
+
+/* The caller may make a cgroup in dir and move a process there. */
+static int writable(const char *dir)
+{
+	char procs[PATH_MAX + 16];
+	(void)snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0 &&
+	       faccessat(AT_FDCWD, procs, W_OK, AT_EACCESS) == 0;
+}
+
+/* A v2 directory's facts; subtree is set to a buffer to free. */
+static void v2_dir(const char *dir, struct cgroup_v2_dir *d, char **subtree)
+{
+	char path[PATH_MAX + 32];
+	(void)snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	*subtree = read_text(path);
+	*d = (struct cgroup_v2_dir){ *subtree != NULL, *subtree && writable(dir), *subtree };
+}
+
+/* The unified hierarchy: where a run's cgroup with ctrl goes, if anywhere. */
+static void probe_v2(const char *self, const char *mi, const char *ctrl, struct limits_cgroup *out)
+{
+	char path[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX], parent[PATH_MAX];
+	if (cgroup_pick_self(self, NULL, path, sizeof(path)) < 0 ||
+	    cgroup_pick_mount(mi, NULL, mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
+	    cgroup_pick_dir(mnt, root, path, own, sizeof(own)) < 0)
+		return;
+	char *st_own = NULL, *st_parent = NULL;
+	struct cgroup_v2_dir o, p = { 0 };
+	v2_dir(own, &o, &st_own);
+	if (cgroup_pick_parent(own, mnt, parent, sizeof(parent)) == 0)
+		v2_dir(parent, &p, &st_parent);
+	int at = cgroup_pick_v2(&o, &p, ctrl);
+	if (at >= 0) {
+		out->way = CGROUP_PICK_V2;
+		(void)snprintf(out->dir, sizeof(out->dir), "%s", at == 0 ? own : parent);
+	}
+	free(st_own);
+	free(st_parent);
+}
+
+static void probe_v1(const char *self, const char *mi, const char *ctrl, struct limits_cgroup *out)
+{
+	char path[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX];
+	if (cgroup_pick_self(self, ctrl, path, sizeof(path)) < 0 ||
+	    cgroup_pick_mount(mi, ctrl, mnt, sizeof(mnt), root, sizeof(root)) < 0 ||
+	    cgroup_pick_dir(mnt, root, path, own, sizeof(own)) < 0 || !writable(own))
+		return;
+	out->way = CGROUP_PICK_V1;
+	(void)snprintf(out->dir, sizeof(out->dir), "%s", own);
+}
+
+void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids)
+{
+	char *self = read_text("/proc/self/cgroup");
+	char *mi = self ? read_text("/proc/self/mountinfo") : NULL;
+	cgroup_probe_texts(self, mi, memory, pids);
+	free(self);
+	free(mi);
+}
+
+void cgroup_probe_texts(const char *self, const char *mi, struct limits_cgroup *memory,
+			struct limits_cgroup *pids)
+{
+	memory->way = pids->way = CGROUP_PICK_NONE;
+	memory->dir[0] = pids->dir[0] = '\0';
+	if (self && mi) {
+		probe_v2(self, mi, "pids", pids);
+		probe_v2(self, mi, "memory", memory);
+		/* A process is in one v2 cgroup: both limits must be set on
+		 * the same one, and the process count is the one every run
+		 * has. */
+		if (pids->way == CGROUP_PICK_V2 && memory->way == CGROUP_PICK_V2 &&
+		    strcmp(pids->dir, memory->dir) != 0)
+			memory->way = CGROUP_PICK_NONE;
+		if (pids->way == CGROUP_PICK_NONE)
+			probe_v1(self, mi, "pids", pids);
+		if (memory->way == CGROUP_PICK_NONE)
+			probe_v1(self, mi, "memory", memory);
+	}
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* 1 if pid is listed in the cgroup.procs text. */
+static int listed(const char *procs, long pid)
+{
+	for (const char *s = procs; s && *s;) {
+		char *end;
+		if (strtol(s, &end, 10) == pid)
+			return 1;
+		s = *end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* SIGKILL everything in the cgroup at dir.  v2 has cgroup.kill (5.14+);
+ * otherwise each member listed is killed through a pidfd taken and then
+ * checked against a second listing, so that a pid reused in between is not
+ * killed. */
+static void kill_members(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	if (write_text(dir, "cgroup.kill", "1") == 0)
+		return;
+	(void)snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	char *before = read_text(path);
+	static int fds[MEMBERS_MAX];
+	static long pids[MEMBERS_MAX];
+	size_t n = 0;
+	for (const char *s = before; s && *s && n < MEMBERS_MAX;) {
+		char *end;
+		long pid = strtol(s, &end, 10);
+		if (end == s)
+			break;
+		int fd = pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
+		if (fd >= 0) {
+			fds[n] = fd;
+			pids[n++] = pid;
+		}
+		s = *end ? end + 1 : end;
+	}
+	free(before);
+	char *after = read_text(path);
+	for (size_t i = 0; i < n; i++) {
+		if (after && listed(after, pids[i]))
+			(void)syscall(SYS_pidfd_send_signal, fds[i], SIGKILL, NULL, 0);
+		sys_close(&fds[i]);
+	}
+	free(after);
+}
+
+/* rmdir, ending the members first if any are left (the sandbox's PID 1 is
+ * reaped by then, and the kernel ends its namespace's processes with it;
+ * with --pid-ns inherit some may outlive it). */
+static int remove_dir(const char *dir)
+{
+	for (int i = 0; i < REMOVE_TRIES; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		kill_members(dir);
+		sleep_ms(REMOVE_STEP_MS);
+	}
+	return -EBUSY;
+}
+
+void cgroup_run_remove(struct cgroup_run *r)
+{
+	while (r->n > 0) {
+		r->n--;
+		int rc = remove_dir(r->dir[r->n]);
+		if (rc < 0)
+			fprintf(stderr, "cordon: cannot remove the run's cgroup %s: %s (the next run "
+				"removes it)\n", r->dir[r->n], strerror(-rc));
+	}
+}
+
+void cgroup_sweep_in(const char *parent)
+{
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));) {
+		long pid;
+		unsigned long long start;
+		uint64_t now;
+		char path[PATH_MAX + 256];
+		if (!cgroup_pick_run_name(de->d_name, &pid, &start))
+			continue;
+		int rc = procstat_start((pid_t)pid, &now);
+		if (rc == 0 ? now == start : rc != -ESRCH)
+			continue; /* its cordon runs, or cannot be told apart */
+		(void)snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
+		(void)remove_dir(path);
+	}
+	(void)closedir(d);
+}
+
+void cgroup_sweep(void)
+{
+	struct limits_cgroup memory, pids;
+	cgroup_probe(&memory, &pids);
+	if (pids.way != CGROUP_PICK_NONE)
+		cgroup_sweep_in(pids.dir);
+	if (memory.way != CGROUP_PICK_NONE && strcmp(memory.dir, pids.dir) != 0)
+		cgroup_sweep_in(memory.dir);
+}
+
+/* Make (or find, v2: one for both) the run's cgroup beneath parent. */
+static int make_dir(struct cgroup_run *r, const char *parent, const char *name, char **dir,
+		    struct cordon_err *e)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s/%s", parent, name);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return err_set(e, ENAMETOOLONG, "cgroup %s: path too long", parent);
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->dir[i], path) == 0) {
+			*dir = r->dir[i];
+			return 0;
+		}
+	cgroup_sweep_in(parent);
+	if (mkdir(path, 0755) < 0)
+		return err_sys(e, errno, "cannot make the run's cgroup %s (cordon doctor says which "
+			       "limits this machine enforces, and how)", path);
+	memcpy(r->dir[r->n], path, (size_t)len + 1);
+	*dir = r->dir[r->n++];
+	return 0;
+}
+
+/* Write one limit; an optional file (swap accounting) may be missing. */
+static int set(const char *dir, const char *file, const char *value, int optional,
+	       struct cordon_err *e)
+{
+	int rc = write_text(dir, file, value);
+	if (rc == -ENOENT && optional)
+		return 0;
+	return rc < 0 ? err_sys(e, -rc, "cannot set %s of the run's cgroup %s", file, dir) : 0;
+}
+
+static int set_memory(const char *dir, const struct limits_plan *p, struct cordon_err *e)
+{
+	char v[32];
+	(void)snprintf(v, sizeof(v), "%llu\n", p->memory);
+	int rc;
+	if (p->memory_cg.way == CGROUP_PICK_V2)
+		return (rc = set(dir, "memory.max", v, 0, e)) < 0 ? rc :
+		       set(dir, "memory.swap.max", "0\n", 1, e);
+	/* memsw is memory and swap together: not below the memory limit,
+	 * so it is set second; equal to it, swap adds nothing. */
+	return (rc = set(dir, "memory.limit_in_bytes", v, 0, e)) < 0 ? rc :
+	       set(dir, "memory.memsw.limit_in_bytes", v, 1, e);
+}
+
+int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sandbox,
+		     struct cordon_err *e)
+{
+	char name[64], v[32];
+	uint64_t start;
+	char *mem = NULL, *pids = NULL;
+	if (!p->memory && p->pids_way != LIMITS_PIDS_CGROUP)
+		return 0;
+	int rc = procstat_start(getpid(), &start);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot read cordon's own start time to name its cgroup");
+	(void)snprintf(name, sizeof(name), "cordon-%d-%llu", (int)getpid(),
+		       (unsigned long long)start);
+	if (p->memory && ((rc = make_dir(r, p->memory_cg.dir, name, &mem, e)) < 0 ||
+			  (rc = set_memory(mem, p, e)) < 0))
+		return rc;
+	(void)snprintf(v, sizeof(v), "%lu\n", p->pids);
+	if (p->pids_way == LIMITS_PIDS_CGROUP &&
+	    ((rc = make_dir(r, p->pids_cg.dir, name, &pids, e)) < 0 ||
+	     (rc = set(pids, "pids.max", v, 0, e)) < 0))
+		return rc;
+	(void)snprintf(v, sizeof(v), "%d\n", (int)sandbox);
+	for (size_t i = 0; i < r->n; i++)
+		if ((rc = write_text(r->dir[i], "cgroup.procs", v)) < 0)
+			return err_sys(e, -rc, "cannot move the sandbox into the run's cgroup %s",
+				       r->dir[i]);
+	return 0;
+}

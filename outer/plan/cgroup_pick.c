@@ -1,0 +1,161 @@
+/* cgroup_pick.c: see cgroup_pick.h. */
+#include "plan/cgroup_pick.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int copy(char *out, size_t n, const char *s, size_t len)
+{
+	if (len >= n)
+		return -ENAMETOOLONG;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return 0;
+}
+
+/* 1 if the sep-separated list s[0..len) holds word. */
+static int list_has(const char *s, size_t len, char sep, const char *word)
+{
+	size_t wl = strlen(word);
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && s[j] != sep && s[j] != '\n')
+			j++;
+		if (j - i == wl && memcmp(s + i, word, wl) == 0)
+			return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+int cgroup_pick_lists(const char *list, const char *ctrl)
+{
+	/* Controllers are separated by single spaces; the file ends in \n. */
+	return list && list_has(list, strlen(list), ' ', ctrl);
+}
+
+int cgroup_pick_self(const char *text, const char *ctrl, char *path, size_t n)
+{
+	for (const char *l = text; l && *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		const char *c1 = memchr(l, ':', len);
+		const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - l)) : NULL;
+		if (c2) {
+			size_t cl = (size_t)(c2 - c1 - 1);
+			int v2 = cl == 0 && c1 - l == 1 && l[0] == '0';
+			if (ctrl ? list_has(c1 + 1, cl, ',', ctrl) : v2)
+				return copy(path, n, c2 + 1, len - (size_t)(c2 + 1 - l));
+		}
+		l = end ? end + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* The next space-separated field of a mountinfo line. */
+static const char *field(const char **p, const char *end, size_t *len)
+{
+	while (*p < end && **p == ' ')
+		(*p)++;
+	const char *s = *p;
+	while (*p < end && **p != ' ')
+		(*p)++;
+	*len = (size_t)(*p - s);
+	return *len ? s : NULL;
+}
+
+/* One mountinfo line: if it mounts the hierarchy asked for, its root and
+ * mount point.  1 if it does, 0 if not. */
+static int mount_line(const char *l, const char *end, const char *ctrl, const char **root,
+		      size_t *rl, const char **mnt, size_t *ml)
+{
+	size_t len;
+	const char *f;
+	for (int i = 0; i < 3; i++)
+		if (!field(&l, end, &len))
+			return 0;
+	*root = field(&l, end, rl);
+	*mnt = field(&l, end, ml);
+	/* The optional fields end at a lone "-". */
+	while ((f = field(&l, end, &len)) && !(len == 1 && *f == '-'))
+		;
+	const char *type = field(&l, end, &len);
+	size_t tl = len;
+	if (!f || !type || !field(&l, end, &len))
+		return 0;
+	const char *opts = field(&l, end, &len);
+	/* Escaped paths (\040 for a space) are no cgroup mount of ours. */
+	if (!*root || !*mnt || memchr(*root, '\\', *rl) || memchr(*mnt, '\\', *ml))
+		return 0;
+	if (!ctrl)
+		return tl == 7 && memcmp(type, "cgroup2", 7) == 0;
+	return tl == 6 && memcmp(type, "cgroup", 6) == 0 && opts && list_has(opts, len, ',', ctrl);
+}
+
+int cgroup_pick_mount(const char *text, const char *ctrl, char *mnt, size_t mn, char *root,
+		      size_t rn)
+{
+	for (const char *l = text; l && *l;) {
+		const char *end = strchr(l, '\n');
+		if (!end)
+			end = l + strlen(l);
+		const char *r, *m;
+		size_t rl, ml;
+		if (mount_line(l, end, ctrl, &r, &rl, &m, &ml)) {
+			int rc = copy(mnt, mn, m, ml);
+			return rc < 0 ? rc : copy(root, rn, r, rl);
+		}
+		l = *end ? end + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int cgroup_pick_dir(const char *mnt, const char *root, const char *path, char *out, size_t n)
+{
+	size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	if (path[0] != '/' || strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl]))
+		return -ENOENT;
+	const char *rest = path + rl;
+	/* "/" alone: the mount itself. */
+	if (strcmp(rest, "/") == 0)
+		rest = "";
+	/* A path shown as "/.." is out of this namespace's sight. */
+	if (strstr(rest, "/../") || (strlen(rest) >= 3 && !strcmp(rest + strlen(rest) - 3, "/..")))
+		return -ENOENT;
+	int len = snprintf(out, n, "%s%s", mnt, rest);
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+int cgroup_pick_parent(const char *dir, const char *mnt, char *out, size_t n)
+{
+	size_t ml = strlen(mnt);
+	const char *slash = strrchr(dir, '/');
+	if (strncmp(dir, mnt, ml) != 0 || !dir[ml] || !slash || (size_t)(slash - dir) < ml)
+		return -ENOENT;
+	return copy(out, n, dir, (size_t)(slash - dir));
+}
+
+int cgroup_pick_v2(const struct cgroup_v2_dir *own, const struct cgroup_v2_dir *parent,
+		   const char *ctrl)
+{
+	if (own->exists && own->writable && cgroup_pick_lists(own->subtree, ctrl))
+		return 0;
+	if (parent->exists && parent->writable && cgroup_pick_lists(parent->subtree, ctrl))
+		return 1;
+	return -1;
+}
+
+int cgroup_pick_run_name(const char *name, long *pid, unsigned long long *start)
+{
+	char *end;
+	if (strncmp(name, "cordon-", 7) != 0 || name[7] < '1' || name[7] > '9')
+		return 0;
+	*pid = strtol(name + 7, &end, 10);
+	if (*end != '-' || end[1] < '0' || end[1] > '9')
+		return 0;
+	const char *s = end + 1;
+	*start = strtoull(s, &end, 10);
+	return *end == '\0' && *pid > 0;
+}
