@@ -49,7 +49,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/shared_counts.c outer/plan/protect_decide.c \
               outer/plan/resolve.c outer/plan/walk.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
-              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/protect.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_materialize.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/quarantine.c outer/hostpaths/registry_sweep.c \
