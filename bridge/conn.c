@@ -20,6 +20,11 @@
 #define CONN_READ_CHUNK 16384
 #define CONN_UPSTREAM_REPLY_MAX 16384
 
+/* The events on the descriptor of one side: whether they concern the
+ * direction that reads from it, or the one that writes to it. */
+#define CONN_EV_READ (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)
+#define CONN_EV_WRITE (EPOLLOUT | EPOLLHUP | EPOLLERR)
+
 static void conn_addr_text(struct conn *c, int family, const unsigned char *a)
 {
 	if (!inet_ntop(family, a, c->addr_text, sizeof(c->addr_text)))
@@ -50,7 +55,7 @@ void conn_refuse(struct bridge *b, struct conn *c, int status, unsigned char soc
 	(void)shutdown(c->cfd, SHUT_WR);
 	c->st = CS_REFUSING;
 	c->deadline_ms = conn_now_ms() + 2000;
-	conn_on_client(b, c);
+	conn_on_client(b, c, CONN_EV_READ);
 }
 
 static void conn_refuse_decision(struct bridge *b, struct conn *c, enum decision_reason r)
@@ -71,13 +76,86 @@ static void conn_keepalive(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
+static void conn_drain(struct bridge *b, struct conn *c);
+
+/* A forwarded request was answered: the client's connection ends here
+ * (the response said Connection: close).  What the client may still send
+ * (a pipelined request) is read and dropped until its EOF: closing with
+ * unread bytes would reset the connection under the response. */
+static void conn_forward_done(struct bridge *b, struct conn *c, const char *reason)
+{
+	sys_close(&c->sfd);
+	(void)shutdown(c->cfd, SHUT_WR);
+	c->decision = "allow";
+	c->reason = reason;
+	c->st = CS_REFUSING;
+	c->deadline_ms = conn_now_ms() + 2000;
+	conn_drain(b, c);
+}
+
+/* Pump the directions an event concerns (both at the start): a readable
+ * client or writable server moves the upload, the reverse the download.
+ * The other direction's pump would only find EAGAIN, one syscall per
+ * wake-up for nothing on a busy tunnel. */
+static void conn_next_request(struct bridge *b, struct conn *c);
+
+static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
+{
+	int r1 = up ? relay_pump(&c->up) : 0, r2 = down ? relay_pump(&c->down) : 0;
+	/* Nothing of the response reached the client yet: it can be told. */
+	int fresh = c->down.bytes == 0;
+	if (r1 == -EBADMSG && fresh)
+		conn_refuse(b, c, 400, 0, "bad-chunked-body",
+			    "cordon: malformed chunked request body\n");
+	else if (r2 == -EPROTO && fresh)
+		conn_refuse(b, c, 502, 0, "bad-response",
+			    "cordon: the server's response is not valid HTTP/1.x\n");
+	else if (r1 < 0 || r2 < 0)
+		conn_finish(b, c, "error", r1 == -EBADMSG ? "bad-chunked-body"
+					    : r2 == -EPROTO ? "bad-response" : "out-of-memory");
+	else if (!relay_done(&c->up) || !relay_done(&c->down))
+		return;
+	else if (c->proto == CP_HTTP_FORWARD && c->down.reusable && c->up.stopped &&
+		 c->down.stopped && !c->up.err && !c->down.err)
+		conn_next_request(b, c);
+	else if (c->proto == CP_HTTP_FORWARD)
+		conn_forward_done(b, c, c->up.err || c->down.err ? "reset" : "closed");
+	else
+		conn_finish(b, c, "allow", c->up.err || c->down.err ? "reset" : "closed");
+}
+
 static void conn_pump(struct bridge *b, struct conn *c)
 {
-	int r1 = relay_pump(&c->up), r2 = relay_pump(&c->down);
-	if (r1 < 0 || r2 < 0)
-		conn_finish(b, c, "allow", "reset");
-	else if (relay_done(&c->up) && relay_done(&c->down))
-		conn_finish(b, c, "allow", "closed");
+	conn_pump_dirs(b, c, 1, 1);
+}
+
+/* One absolute-form request was answered, its response delimited, and the
+ * client keeps the connection: log it, drop the server connection, and
+ * read the client's next request, decided afresh on its own URI (it may
+ * name another host).  Bytes the client sent after the last body are its
+ * start. */
+static void conn_next_request(struct bridge *b, struct conn *c)
+{
+	conn_log(b, c);
+	char *rest = c->up.rest;
+	size_t rest_len = c->up.rest_len;
+	c->up.rest = NULL;
+	sys_close(&c->sfd);
+	relay_close(&c->up);
+	relay_close(&c->down);
+	free(c->buf);
+	free(c->ubuf);
+	struct conn keep = *c;
+	*c = (struct conn){
+		.prev = keep.prev, .next = keep.next, .id = keep.id, .cfd = keep.cfd, .sfd = -1,
+		.ctag = keep.ctag, .st = CS_HEAD, .buf = rest, .len = rest_len, .cap = rest_len,
+		.up = { .pipe = { -1, -1 } }, .down = { .pipe = { -1, -1 } },
+		.client_port = keep.client_port, .nreq = keep.nreq + 1,
+	};
+	(void)clock_gettime(CLOCK_REALTIME, &c->start_rt);
+	c->start_ms = conn_now_ms();
+	c->deadline_ms = c->start_ms + b->head_timeout_ms;
+	conn_on_client(b, c, CONN_EV_READ);
 }
 
 /* Connected (and, with an upstream, tunnelled): what each side gets first,
@@ -85,7 +163,9 @@ static void conn_pump(struct bridge *b, struct conn *c)
 static void conn_start_relay(struct bridge *b, struct conn *c)
 {
 	static const char socks_ok[SOCKS5_REPLY_LEN] = { 5, 0, 0, 1 };
-	size_t rest = c->len - c->consumed, uplen = 0, downlen = 0;
+	size_t rest = c->len - c->consumed, uplen = 0, downlen = 0, headlen;
+	int head_req = c->proto == CP_HTTP_FORWARD && c->req.method_len == 4 &&
+		       memcmp(c->buf + c->req.method_off, "HEAD", 4) == 0;
 	char *up = malloc(HTTP_REBUILT_MAX + rest), *down = malloc(64 + c->ulen);
 	if (!up || !down) {
 		free(up);
@@ -109,6 +189,7 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 		memcpy(down, socks_ok, sizeof(socks_ok));
 		downlen = sizeof(socks_ok);
 	}
+	headlen = uplen;
 	memcpy(up + uplen, c->buf + c->consumed, rest);
 	uplen += rest;
 	if (c->ulen) {
@@ -130,6 +211,20 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 	if (relay_open(&c->down, c->sfd, c->cfd, down, downlen) < 0) {
 		free(down);
 		conn_finish(b, c, "error", "too-many-files");
+		return;
+	}
+	int r = 0;
+	c->down.keep = c->req.keep;
+	c->down.head_req = head_req;
+	if (c->proto == CP_HTTP_FORWARD &&
+	    ((r = relay_frame(&c->up, c->req.body == HTTP_BODY_CHUNKED ? RELAY_CHUNKED : RELAY_LENGTH,
+			      c->req.body == HTTP_BODY_LENGTH ? c->req.content_length : 0, headlen)) < 0 ||
+	     (r = relay_frame(&c->down, RELAY_RESPONSE, 0, 0)) < 0)) {
+		if (r == -EBADMSG)
+			conn_refuse(b, c, 400, 0, "bad-chunked-body",
+				    "cordon: malformed chunked request body\n");
+		else
+			conn_finish(b, c, "error", "out-of-memory");
 		return;
 	}
 	c->st = CS_RELAY;
@@ -346,7 +441,7 @@ static void conn_drain(struct bridge *b, struct conn *c)
 	}
 }
 
-void conn_on_client(struct bridge *b, struct conn *c)
+void conn_on_client(struct bridge *b, struct conn *c, uint32_t ev)
 {
 	switch (c->st) {
 	case CS_HEAD:
@@ -364,7 +459,7 @@ void conn_on_client(struct bridge *b, struct conn *c)
 			conn_http(b, c);
 		return;
 	case CS_RELAY:
-		conn_pump(b, c);
+		conn_pump_dirs(b, c, !!(ev & CONN_EV_READ), !!(ev & CONN_EV_WRITE));
 		return;
 	case CS_REFUSING:
 		conn_drain(b, c);
@@ -380,6 +475,7 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 		conn_finish(b, c, "error", "out-of-memory");
 		return;
 	}
+	int closed = 0;
 	for (;;) {
 		ssize_t n = recv(c->sfd, c->ubuf + c->ulen, CONN_UPSTREAM_REPLY_MAX - c->ulen, 0);
 		if (n < 0 && errno == EINTR)
@@ -387,15 +483,21 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n <= 0) {
-			conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-closed",
-				    "cordon: the upstream proxy closed the connection\n");
-			return;
+			/* A refusal (407, 403) is often followed at once by a
+			 * close: what came before it still says why. */
+			closed = 1;
+			break;
 		}
 		c->ulen += (size_t)n;
 		if (c->ulen == CONN_UPSTREAM_REPLY_MAX)
 			break;
 	}
 	int r = upstream_reply(c->ubuf, c->ulen);
+	if (r == 0 && closed) {
+		conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-closed",
+			    "cordon: the upstream proxy closed the connection\n");
+		return;
+	}
 	if (r == 0)
 		return;
 	if (r < 0) {
@@ -410,7 +512,7 @@ static void conn_upstream_reply(struct bridge *b, struct conn *c)
 	conn_start_relay(b, c);
 }
 
-void conn_on_server(struct bridge *b, struct conn *c)
+void conn_on_server(struct bridge *b, struct conn *c, uint32_t ev)
 {
 	if (c->st == CS_CONNECTING) {
 		int err = 0;
@@ -428,7 +530,7 @@ void conn_on_server(struct bridge *b, struct conn *c)
 			conn_start_relay(b, c);
 			return;
 		}
-		char head[1024];
+		char head[UPSTREAM_HEAD_MAX];
 		ssize_t n = upstream_connect_head(b->upstream, &c->host, c->port, head, sizeof(head));
 		if (n < 0 || send(c->sfd, head, (size_t)n, MSG_NOSIGNAL) != n) {
 			conn_refuse(b, c, 502, SOCKS5_GENERAL, "upstream-failed",
@@ -441,7 +543,7 @@ void conn_on_server(struct bridge *b, struct conn *c)
 	if (c->st == CS_UPSTREAM_REPLY)
 		conn_upstream_reply(b, c);
 	else if (c->st == CS_RELAY)
-		conn_pump(b, c);
+		conn_pump_dirs(b, c, !!(ev & CONN_EV_WRITE), !!(ev & CONN_EV_READ));
 }
 
 void conn_on_deadline(struct bridge *b, struct conn *c)

@@ -3,6 +3,8 @@
  *
  *   HEAD -> (SOCKS_REQ) -> RESOLVING -> CONNECTING -> RELAY -> closed
  *        \-> REFUSING (403/400/431/414 or SOCKS error written, then closed)
+ *   an absolute-form request's RELAY -> HEAD again when the client keeps
+ *   the connection and the response was delimited (conn_next_request)
  *
  * Belongs here: the types shared by loop.c (epoll, accept, timers, the
  * resolver and the sandbox socket) and conn.c (the protocol stages). */
@@ -80,6 +82,7 @@ struct conn {
 	long long start_ms;
 	uint16_t client_port;
 	const char *decision, *reason;
+	unsigned nreq;            /* requests this connection carried before the current one */
 };
 
 long long conn_now_ms(void);
@@ -88,10 +91,12 @@ long long conn_now_ms(void);
  * later in this batch). */
 int conn_watch_server(struct bridge *b, struct conn *c);
 void conn_finish(struct bridge *b, struct conn *c, const char *decision, const char *reason);
+/* loop.c: c's line for --net-log and the report (its current request). */
+void conn_log(struct bridge *b, const struct conn *c);
 
 /* conn.c: the stages, called by the loop on events. */
-void conn_on_client(struct bridge *b, struct conn *c);
-void conn_on_server(struct bridge *b, struct conn *c);
+void conn_on_client(struct bridge *b, struct conn *c, uint32_t ev);
+void conn_on_server(struct bridge *b, struct conn *c, uint32_t ev);
 void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_result *res);
 void conn_on_deadline(struct bridge *b, struct conn *c);
 /* A refusal written before the connection closes: HTTP status (or, for

@@ -41,6 +41,7 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 	in->sandbox = -1;
 	in->log_fd = -1;
 	in->decisions_fd = -1;
+	in->auth_fd = -1;
 	for (size_t i = 0; i < WIRE_BRIDGE_NLISTENERS; i++)
 		in->listeners[i] = -1;
 	for (int i = 1; i < argc; i++) {
@@ -67,6 +68,8 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 			in->upstream_spec = v;
 		else if (strcmp(a, "--attribution-token") == 0)
 			in->token = v;
+		else if (strcmp(a, "--upstream-auth") == 0 && ik_int(v, 3, 65535, &n) == 0)
+			in->auth_fd = (int)n;
 		else
 			return err_set(e, EINVAL, "cordon-bridge: bad argument %s "
 				       "(cordon-bridge is started by cordon, not by hand)", a);
@@ -75,7 +78,7 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 	}
 	if (in->sandbox < 0 || in->parent <= 0)
 		return err_set(e, EINVAL, "cordon-bridge is started by cordon, not by hand");
-	if (in->token && !in->upstream_spec)
+	if ((in->token || in->auth_fd >= 0) && !in->upstream_spec)
 		return err_set(e, EINVAL, "--attribution-token needs --proxy-upstream");
 	return 0;
 }
@@ -229,6 +232,24 @@ static int ik_map(struct intake *in, struct cordon_err *e)
 	return r;
 }
 
+/* The credentials cordon wrote to a memfd (never on a command line); the
+ * descriptor is closed once read. */
+static int ik_auth(struct intake *in, char *out, size_t cap, struct cordon_err *e)
+{
+	out[0] = '\0';
+	if (in->auth_fd < 0)
+		return 0;
+	AUTO_FD fd = in->auth_fd;
+	in->auth_fd = -1;
+	ssize_t n = pread(fd, out, cap - 1, 0);
+	if (n < 0)
+		return err_sys(e, errno, "cordon-bridge: cannot read the upstream's credentials");
+	out[n] = '\0';
+	if ((size_t)n != strlen(out))
+		return err_set(e, EINVAL, "--proxy-upstream: a NUL byte in the credentials");
+	return 0;
+}
+
 int intake_run(struct intake *in, struct cordon_err *e)
 {
 	int r = ik_listeners(in, e);
@@ -244,8 +265,14 @@ int intake_run(struct intake *in, struct cordon_err *e)
 	if (in->decisions_fd >= 0 && fcntl(in->decisions_fd, F_SETFD, FD_CLOEXEC) < 0)
 		return err_sys(e, errno, "cordon-bridge: the decisions descriptor %d", in->decisions_fd);
 	if (in->upstream_spec) {
-		if ((r = upstream_parse(in->upstream_spec, in->token, &in->upstream, e)) < 0)
+		char auth[UPSTREAM_AUTH_MAX + 2];
+		if ((r = ik_auth(in, auth, sizeof(auth), e)) < 0 ||
+		    (r = upstream_parse(in->upstream_spec, in->token, auth[0] ? auth : NULL,
+					&in->upstream, e)) < 0) {
+			explicit_bzero(auth, sizeof(auth));
 			return r;
+		}
+		explicit_bzero(auth, sizeof(auth));
 		in->have_upstream = 1;
 	}
 	struct rlimit rl;

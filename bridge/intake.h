@@ -30,6 +30,7 @@ struct intake {
 	size_t nallow, ndeny;
 	const char *net_log;
 	const char *upstream_spec, *token;
+	int auth_fd;                     /* a memfd with the upstream's "USER:PASS", or -1 */
 	struct upstream upstream;
 	int have_upstream;
 	int listeners[WIRE_BRIDGE_NLISTENERS];
@@ -41,7 +42,8 @@ struct intake {
 
 /* Parse argv:
  *   cordon-bridge --sandbox FD --parent PID [--allow PAT]... [--deny PAT]...
- *                 [--net-log FILE] [--decisions FD] [--upstream SPEC [--attribution-token T]]
+ *                 [--net-log FILE] [--decisions FD]
+ *                 [--upstream SPEC [--attribution-token T] [--upstream-auth FD]]
  * -EINVAL with *e filled. */
 int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 	__attribute__((warn_unused_result));

@@ -44,7 +44,7 @@ int conn_watch_server(struct bridge *b, struct conn *c)
 	return lp_add(b->ep, c->sfd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, &c->stag);
 }
 
-static void lp_log(struct bridge *b, const struct conn *c)
+void conn_log(struct bridge *b, const struct conn *c)
 {
 	static const char *const proto[] = {
 		[CP_UNKNOWN] = "unknown", [CP_HTTP_CONNECT] = "http-connect",
@@ -76,7 +76,10 @@ void conn_finish(struct bridge *b, struct conn *c, const char *decision, const c
 		return;
 	c->decision = decision;
 	c->reason = reason;
-	lp_log(b, c);
+	/* A kept connection that ends between requests: each request was
+	 * logged when it ended; there is nothing more to say. */
+	if (!(c->nreq && c->st == CS_HEAD && c->len == 0))
+		conn_log(b, c);
 	c->st = CS_DONE;
 	sys_close(&c->cfd);
 	sys_close(&c->sfd);
@@ -277,10 +280,10 @@ int loop_run(struct bridge *b, int *listeners, size_t nlisteners, int sandbox,
 					lp_accept(b, listeners[(uintptr_t)t->c - 1]);
 				break;
 			case TAG_CLIENT:
-				conn_on_client(b, t->c);
+				conn_on_client(b, t->c, ev[i].events);
 				break;
 			case TAG_SERVER:
-				conn_on_server(b, t->c);
+				conn_on_server(b, t->c, ev[i].events);
 				break;
 			case TAG_RESOLVER:
 				lp_resolved(b);

@@ -171,7 +171,23 @@ static int hp_name_is(const char *n, size_t nlen, const char *want)
 
 struct hp_seen {
 	int content_length, transfer_encoding, host;
+	int close, keep_alive; /* Connection or Proxy-Connection tokens */
 };
+
+static void hp_connection_tokens(const char *v, size_t len, struct hp_seen *s)
+{
+	while (len) {
+		const char *comma = memchr(v, ',', len);
+		size_t tl = comma ? (size_t)(comma - v) : len;
+		const char *t = v;
+		size_t n = tl;
+		hp_trim(&t, &n);
+		s->close |= hp_name_is(t, n, "close");
+		s->keep_alive |= hp_name_is(t, n, "keep-alive");
+		v += tl + (comma ? 1 : 0);
+		len -= tl + (comma ? 1 : 0);
+	}
+}
 
 static int hp_header(const char *line, size_t len, struct http_req *r, struct hp_seen *s)
 {
@@ -196,9 +212,14 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 		unsigned long long cl;
 		if (s->content_length++ || hp_digits(v, vlen, 18, &cl) < 0)
 			return -1;
+		r->body = HTTP_BODY_LENGTH;
+		r->content_length = cl;
 	} else if (hp_name_is(line, nlen, "Transfer-Encoding")) {
 		if (s->transfer_encoding++ || vlen != 7 || strncasecmp(v, "chunked", 7) != 0)
 			return -1;
+		r->body = HTTP_BODY_CHUNKED;
+	} else if (hp_name_is(line, nlen, "Connection") || hp_name_is(line, nlen, "Proxy-Connection")) {
+		hp_connection_tokens(v, vlen, s);
 	} else if (hp_name_is(line, nlen, "Host")) {
 		struct host h;
 		uint16_t port = r->port;
@@ -228,7 +249,7 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 	if (hp_request_line(buf, line_len, &out, &t_off, &t_len) < 0 ||
 	    hp_target(buf, t_off, t_len, &out) < 0)
 		return -400;
-	struct hp_seen seen = { 0, 0, 0 };
+	struct hp_seen seen = { 0, 0, 0, 0, 0 };
 	size_t pos = line_len;
 	out.hdr_off = pos;
 	while (pos < head_len - 2) {
@@ -241,6 +262,7 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 	}
 	if (seen.content_length && seen.transfer_encoding)
 		return -400;
+	out.keep = !seen.close && (out.minor == 1 || seen.keep_alive);
 	out.hdr_len = pos - out.hdr_off;
 	out.head_len = head_len;
 	*r = out;
@@ -313,6 +335,84 @@ ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_
 	}
 	hp_puts(&o, "Connection: close\r\n\r\n");
 	return o.full ? -ENOSPC : (ssize_t)o.n;
+}
+
+ssize_t http_response_close(const char *buf, size_t len, int keep, char *out, size_t cap,
+			    int *final)
+{
+	static const char *const drop[] = { "Connection", "Keep-Alive", "Proxy-Connection" };
+	struct hp_out o = { out, cap, 0, 0 };
+	if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') ||
+	    buf[8] != ' ' || memcmp(buf + len - 4, "\r\n\r\n", 4) != 0 || memchr(buf, '\0', len))
+		return -EPROTO;
+	for (int i = 9; i < 12; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EPROTO;
+	if (buf[12] != ' ' && buf[12] != '\r')
+		return -EPROTO;
+	*final = buf[9] != '1' || memcmp(buf + 9, "101", 3) == 0;
+	for (size_t pos = 0; pos < len - 2;) {
+		const char *e = memchr(buf + pos, '\n', len - pos);
+		size_t l = (size_t)(e - (buf + pos)) + 1;
+		/* A lone CR is a line break to some clients: a response could
+		 * split itself past the Connection: close added below. */
+		if (l < 2 || buf[pos + l - 2] != '\r' || memchr(buf + pos, '\r', l - 2))
+			return -EPROTO;
+		const char *colon = pos ? memchr(buf + pos, ':', l) : NULL;
+		size_t nlen = colon ? (size_t)(colon - (buf + pos)) : 0;
+		int dropped = 0;
+		for (size_t i = 0; *final && buf[9] != '1' && colon && i < sizeof(drop) / sizeof(drop[0]); i++)
+			dropped |= hp_name_is(buf + pos, nlen, drop[i]);
+		if (!dropped)
+			hp_put(&o, buf + pos, l);
+		pos += l;
+	}
+	if (*final && buf[9] != '1')
+		hp_puts(&o, !keep ? "Connection: close\r\n"
+			: buf[7] == '0' ? "Connection: keep-alive\r\n" : "");
+	hp_puts(&o, "\r\n");
+	return o.full ? -ENOSPC : (ssize_t)o.n;
+}
+
+int http_response_frame(const char *buf, size_t len, int head_req, enum http_body *body,
+			unsigned long long *length)
+{
+	int cl = 0, te = 0, chunked = 0;
+	*length = 0;
+	for (size_t pos = 0; pos < len;) {
+		const char *l = buf + pos, *e = memchr(l, '\n', len - pos);
+		if (!e)
+			break;
+		size_t ll = (size_t)(e - l) + 1;
+		const char *colon = pos ? memchr(l, ':', ll) : NULL;
+		pos += ll;
+		if (!colon || ll < 3)
+			continue;
+		size_t nlen = (size_t)(colon - l);
+		const char *v = colon + 1;
+		size_t vlen = ll - nlen - 3; /* without the colon and CRLF */
+		hp_trim(&v, &vlen);
+		if (hp_name_is(l, nlen, "Content-Length")) {
+			if (cl++ || hp_digits(v, vlen, 18, length) < 0)
+				return -EPROTO;
+		} else if (hp_name_is(l, nlen, "Transfer-Encoding")) {
+			te++;
+			chunked = vlen == 7 && strncasecmp(v, "chunked", 7) == 0;
+		}
+	}
+	if (cl && te)
+		return -EPROTO;
+	if (len < 12)
+		return -EPROTO;
+	if (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0)
+		*body = HTTP_BODY_NONE;
+	else if (te == 1 && chunked && memcmp(buf + 9, "101", 3) != 0)
+		*body = HTTP_BODY_CHUNKED;
+	else if (cl && !te && memcmp(buf + 9, "101", 3) != 0)
+		*body = HTTP_BODY_LENGTH;
+	else
+		*body = HTTP_BODY_CLOSE; /* a 101, another coding, or no length */
+	return 0;
 }
 
 static const char *hp_reason(int status)

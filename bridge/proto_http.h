@@ -39,6 +39,10 @@ int http_scan_head(struct http_scan *s, const char *buf, size_t len);
 
 enum http_kind { HTTP_CONNECT = 1, HTTP_FORWARD };
 
+/* How a message's body ends: none, after a length, at a chunked body's
+ * end, or (responses only) at the connection's end. */
+enum http_body { HTTP_BODY_NONE = 0, HTTP_BODY_LENGTH, HTTP_BODY_CHUNKED, HTTP_BODY_CLOSE };
+
 struct http_req {
 	enum http_kind kind;
 	struct host host;
@@ -49,6 +53,10 @@ struct http_req {
 	size_t method_off, method_len;
 	size_t path_off, path_len; /* after the authority; empty means "/" */
 	size_t hdr_off, hdr_len;   /* header lines, each with its CRLF */
+	/* The request body: none, content_length bytes, or chunked. */
+	enum http_body body;
+	unsigned long long content_length;
+	int keep;                  /* the client may send another request after this one */
 };
 
 /* Parse a complete head buf[0..head_len) (as found by http_scan_head).
@@ -63,6 +71,26 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
  * close".  Returns its length, or -ENOSPC when cap is too small
  * (HTTP_REBUILT_MAX always suffices). */
 ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap);
+
+/* A response head buf[0..len) (CRLFCRLF included) from the server of a
+ * forwarded request, for the client: the status line and headers kept but
+ * Connection, Keep-Alive and Proxy-Connection, and "Connection: close"
+ * added unless keep (the bridge closes the client's connection after this
+ * response); with keep, an HTTP/1.0 head says "Connection: keep-alive"
+ * (the hop to the client is the bridge's, and it keeps it).  *final is 0 for an interim 1xx head (another
+ * follows), else 1; a 101 passes unchanged (a tunnel from then on).  Its
+ * length, or -EPROTO (not an HTTP/1.x status line, a bare LF or CR, a NUL)
+ * or -ENOSPC (cap below len + 32). */
+ssize_t http_response_close(const char *buf, size_t len, int keep, char *out, size_t cap,
+			    int *final) __attribute__((warn_unused_result));
+
+/* How the body of the final response head buf[0..len) ends (to a HEAD
+ * request when head_req): none (204, 304, HEAD), Content-Length, chunked,
+ * or the connection's end (a 101, or any other Transfer-Encoding).  0, or
+ * -EPROTO when both are given, or two Content-Lengths, or one that is not
+ * a number: a client could read such a response two ways. */
+int http_response_frame(const char *buf, size_t len, int head_req, enum http_body *body,
+			unsigned long long *length) __attribute__((warn_unused_result));
 
 /* A complete response with status (403, 400, ...), a short text body and
  * Connection: close; the body is the reason line given.  Returns its length

@@ -26,10 +26,43 @@ static int up_token(const char *t, struct upstream *u, struct cordon_err *e)
 	return 0;
 }
 
-int upstream_parse(const char *spec, const char *token, struct upstream *u, struct cordon_err *e)
+static void up_base64(const unsigned char *in, size_t len, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+	size_t o = 0;
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < len ? (unsigned)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+		out[o++] = tab[v >> 18 & 63];
+		out[o++] = tab[v >> 12 & 63];
+		out[o++] = tab[i + 1 < len ? (v >> 6 & 63) : 64];
+		out[o++] = tab[i + 2 < len ? (v & 63) : 64];
+	}
+	out[o] = '\0';
+}
+
+static int up_auth(const char *a, struct upstream *u, struct cordon_err *e)
+{
+	size_t len = a ? strlen(a) : 0;
+	if (!a)
+		return 0;
+	/* The value is never repeated in a message: it holds a password. */
+	if (len > UPSTREAM_AUTH_MAX || !strchr(a, ':') || a[0] == ':')
+		return err_set(e, EINVAL, "--proxy-upstream: the credentials must be USER:PASSWORD, "
+			       "at most %d bytes", UPSTREAM_AUTH_MAX);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)a[i] < 0x20 || a[i] == 0x7f)
+			return err_set(e, EINVAL, "--proxy-upstream: a control character in the "
+				       "credentials");
+	up_base64((const unsigned char *)a, len, u->auth);
+	return 0;
+}
+
+int upstream_parse(const char *spec, const char *token, const char *auth, struct upstream *u,
+		   struct cordon_err *e)
 {
 	memset(u, 0, sizeof(*u));
-	if (up_token(token, u, e) < 0)
+	if (up_token(token, u, e) < 0 || up_auth(auth, u, e) < 0)
 		return -EINVAL;
 	if (strncmp(spec, "unix:", 5) == 0) {
 		struct sockaddr_un *sun = (struct sockaddr_un *)&u->sa;
@@ -76,9 +109,11 @@ ssize_t upstream_connect_head(const struct upstream *u, const struct host *h, ui
 			      char *out, size_t cap)
 {
 	const char *o = h->kind == HOST_IPV6 ? "[" : "", *c = h->kind == HOST_IPV6 ? "]" : "";
-	int n = snprintf(out, cap, "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n%s%s%s\r\n",
+	int n = snprintf(out, cap, "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n%s%s%s%s%s%s\r\n",
 			 o, h->text, c, port, o, h->text, c, port,
-			 u->token[0] ? UPSTREAM_HEADER ": " : "", u->token, u->token[0] ? "\r\n" : "");
+			 u->token[0] ? UPSTREAM_HEADER ": " : "", u->token, u->token[0] ? "\r\n" : "",
+			 u->auth[0] ? "Proxy-Authorization: Basic " : "", u->auth,
+			 u->auth[0] ? "\r\n" : "");
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
 	return n;

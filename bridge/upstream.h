@@ -5,9 +5,11 @@
  *   CONNECT host:port HTTP/1.1
  *   Host: host:port
  *   X-Cordon-Attribution: TOKEN
+ *   Proxy-Authorization: Basic BASE64(USER:PASS)
  *
- * The token is on the bridge's command line only (the host side); nothing
- * of it reaches the sandbox.  A denied name never reaches the upstream: the
+ * The token is on the bridge's command line only (the host side); the
+ * credentials come in a memfd (intake.c); nothing of either reaches the
+ * sandbox.  A denied name never reaches the upstream: the
  * allowlist is checked first.  Non-public addresses are the upstream's to
  * refuse: the bridge does not resolve names it sends upstream.
  *
@@ -24,18 +26,27 @@
 #include "host.h"
 
 #define UPSTREAM_TOKEN_MAX 256
+#define UPSTREAM_AUTH_MAX 1024 /* USER:PASS, decoded */
+#define UPSTREAM_AUTH_B64_MAX ((UPSTREAM_AUTH_MAX + 2) / 3 * 4)
 #define UPSTREAM_HEADER "X-Cordon-Attribution"
+/* The longest CONNECT head: a 253-byte name twice, the token, the
+ * credentials in base64, and the fixed words. */
+#define UPSTREAM_HEAD_MAX (UPSTREAM_AUTH_B64_MAX + UPSTREAM_TOKEN_MAX + 1024)
 
 struct upstream {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	char token[UPSTREAM_TOKEN_MAX + 1]; /* "" when none */
+	char auth[UPSTREAM_AUTH_B64_MAX + 1]; /* base64 of USER:PASS; "" when none */
 };
 
-/* Parse spec; a tcp: host must be an IP literal or a name /etc/hosts or DNS
- * answers now (resolved once, at start).  token may be NULL; it must be
- * printable ASCII without spaces, at most UPSTREAM_TOKEN_MAX bytes. */
-int upstream_parse(const char *spec, const char *token, struct upstream *u,
+/* Parse spec (tcp:HOST:PORT or unix:/PATH, without credentials: cordon
+ * splits them off); a tcp: host must be an IP literal or a name /etc/hosts
+ * or DNS answers now (resolved once, at start).  token may be NULL; it must
+ * be printable ASCII without spaces, at most UPSTREAM_TOKEN_MAX bytes.
+ * auth ("USER:PASS", at most UPSTREAM_AUTH_MAX bytes, no control bytes) may
+ * be NULL; given, each CONNECT carries Proxy-Authorization: Basic. */
+int upstream_parse(const char *spec, const char *token, const char *auth, struct upstream *u,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The CONNECT head for h:port.  Its length, or -ENOSPC. */

@@ -46,7 +46,9 @@ struct config {
 	unsigned kill_after;       /* seconds between a forwarded SIGTERM/INT/HUP and SIGKILL */
 	/* --net proxy */
 	struct strlist allow_domain, deny_domain;
-	const char *proxy_upstream;    /* "tcp:HOST:PORT" or "unix:PATH", NULL: built-in filter */
+	const char *proxy_upstream;    /* "tcp:HOST:PORT" or "unix:PATH", NULL: built-in filter;
+					  never with credentials (cli_upstream_split) */
+	const char *proxy_upstream_auth; /* "USER:PASS" decoded, NULL: none; only for the bridge */
 	const char *attribution_token; /* only with proxy_upstream */
 	const char *net_log;           /* NULL: no log file */
 	/* agent surface */

@@ -76,7 +76,8 @@ static void text_network(FILE *out, const struct config *c)
 	text_list(out, c, "allow", &c->allow_domain, "allow-domain");
 	text_list(out, c, "deny", &c->deny_domain, "deny-domain");
 	if (c->proxy_upstream)
-		fprintf(out, "  upstream %s%s\n", c->proxy_upstream,
+		fprintf(out, "  upstream %s%s%s\n", c->proxy_upstream,
+			c->proxy_upstream_auth ? " (with credentials, not shown)" : "",
 			c->attribution_token ? " (with an attribution token)" : "");
 	policy_view_origin(c, "allow-unix-sockets", why, sizeof(why));
 	fprintf(out, "  unix sockets: %s  (%s)\n", c->allow_unix_sockets ? "allowed" : "refused", why);
@@ -253,6 +254,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_list(j, c, "allow", &c->allow_domain, "allow-domain");
 	json_list(j, c, "deny", &c->deny_domain, "deny-domain");
 	json_out_str(j, "upstream", c->proxy_upstream);
+	json_out_bool(j, "upstream_credentials", c->proxy_upstream_auth != NULL);
 	json_out_bool(j, "allow_unix_sockets", c->allow_unix_sockets);
 	json_out_end(j);
 	json_env(j, c);

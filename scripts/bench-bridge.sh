@@ -12,7 +12,9 @@
 # It is a benchmark: it prints numbers and asserts no timing.
 #
 # Usage: scripts/bench-bridge.sh [-s BYTES] [-r RUNS] [-n REQUESTS]
-# Env:   CORDON (default build/cordon; cordon-bridge beside it)
+# Env:   CORDON (default build/cordon; cordon-bridge beside it);
+#        CORDON_OLD: another build, whose paths are measured in the same
+#        rounds (connect-old, absolute-old), for a before/after in one run
 set -euo pipefail
 
 SELF=$(readlink -f "$0")
@@ -70,6 +72,9 @@ for _ in $(seq 100); do [ -s "$D/port" ] && break; sleep 0.05; done
 PORT=$(cat "$D/port")
 URL="http://127.0.0.1:$PORT"
 CP=("$CORDON" --allow-domain "127.0.0.1:$PORT" --)
+CPOLD=("${CORDON_OLD:-$CORDON}" --allow-domain "127.0.0.1:$PORT" --)
+PATHS=(connect absolute)
+[ -n "${CORDON_OLD:-}" ] && PATHS+=(connect-old absolute-old)
 
 speed() { # PATH-NAME: one download, MB/s on stdout
 	local w='%{speed_download}\n'
@@ -77,6 +82,8 @@ speed() { # PATH-NAME: one download, MB/s on stdout
 	direct) curl -sS --noproxy '*' -o /dev/null -w "$w" "$URL/blob" ;;
 	connect) "${CP[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -p -o /dev/null -w "$w" "$URL/blob" ;;
 	absolute) "${CP[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -o /dev/null -w "$w" "$URL/blob" ;;
+	connect-old) "${CPOLD[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -p -o /dev/null -w "$w" "$URL/blob" ;;
+	absolute-old) "${CPOLD[@]}" curl -sS --noproxy '' -x http://127.0.0.1:3128 -o /dev/null -w "$w" "$URL/blob" ;;
 	esac | awk '{ printf "%.0f\n", $1 / 1e6 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -85,13 +92,13 @@ p99() { sort -n | awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < 1) i = 1
 echo "bench-bridge: $SIZE bytes x $RUNS runs per path, $REQS small requests per path; $(nproc) CPUs"
 declare -A tp
 for r in $(seq "$RUNS"); do
-	for p in direct connect absolute; do
+	for p in direct "${PATHS[@]}"; do
 		tp[$p]+="$(speed $p) "
 	done
 done
 md=$(echo ${tp[direct]} | tr ' ' '\n' | median)
-printf '%-22s %8s MB/s\n' "direct" "$md"
-for p in connect absolute; do
+printf '%-22s %8s MB/s  (runs: %s)\n' "direct" "$md" "${tp[direct]}"
+for p in "${PATHS[@]}"; do
 	m=$(echo ${tp[$p]} | tr ' ' '\n' | median)
 	printf '%-22s %8s MB/s  %.2fx direct   (runs: %s)\n' "bridge $p" "$m" "$(echo "$m $md" | awk '{ print $1 / $2 }')" "${tp[$p]}"
 done

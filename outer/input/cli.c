@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,8 +115,9 @@ const char cli_usage[] =
 "      --allow-domain PAT   allow PAT through the proxy (implies --net proxy):\n"
 "                           host, *.host (subdomains), **.host (both), :PORT\n"
 "      --deny-domain PAT    refuse PAT even if allowed\n"
-"      --proxy-upstream tcp:HOST:PORT|unix:PATH  send allowed connections to\n"
-"                           this proxy\n"
+"      --proxy-upstream tcp:[USER:PASS@]HOST:PORT|unix:[USER:PASS@]/PATH\n"
+"                           send allowed connections to this proxy (with\n"
+"                           Proxy-Authorization: Basic when USER:PASS given)\n"
 "      --attribution-token T  identify this run to the upstream proxy\n"
 "      --net-log FILE       one JSON line per proxied connection\n"
 "      --policy FILE        read settings from a JSON policy file (cordon's or\n"
@@ -225,6 +227,108 @@ static int parse_count(const char *flag, const char *v, int bytes,
 		return err_set(e, EINVAL, "%s %s: expected a whole number%s from 1 to %llu",
 			       flag, v, bytes ? " of bytes (K, M, G allowed)" : "", max);
 	*out = n << shift;
+	return 0;
+}
+
+/* Keep s until config_free; NULL (s freed) when out of memory. */
+static char *config_own(struct config *c, char *s)
+{
+	char **v = s ? realloc(c->owned, (c->nowned + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(s);
+		return NULL;
+	}
+	v[c->nowned++] = s;
+	c->owned = v;
+	return s;
+}
+
+static int hexval(char h)
+{
+	if (h >= '0' && h <= '9')
+		return h - '0';
+	if (h >= 'a' && h <= 'f')
+		return h - 'a' + 10;
+	if (h >= 'A' && h <= 'F')
+		return h - 'A' + 10;
+	return -1;
+}
+
+/* USER:PASS as in a URL's userinfo: %XX decoded.  The decoded bytes go into
+ * an HTTP header (base64), but a control byte in a password is far more
+ * likely a pasting accident than a credential: refused. */
+static int upstream_userinfo(const char *in, size_t len, char *out, size_t *outlen)
+{
+	size_t n = 0, colons = 0;
+	for (size_t i = 0; i < len; i++) {
+		int ch = (unsigned char)in[i];
+		if (in[i] == '%') {
+			int hi = i + 2 < len ? hexval(in[i + 1]) : -1, lo = hi >= 0 ? hexval(in[i + 2]) : -1;
+			if (lo < 0)
+				return -1;
+			ch = hi * 16 + lo;
+			i += 2;
+		} else if (in[i] == ':' && !colons) {
+			colons = 1;
+			out[n++] = ':'; /* the separator */
+			continue;
+		}
+		if (ch < 0x20 || ch == 0x7f || (ch == ':' && !colons))
+			return -1; /* RFC 7617: no ':' in the user name */
+		out[n++] = (char)ch;
+	}
+	if (colons != 1 || out[0] == ':')
+		return -1;
+	out[n] = '\0';
+	*outlen = n;
+	return 0;
+}
+
+/* --proxy-upstream tcp:[USER:PASS@]HOST:PORT | unix:[USER:PASS@]/PATH.
+ * The credentials are split off here, once: c->proxy_upstream never holds
+ * them, so explain, the report and the bridge's command line cannot show
+ * them (cordon hands them to the bridge in a memfd). */
+int cli_upstream_split(struct config *c, const char *v, struct cordon_err *e)
+{
+	const char *body = strncmp(v, "tcp:", 4) == 0 ? v + 4 : strncmp(v, "unix:", 5) == 0 ? v + 5 : NULL;
+	if (!body)
+		return err_set(e, EINVAL, "--proxy-upstream: expected tcp:[USER:PASS@]HOST:PORT or "
+			       "unix:[USER:PASS@]/PATH");
+	/* A host never holds '@' (a password may: the last one ends it); a
+	 * unix path may: there, credentials only before the path's '/'. */
+	int unix_path = body == v + 5;
+	const char *at = unix_path ? strchr(body, '@') : strrchr(body, '@'), *slash = strchr(body, '/');
+	if (unix_path && at && slash && slash < at)
+		at = NULL;
+	c->proxy_upstream_auth = NULL;
+	if (!at) {
+		if (unix_path && body[0] != '/')
+			return err_set(e, EINVAL, "--proxy-upstream unix:PATH: the path must be absolute");
+		c->proxy_upstream = v;
+		return 0;
+	}
+	size_t ulen = (size_t)(at - body), alen = 0;
+	char *auth = malloc(ulen + 1);
+	char *bare = malloc(strlen(v) - ulen);
+	if (!auth || !bare || upstream_userinfo(body, ulen, auth, &alen) < 0) {
+		int oom = !auth || !bare;
+		free(auth);
+		free(bare);
+		/* The value is not echoed: it holds a password. */
+		return oom ? err_set(e, ENOMEM, "out of memory")
+			   : err_set(e, EINVAL, "--proxy-upstream: the credentials before '@' must be "
+				     "USER:PASSWORD (percent-encode ':', '@' and '%%' inside them; no "
+				     "control characters)");
+	}
+	(void)snprintf(bare, strlen(v) - ulen, "%.*s%s", (int)(body - v), v, at + 1);
+	if (!config_own(c, auth)) {
+		free(bare);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	if (!config_own(c, bare))
+		return err_set(e, ENOMEM, "out of memory");
+	c->proxy_upstream = bare;
+	c->proxy_upstream_auth = auth;
 	return 0;
 }
 
@@ -357,10 +461,7 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 			c->net = NET_PROXY; /* an allowlist implies the proxy */
 		return list_add(o->id == O_ALLOW_DOMAIN ? &c->allow_domain : &c->deny_domain, v, e);
 	case O_PROXY_UPSTREAM:
-		if (strncmp(v, "tcp:", 4) != 0 && strncmp(v, "unix:", 5) != 0)
-			return err_set(e, EINVAL, "--proxy-upstream %s: expected tcp:HOST:PORT or unix:PATH", v);
-		c->proxy_upstream = v;
-		return 0;
+		return cli_upstream_split(c, v, e);
 	case O_ATTRIBUTION_TOKEN:
 		if (!v[0])
 			return err_set(e, EINVAL, "--attribution-token needs a value");

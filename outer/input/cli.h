@@ -17,6 +17,12 @@ void cli_defaults(struct config *c);
 /* Apply the long option NAME (without "--") with VALUE (NULL for an option
  * that takes none) to *c, with the checks the flag gets.  VALUE must live as
  * long as *c. */
+/* --proxy-upstream's value into c->proxy_upstream (without credentials)
+ * and c->proxy_upstream_auth ("USER:PASS" decoded, or NULL).  -EINVAL with
+ * a message that never repeats the value (it may hold a password). */
+int cli_upstream_split(struct config *c, const char *v, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 int cli_apply(struct config *c, const char *name, const char *value, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

@@ -17,6 +17,19 @@
 
 extern char **environ;
 
+/* The upstream's credentials for the bridge, read from the start of a
+ * memfd: not on its command line, which any host user may read. */
+static int bl_auth_memfd(struct bridge_link *l, const char *auth, struct cordon_err *e)
+{
+	size_t len = strlen(auth);
+	if ((l->auth = memfd_create("cordon-upstream-auth", MFD_CLOEXEC)) < 0)
+		return err_sys(e, errno, "cannot create the in-memory file for --proxy-upstream's "
+			       "credentials (too many open files? check ulimit -n)");
+	if (write(l->auth, auth, len) != (ssize_t)len)
+		return err_sys(e, errno, "cannot write --proxy-upstream's credentials to memory");
+	return 0;
+}
+
 int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
 {
 	if (c->net != NET_PROXY)
@@ -29,6 +42,8 @@ int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordo
 	if (c->report && (l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
 		return err_sys(e, errno, "cannot create the in-memory file for --report's network "
 			       "decisions (too many open files? check ulimit -n)");
+	if (c->proxy_upstream_auth)
+		return bl_auth_memfd(l, c->proxy_upstream_auth, e);
 	return 0;
 }
 
@@ -85,21 +100,30 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	int r = helper_find("cordon-bridge", &bin, path, e);
 	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	if (l->decisions >= 0 &&
-	    (argv_push(&argv, "--decisions") | argv_push_int(&argv, l->decisions)) != 0) {
+	int keep[3] = { l->sock[0], -1, -1 };
+	size_t nkeep = 1;
+	if (l->decisions >= 0) {
+		r |= argv_push(&argv, "--decisions") | argv_push_int(&argv, l->decisions);
+		keep[nkeep++] = l->decisions;
+	}
+	if (l->auth >= 0) {
+		r |= argv_push(&argv, "--upstream-auth") | argv_push_int(&argv, l->auth);
+		keep[nkeep++] = l->auth;
+	}
+	if (r) {
 		argv_free(&argv);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	/* Both cross the exec on purpose (child_spawn clears their CLOEXEC). */
-	const int keep[2] = { l->sock[0], l->decisions };
-	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep,
-				l->decisions >= 0 ? 2 : 1, mask, NULL, NULL, 0 };
+	/* These cross the exec on purpose (child_spawn clears their CLOEXEC). */
+	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep, nkeep, mask, NULL,
+				NULL, 0 };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)
 		return (int)pid;
 	l->pid = pid;
 	sys_close(&l->sock[0]);
+	sys_close(&l->auth);
 	return 0;
 }
 
@@ -139,6 +163,7 @@ void bridge_end(struct bridge_link *l, int grace_ms)
 {
 	sys_close(&l->sock[0]);
 	sys_close(&l->sock[1]);
+	sys_close(&l->auth);
 	if (l->pid <= 0)
 		return;
 	int pfd = (int)syscall(SYS_pidfd_open, l->pid, 0);

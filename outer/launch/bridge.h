@@ -25,9 +25,11 @@ struct bridge_link {
 	pid_t pid;        /* > 0 once started, until reaped */
 	int decisions;    /* with --report: an anonymous memfd the bridge appends
 			     its --net-log lines to, read back for the report */
+	int auth;         /* with upstream credentials: a memfd holding them, so
+			     that they are on no command line (ps shows the bridge's) */
 };
 
-#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1 }
+#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1, -1 }
 
 /* With --net proxy, the socketpair; otherwise nothing.  -errno with *e. */
 int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)

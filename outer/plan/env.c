@@ -152,6 +152,68 @@ int env_is_proxy_key(const char *entry)
 	return 0;
 }
 
+/* s single-quoted for sh, appended to out: 0 or -ENOMEM. */
+static int env_sh_quote(const char *s, char **out, size_t *len)
+{
+	size_t need = 3;
+	for (const char *p = s; *p; p++)
+		need += *p == '\'' ? 4 : 1;
+	char *n = realloc(*out, *len + need);
+	if (!n)
+		return -ENOMEM;
+	*out = n;
+	n += *len;
+	*n++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(n, "'\\''", 4);
+			n += 4;
+		} else {
+			*n++ = *p;
+		}
+	}
+	*n++ = '\'';
+	*n = '\0';
+	*len += need - 1;
+	return 0;
+}
+
+/* GIT_SSH_COMMAND through cordon-connect.  A command the caller set
+ * themselves (their key, their options, a wrapper) is kept, with the
+ * ProxyCommand appended: git runs it with sh, so the option follows the
+ * user's words and comes before the host git adds.  ssh takes the first
+ * value of an option it is given: a ProxyCommand of the user's own wins.
+ * GIT_SSH (a program, run without sh) becomes the command's first word,
+ * quoted, since GIT_SSH_COMMAND would otherwise silently replace it. */
+static int env_git_ssh(struct argv *env, const char *connect_path)
+{
+	const char *own = env_get(env, "GIT_SSH_COMMAND"), *prog = env_get(env, "GIT_SSH");
+	char *v = NULL;
+	size_t len = 0;
+	int r = 0;
+	if (own && *own)
+		v = strdup(own);
+	else if (prog && *prog)
+		r = env_sh_quote(prog, &v, &len);
+	else
+		v = strdup("ssh");
+	if (r < 0 || !v) {
+		free(v);
+		return -ENOMEM;
+	}
+	len = strlen(v) + strlen(connect_path) + 32;
+	char *full = malloc(len);
+	if (!full) {
+		free(v);
+		return -ENOMEM;
+	}
+	(void)snprintf(full, len, "%s -o ProxyCommand='%s %%h %%p'", v, connect_path);
+	free(v);
+	r = env_set(env, "GIT_SSH_COMMAND", full);
+	free(full);
+	return r;
+}
+
 int env_add_proxy(const struct config *c, const char *connect_path, struct argv *env,
 		  struct cordon_err *e)
 {
@@ -184,17 +246,9 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 		if (r < 0)
 			goto oom;
 	}
-	if (connect_path && env_shell_safe(connect_path) && !env_named_by_op(c, "GIT_SSH_COMMAND")) {
-		size_t len = strlen(connect_path) + 64;
-		char *v = malloc(len);
-		if (!v)
-			goto oom;
-		(void)snprintf(v, len, "ssh -o ProxyCommand='%s %%h %%p'", connect_path);
-		int r = env_set(env, "GIT_SSH_COMMAND", v);
-		free(v);
-		if (r < 0)
-			goto oom;
-	}
+	if (connect_path && env_shell_safe(connect_path) && !env_named_by_op(c, "GIT_SSH_COMMAND") &&
+	    env_git_ssh(env, connect_path) < 0)
+		goto oom;
 	return 0;
 oom:
 	return err_set(e, ENOMEM, "out of memory building the environment");

@@ -43,7 +43,8 @@ int env_set(struct argv *a, const char *key, const char *value) __attribute__((w
  * JAVA_TOOL_OPTIONS extended with -Dhttp(s).proxyHost/Port; YARN_HTTP_PROXY,
  * YARN_HTTPS_PROXY (and YARN_NO_PROXY removed: Yarn refuses it);
  * GIT_SSH_COMMAND through connect_path (cordon-connect; not set when NULL
- * or when the path holds a character a shell would read).  A variable an
+ * or when the path holds a character a shell would read), appended to the
+ * caller's own GIT_SSH_COMMAND (or GIT_SSH, quoted) when there is one.  A variable an
  * operation of c (--setenv, --unsetenv) names is left as that operation
  * made it.  Any other mode: nothing changes. */
 int env_add_proxy(const struct config *c, const char *connect_path, struct argv *env,

@@ -22,9 +22,11 @@
                                          appended to DIR/../requests.log
     netserve.py PORTFILE ws|wss [CERT KEY]
                                          a WebSocket echo server (python3-websockets)
-    netserve.py PORTFILE connect-proxy LOG
+    netserve.py PORTFILE connect-proxy LOG [USER:PASS]
                                          an upstream proxy: appends each CONNECT
-                                         head to LOG, then tunnels to 127.0.0.1
+                                         head to LOG, then tunnels to 127.0.0.1;
+                                         with USER:PASS, answers 407 to a CONNECT
+                                         without Proxy-Authorization: Basic of them
 
 The chosen port is written to PORTFILE (atomically) once the server listens.
 """
@@ -197,8 +199,12 @@ def pipe(a, b):
         pass
 
 
-def connect_proxy(log):
+def connect_proxy(log, cred=None):
     lock = threading.Lock()
+    want = None
+    if cred:
+        import base64
+        want = b"Basic " + base64.b64encode(cred.encode())
 
     def handle(c):
         head = b""
@@ -211,6 +217,13 @@ def connect_proxy(log):
         head, rest = head.split(b"\r\n\r\n", 1)
         with lock, open(log, "ab") as f:
             f.write(head + b"\r\n\r\n")
+        auth = [l.split(b":", 1)[1].strip() for l in head.split(b"\r\n")[1:]
+                if l.lower().startswith(b"proxy-authorization:")]
+        if want and auth != [want]:
+            c.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                      b"Proxy-Authenticate: Basic realm=\"t\"\r\nContent-Length: 0\r\n\r\n")
+            c.close()
+            return
         port = int(head.split(b"\r\n")[0].split(b" ")[1].rsplit(b":", 1)[1])
         s = socket.create_connection(("127.0.0.1", port))
         c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -261,7 +274,7 @@ def main():
             c.close()
         tcp_serve(portfile, source)
     elif mode == "connect-proxy":
-        tcp_serve(portfile, connect_proxy(sys.argv[3]))
+        tcp_serve(portfile, connect_proxy(sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None))
     else:
         sys.exit("netserve.py: unknown mode " + mode)
 

@@ -156,6 +156,69 @@ expect_out 0 'hello' "the bridge still serves after all of that (garbage in the 
 		exec 3<>/dev/tcp/127.0.0.1/3128; printf "$g" >&3; exec 3>&-; done
 		curl -sS "http://allowed.test:'"$H"'/hello"'
 
+echo "-- chunked request bodies (absolute-form) are checked, not relayed blindly"
+# pyreq PARTS...: from inside, send each part (a Python bytes literal, with
+# PORT for the http server's port) as its own write, 0.2 s apart, then
+# print the whole answer.
+pyreq() {
+	"${C[@]}" "${P[@]}" -- python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", 3128))
+for part in sys.argv[2:]:
+    s.sendall(eval(part).replace(b"PORT", sys.argv[1].encode()))
+    time.sleep(0.2)
+s.shutdown(socket.SHUT_WR)  # a kept connection then ends after the last answer
+s.settimeout(20)
+out = b""
+while True:
+    try:
+        d = s.recv(65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode("latin-1"))
+' "$H" "$@"
+}
+CH='b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"'
+for body in 'b"zz\r\nab\r\n0\r\n\r\n"' 'b"0x2\r\nab\r\n0\r\n\r\n"' 'b"10000000000000000\r\n"' \
+	    'b"2\nab\r\n0\r\n\r\n"' 'b"2\r\nabXY0\r\n\r\n"' 'b"2;" + b"e" * 2000 + b"\r\nab\r\n"' \
+	    'b"2 2\r\nab\r\n"' 'b"2\r\nab\r\n0\r\nContent-Length: 5\r\n\r\n"' \
+	    'b"2\r\nab\r\n0\r\n folded\r\n\r\n"'; do
+	expect_out 0 '^HTTP/1.1 400 ' "400 for the chunked body $body (sent with the head)" -- pyreq "$CH + $body"
+	expect_out 0 '^HTTP/1.1 400 ' "... and sent after it" -- pyreq "$CH" "b\"5\r\nhello\r\n\"" "$body"
+done
+sum=$(printf 'helloworld!' | sha256sum | cut -d' ' -f1)
+expect_out 0 "^$sum\$" "control: a valid chunked body with extensions and trailers passes intact" -- \
+	pyreq "$CH + b\"5;x=\\\"y\\\"\r\nhello\r\n\"" "b\"06\r\nworld!\r\n0\r\nX-Sum: 1\r\n\r\n\""
+assert "... and the response keeps the connection (HTTP/1.1 request, delimited response)" -- \
+	grep -q $'^Connection: keep-alive\r$' "$OUT"
+
+echo "-- keep-alive: several absolute-form requests on one connection, each decided on its URI"
+expect_out 0 '^HTTP/1.1 403 ' "two pipelined requests: the second, to an unlisted host, is refused on its own URI" -- \
+	pyreq 'b"GET http://allowed.test:PORT/hello HTTP/1.1\r\n\r\nGET http://other.test:PORT/hello HTTP/1.1\r\n\r\n"'
+assert "... after the first was answered (200, hello)" -- \
+	bash -c "[ \$(grep -c '^HTTP/1.0 200 ' '$OUT') -eq 1 ] && grep -q '^hello' '$OUT'"
+expect_out 0 "^$(printf abc | sha256sum | cut -d' ' -f1)\$" "a Content-Length body ends where it says ..." -- \
+	pyreq 'b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /x HTTP/1.1\r\n\r\n"'
+assert "... and what follows is the next request: origin-form, 400" -- grep -q '^HTTP/1.1 400 ' "$OUT"
+expect_out 0 '^HTTP/1.1 400 ' "after a chunked body the next request is parsed too (a bad one: 400)" -- \
+	pyreq "$CH + b\"1\r\nx\r\n0\r\n\r\nGET http://allowed.test:PORT/\x00 HTTP/1.1\r\n\r\n\""
+assert "... after the first's answer" -- grep -q "^$(printf x | sha256sum | cut -d' ' -f1)\$" "$OUT"
+klog="$W/keep.netlog"
+expect_out 0 '^hello$' "curl reuses one connection for two URLs" -- \
+	"${C[@]}" "${P[@]}" --net-log "$klog" -- curl -sS "http://allowed.test:$H/hello" "http://allowed.test:$H/hello"
+assert "... two log lines, one client port (one connection), both allowed" -- \
+	bash -c "[ \$(grep -c '\"decision\":\"allow\"' '$klog') -eq 2 ] &&
+		 [ \$(grep -o '\"client_port\":[0-9]*' '$klog' | sort -u | wc -l) -eq 1 ]"
+: >"$klog"
+expect_out 0 '^200 403$' "on one kept connection an allowed then an unlisted host: 200, then 403" -- \
+	bash -c "\"\$@\" | tr '\n' ' ' | sed 's/ \$//'; echo" sh "${C[@]}" "${P[@]}" --net-log "$klog" -- \
+	curl -sS -o /dev/null -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello" "http://other.test:$H/hello"
+assert "... both on the same connection" -- \
+	bash -c "[ \$(wc -l <'$klog') -eq 2 ] && [ \$(grep -o '\"client_port\":[0-9]*' '$klog' | sort -u | wc -l) -eq 1 ]"
+
 echo "-- slowloris: 200 slow heads, a normal request still goes through"
 expect_out 0 '^hello$' "200 open half-heads do not block a normal request" -- \
 	"${C[@]}" "${P[@]}" -- python3 -c '
@@ -216,6 +279,39 @@ assert "... and the bridge logged each as allowed and closed with every byte, no
 	bash -c '[ "$(grep -c "\"decision\":\"allow\",\"reason\":\"closed\",\"bytes_up\":20971520," "$1")" -eq 10 ]' sh "$dlog"
 rm -f "$ws/drain.bin"
 
+echo "-- a client that resets after writing loses nothing the bridge accepted"
+# The client's kernel has handed every byte to the bridge's (nothing left
+# unacknowledged: TIOCOUTQ 0) when it resets the connection; the server
+# reads slowly, so most of them still wait in the bridge's pipe and socket.
+serve rst tcp-hash "$W/rst.hashes" 20
+head -c 8388608 /dev/urandom >"$ws/rst.bin"
+rsum=$(sha256sum <"$ws/rst.bin" | cut -d' ' -f1)
+: >"$W/rst.hashes"
+rst_client='
+import fcntl, socket, struct, sys, termios, time
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT allowed.test:%s HTTP/1.1\r\n\r\n" % sys.argv[1].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+assert head.startswith(b"HTTP/1.1 200"), head
+s.sendall(open("rst.bin", "rb").read())
+for _ in range(3000):
+    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0\0\0\0"))[0] == 0:
+        break
+    time.sleep(0.01)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+time.sleep(float(sys.argv[2]))
+'
+for i in 1 2 3; do
+	"${C[@]}" --allow-domain "allowed.test:$PORT_rst" -- python3 -c "$rst_client" "$PORT_rst" 5 >/dev/null 2>&1
+	for _ in $(seq 200); do [ "$(wc -l <"$W/rst.hashes")" -ge "$i" ] && break; sleep 0.05; done
+done
+assert "after the client's reset the server still received all 8 MiB, intact, 3 runs of 3" -- \
+	bash -c '[ "$(grep -c "^8388608 $1\$" "$2")" -eq 3 ]' sh "$rsum" "$W/rst.hashes"
+rm -f "$ws/rst.bin"
+
 echo "-- --net-log: one JSON line per connection"
 log="$W/net.log"
 "${C[@]}" "${P[@]}" --net-log "$log" -- bash -c "curl -sS http://allowed.test:$H/hello; curl -sS http://other.test/" >/dev/null 2>&1
@@ -266,6 +362,48 @@ assert "... and never reaches the upstream" -- bash -c "! grep -q other.test '$W
 	>"$W/inside" 2>/dev/null
 assert "the token is not visible inside the sandbox (environment, any process's command line)" -- \
 	bash -c "grep -aq HTTPS_PROXY '$W/inside' && ! grep -aq cordon-run-7f3a '$W/inside'"
+
+echo "-- --proxy-upstream with credentials (the upstream answers 407 without them)"
+serve upauth connect-proxy "$W/upauth.log" 'al@ce:pa ss:w%rd'
+UA="tcp:al%40ce:pa ss:w%25rd@127.0.0.1:$PORT_upauth"
+expect_out 0 '^hello$' "with USER:PASS in --proxy-upstream the upstream lets the CONNECT through" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "$UA" -- curl -sS "http://allowed.test:$H/hello"
+expect_out 0 '^hello$' "... HTTPS too" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "$UA" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
+expect_out 0 '^502$' "control: without them the upstream refuses (407) and the client gets 502" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:127.0.0.1:$PORT_upauth" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello"
+expect_out 0 '^502$' "... and so with a wrong password" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:al%40ce:wrong@127.0.0.1:$PORT_upauth" -- \
+	curl -sS -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello"
+"${C[@]}" "${P[@]}" --proxy-upstream "$UA" --report "$W/upauth.report" -- sh -c \
+	'curl -sS http://allowed.test:'"$H"'/hello; env; cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ' \
+	>"$W/inside.auth" 2>/dev/null
+assert "the credentials are not visible inside the sandbox (environment, command lines)" -- \
+	bash -c "grep -aq '^hello' '$W/inside.auth' && grep -aq HTTPS_PROXY '$W/inside.auth' &&
+		 ! grep -aqi 'pa ss\|w%25rd\|w%rd' '$W/inside.auth'"
+assert "... nor in the run report, which names the upstream" -- \
+	bash -c "grep -q '127.0.0.1:$PORT_upauth' '$W/upauth.report' && ! grep -qi 'pa ss\|w%25rd\|al%40ce' '$W/upauth.report'"
+expect_out 0 "upstream tcp:127.0.0.1:$PORT_upauth \\(with credentials, not shown\\)" \
+	"explain names the upstream without the credentials" -- \
+	"$CORDON" explain --proxy-upstream "$UA" --allow-domain allowed.test -- true
+assert "... nowhere in its output" -- bash -c "! grep -qi 'pa ss\|w%25rd' '$OUT'"
+"$CORDON" explain --json --proxy-upstream "$UA" --allow-domain allowed.test -- true >"$W/explain.json"
+assert "explain --json says there are credentials and does not show them" -- \
+	bash -c "grep -q '\"upstream_credentials\": *true' '$W/explain.json' && ! grep -qi 'pa ss\|w%25rd' '$W/explain.json'"
+"$CORDON" --allow-domain allowed.test --proxy-upstream "$UA" -- sleep 30 &
+cpid=$!
+for _ in $(seq 50); do bpid=$(pgrep -P "$cpid" -x cordon-bridge) && break; sleep 0.1; done
+assert "the bridge's command line (world-readable) holds no credentials" -- \
+	bash -c "[ -n '$bpid' ] && tr '\\0' ' ' </proc/$bpid/cmdline | grep -q -- '--upstream tcp:127.0.0.1' &&
+		 ! grep -aqi 'pa ss\|w%25rd' /proc/$bpid/cmdline"
+{ kill "$cpid"; wait "$cpid"; } 2>/dev/null
+printf '{"network": {"mode": "proxy", "upstream": "%s"}}\n' "$UA" >"$W/upauth.policy"
+expect_out 0 '^hello$' "credentials from a --policy file (off cordon's command line) work too" -- \
+	"${C[@]}" "${P[@]}" --policy "$W/upauth.policy" -- curl -sS "http://allowed.test:$H/hello"
+expect_err 125 '^cordon: --proxy-upstream: the credentials' "malformed credentials are refused without repeating them" -- \
+	"${C[@]}" "${P[@]}" --proxy-upstream "tcp:onlyuser-secretish@127.0.0.1:1" -- true
+assert "... the message does not repeat them" -- bash -c "! grep -q secretish '$ERR'"
 
 echo "-- concurrent runs each have their own bridge"
 "$CORDON" --allow-domain allowed.test -- sleep 30 &

@@ -316,6 +316,24 @@ expect_out 0 'cordon git fixture' "control: git clone ssh://127.0.0.1 directly" 
 expect_out 0 'cordon git fixture' "git clone ssh://allowed.test with cordon's GIT_SSH_COMMAND" -- \
 	inside gitssh -- bash -c "$(declare -f gitssh); sshopts='$sshopts' SP=$SP WHO=$WHO root=$root; gitssh \"\$GIT_SSH_COMMAND\" allowed.test si"
 assert "... and the bridge logged it" -- netlog_ok gitssh
+# The caller's own GIT_SSH_COMMAND (their key and options) keeps working:
+# cordon appends its ProxyCommand instead of replacing it.
+GIT_SSH_COMMAND="ssh $sshopts" expect_out 0 'cordon git fixture' \
+	"git clone ssh://allowed.test with the caller's own GIT_SSH_COMMAND, kept and proxied" -- \
+	inside usergit -- bash -c "git clone -q ssh://$WHO@allowed.test:$SP$root/git/repo.git su && cat su/README"
+assert "... and the bridge logged it" -- netlog_ok usergit
+expect_out 0 "^ssh $sshopts -o ProxyCommand='.*cordon-connect %h %p'\$" "... it is the caller's, with cordon's ProxyCommand after it" -- \
+	env GIT_SSH_COMMAND="ssh $sshopts" "${C[@]}" "${P[@]}" -- printenv GIT_SSH_COMMAND
+expect_err 128 'Could not resolve hostname allowed.test' \
+	"control: the same command as is (--setenv keeps it unchanged) cannot reach the server" -- \
+	inside usergit2 --setenv "GIT_SSH_COMMAND=ssh $sshopts" -- \
+	bash -c "git clone -q ssh://$WHO@allowed.test:$SP$root/git/repo.git sc"
+printf '#!/bin/sh\nexec ssh %s "$@"\n' "$sshopts" >"$ws/my ssh"
+chmod +x "$ws/my ssh"
+GIT_SSH="$ws/my ssh" expect_out 0 'cordon git fixture' \
+	"git clone ssh://allowed.test with the caller's GIT_SSH program (a path with a space)" -- \
+	inside usergitssh -- bash -c "git clone -q ssh://$WHO@allowed.test:$SP$root/git/repo.git sg && cat sg/README"
+assert "... and the bridge logged it" -- netlog_ok usergitssh
 
 echo "-- a WebSocket echo over TLS through CONNECT"
 # python3-websockets 10 has no proxy support: the client opens the tunnel

@@ -59,3 +59,28 @@ Test(bridge_link, socketpair_only_with_proxy)
 	bridge_end(&l, 0);
 	cr_assert_eq(l.sock[0], -1);
 }
+
+/* The upstream's credentials go to the bridge in a memfd, never on its
+ * command line (any host user can read that in /proc). */
+Test(bridge_link, credentials_in_a_memfd_not_argv)
+{
+	struct config c;
+	memset(&c, 0, sizeof(c));
+	c.net = NET_PROXY;
+	c.proxy_upstream = "tcp:10.0.0.1:3128";
+	c.proxy_upstream_auth = "alice:s3cret";
+	struct bridge_link l = BRIDGE_LINK_INIT;
+	struct cordon_err e;
+	cr_assert_eq(bridge_link_open(&l, &c, &e), 0, "%s", e.msg);
+	cr_assert_geq(l.auth, 0);
+	char buf[64] = { 0 };
+	cr_assert_eq(pread(l.auth, buf, sizeof(buf) - 1, 0), 12);
+	cr_assert_str_eq(buf, "alice:s3cret");
+	struct argv a;
+	cr_assert_eq(bridge_argv(&c, 9, 1234, &a, &e), 0);
+	for (size_t i = 0; i < a.n; i++)
+		cr_assert_null(strstr(a.v[i], "s3cret"), "%s", a.v[i]);
+	argv_free(&a);
+	bridge_end(&l, 0);
+	cr_assert_eq(l.auth, -1, "bridge_end closes the memfd when the bridge never started");
+}

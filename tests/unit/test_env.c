@@ -336,3 +336,28 @@ Test(env, proxy_only_with_net_proxy_and_safe_connect_path)
 	cr_assert_null(get(&a, "GIT_SSH_COMMAND"));
 	argv_free(&a);
 }
+
+/* A caller's own GIT_SSH_COMMAND keeps working: cordon's ProxyCommand is
+ * appended to it (NETWORK-CLIENTS.md: preserve it, as Codex does); a
+ * GIT_SSH program becomes its quoted first word. */
+Test(env, proxy_keeps_the_callers_git_ssh)
+{
+	struct config c = cfg(NULL, 0, 0);
+	c.net = NET_PROXY;
+	struct argv a;
+	char *const own[] = { "GIT_SSH_COMMAND=ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes", NULL };
+	proxy(&c, own, "/x/cordon-connect", &a);
+	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"), "ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes "
+						     "-o ProxyCommand='/x/cordon-connect %h %p'");
+	argv_free(&a);
+	char *const prog[] = { "GIT_SSH=/opt/my ssh/it's", NULL };
+	proxy(&c, prog, "/x/cordon-connect", &a);
+	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"),
+			 "'/opt/my ssh/it'\\''s' -o ProxyCommand='/x/cordon-connect %h %p'");
+	cr_assert_str_eq(get(&a, "GIT_SSH"), "/opt/my ssh/it's", "left for tools that read it");
+	argv_free(&a);
+	char *const empty[] = { "GIT_SSH_COMMAND=", NULL };
+	proxy(&c, empty, "/x/cordon-connect", &a);
+	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"), "ssh -o ProxyCommand='/x/cordon-connect %h %p'");
+	argv_free(&a);
+}

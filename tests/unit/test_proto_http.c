@@ -207,3 +207,103 @@ Test(http_response, body_and_length)
 	cr_assert(strstr(out, "\r\n\r\ndenied.test is not allowed\n"));
 	cr_assert_eq(http_response(400, "x", out, 10), -ENOSPC);
 }
+
+Test(http_parse, body_framing)
+{
+	struct http_req r;
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_eq(r.body, HTTP_BODY_NONE);
+	cr_assert_eq(parse("POST http://a.test/ HTTP/1.1\r\nContent-Length: 12\r\n\r\n", &r), 0);
+	cr_assert_eq(r.body, HTTP_BODY_LENGTH);
+	cr_assert_eq(r.content_length, 12);
+	cr_assert_eq(parse("PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n", &r), 0);
+	cr_assert_eq(r.body, HTTP_BODY_CHUNKED);
+	bad("PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");
+}
+
+/* The client's connection ends after one response: each final head says so. */
+Test(http_response, close_rewrite)
+{
+	char out[512];
+	int final = -1;
+	const char *h = "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n"
+			"Content-Length: 2\r\nproxy-connection: x\r\n\r\n";
+	ssize_t n = http_response_close(h, strlen(h), 0, out, sizeof(out), &final);
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert_eq(final, 1);
+	cr_assert_str_eq(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n");
+	h = "HTTP/1.1 100 Continue\r\n\r\n";
+	n = http_response_close(h, strlen(h), 0, out, sizeof(out), &final);
+	out[n] = '\0';
+	cr_assert_eq(final, 0, "an interim head: the real one follows");
+	cr_assert_str_eq(out, h);
+	h = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+	n = http_response_close(h, strlen(h), 0, out, sizeof(out), &final);
+	out[n] = '\0';
+	cr_assert_eq(final, 1);
+	cr_assert_str_eq(out, h, "a 101 passes unchanged");
+	h = "HTTP/1.0 204\r\n\r\n";
+	n = http_response_close(h, strlen(h), 0, out, sizeof(out), &final);
+	out[n] = '\0';
+	cr_assert_str_eq(out, "HTTP/1.0 204\r\nConnection: close\r\n\r\n");
+	static const char *const bad_heads[] = {
+		"HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 200 OK\nX: 1\r\n\r\n",
+		"SSH-2.0-OpenSSH\r\n\r\n", "HTTP/1.1 200OK\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nX: a\rConnection: keep-alive\r\n\r\n",
+	};
+	for (size_t i = 0; i < sizeof(bad_heads) / sizeof(bad_heads[0]); i++)
+		cr_assert_eq(http_response_close(bad_heads[i], strlen(bad_heads[i]), 0, out,
+						 sizeof(out), &final), -EPROTO, "%s", bad_heads[i]);
+	h = "HTTP/1.1 200 OK\r\n\r\n";
+	cr_assert_eq(http_response_close(h, strlen(h), 0, out, 20, &final), -ENOSPC);
+}
+
+/* Keep-alive: the client's wish, the response's end, the rewrite. */
+Test(http_response, keep_alive)
+{
+	struct http_req r;
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert(r.keep, "HTTP/1.1 keeps by default");
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.1\r\nProxy-Connection: Keep-Alive, Close\r\n\r\n", &r), 0);
+	cr_assert_not(r.keep);
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.0\r\n\r\n", &r), 0);
+	cr_assert_not(r.keep, "HTTP/1.0 closes by default");
+	cr_assert_eq(parse("GET http://a.test/ HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", &r), 0);
+	cr_assert(r.keep);
+
+	enum http_body body;
+	unsigned long long len;
+#define FRAME(h, head) http_response_frame((h), strlen(h), (head), &body, &len)
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_LENGTH);
+	cr_assert_eq(len, 42);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n", 1), 0);
+	cr_assert_eq(body, HTTP_BODY_NONE, "a response to HEAD has no body");
+	cr_assert_eq(FRAME("HTTP/1.1 204 No Content\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_NONE);
+	cr_assert_eq(FRAME("HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_NONE);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_CHUNKED);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_CLOSE);
+	cr_assert_eq(FRAME("HTTP/1.0 200 OK\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_CLOSE, "no length: until the server closes");
+	cr_assert_eq(FRAME("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", 0), 0);
+	cr_assert_eq(body, HTTP_BODY_CLOSE);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n", 0), -EPROTO);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 0), -EPROTO);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0), -EPROTO);
+#undef FRAME
+	char out[256];
+	int final;
+	const char *h = "HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n";
+	ssize_t n = http_response_close(h, strlen(h), 1, out, sizeof(out), &final);
+	out[n] = '\0';
+	cr_assert_str_eq(out, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n");
+	h = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
+	n = http_response_close(h, strlen(h), 1, out, sizeof(out), &final);
+	out[n] = '\0';
+	cr_assert_str_eq(out, h);
+}
