@@ -202,7 +202,7 @@ static void check_limits(void)
 		.root = geteuid() == 0, .own_pidns = 1,
 		.pidns_pid_max = known && limits_release_at_least(u.release, 6, 14),
 	};
-	cgroup_probe(&f.memory, &f.pids);
+	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	struct config c = { .limit_memory = 1, .limit_cpu = 1, .limit_pids = LIMITS_DEFAULT_PIDS };
 	struct limits_plan p;
 	struct cordon_err e;
@@ -222,8 +222,10 @@ static void check_limits(void)
 		       p.pids_way == LIMITS_PIDS_CGROUP ? p.pids_cg.dir : "");
 	printf("limits: --limit-memory: %s%s%s\n", limits_how(&p, LIMITS_MEMORY),
 	       p.memory ? ", in " : "; the sandbox's total is not bounded, ", cgroup_where(&f.memory));
-	printf("limits: --limit-cpu: %s (a cgroup caps the CPU rate, not the time)\n",
-	       limits_how(&p, LIMITS_CPU));
+	printf("limits: --limit-cpu: %s%s%s\n", limits_how(&p, LIMITS_CPU),
+	       p.cpu_tree ? ", counted in " : "; the sandbox's total is not bounded, ",
+	       p.cpu_tree ? p.cpu_cg.dir : "no cgroup: none of the caller's own is writable "
+	       "(cgroup v2: any delegated cgroup; v1: cpuacct)");
 }
 
 /* The registry of materialized mount points: usable, and nothing leaked. */

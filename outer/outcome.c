@@ -2,12 +2,18 @@
 #include "outcome.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 int outcome_exit_code(const struct run_outcome *o)
 {
 	if (o->timed_out)
 		return EXIT_TIMEOUT;
+	/* As a process past RLIMIT_CPU: SIGXCPU. */
+	if (o->cpu_exceeded)
+		return 128 + SIGXCPU;
+	if (o->cpu_unreadable)
+		return EXIT_CORDON_FAILED;
 	if (o->have_error) {
 		/* An error record means the command never ran: only 126/127 may
 		 * pass through, anything else (0 included) is a setup failure. */
@@ -36,6 +42,16 @@ int outcome_finish(const struct run_outcome *o, const struct config *c, struct c
 		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",
 			      c->cmd[0], c->timeout);
 		err_print(&te);
+	} else if (o->cpu_exceeded) {
+		struct cordon_err ce;
+		(void)err_set(&ce, EDQUOT, "%s: --limit-cpu %u: the sandbox's processes used %u s of "
+			      "CPU time together; the sandbox was killed", c->cmd[0], c->limit_cpu,
+			      c->limit_cpu);
+		err_print(&ce);
+	} else if (o->cpu_unreadable) {
+		return err_set(e, -o->cpu_unreadable, "--limit-cpu: the CPU time of the run's cgroup "
+			       "could not be read, so the limit no longer held; the sandbox was "
+			       "killed");
 	} else if (o->have_error) {
 		err_print(&o->inner_err);
 	} else if (!o->started && !o->killed_by) {

@@ -12,6 +12,8 @@ struct run_outcome {
 	int have_error;           /* cordon-inner sent an error record */
 	struct cordon_err inner_err;
 	int timed_out;
+	int cpu_exceeded;         /* the tree reached --limit-cpu: cordon killed it */
+	int cpu_unreadable;       /* -errno: its CPU time could not be read, 0 */
 	int killed_by;            /* SIGTERM, SIGINT or SIGHUP if cordon was asked to end
 				     the run by one, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */

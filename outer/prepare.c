@@ -85,7 +85,7 @@ static int decide_limits(const struct config *c, struct prepared *p, struct cord
 		.own_pidns = c->pid != PID_INHERIT,
 		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
 	};
-	cgroup_probe(&f.memory, &f.pids);
+	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	return limits_decide(c, &f, &p->limits, e);
 }
 

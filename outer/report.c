@@ -114,6 +114,8 @@ static const char *end_reason(const struct report *r, int status, int *signal)
 	*signal = 0;
 	if (r->out.timed_out)
 		return "timeout";
+	if (r->out.cpu_exceeded)
+		return "cpu_limit";
 	if (r->nviolations)
 		return "violation";
 	if (status == EXIT_CORDON_FAILED && (!r->out.started || r->out.have_error))

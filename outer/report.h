@@ -44,6 +44,7 @@ struct report_refusal {
 struct report_outcome {
 	int started;          /* the command was exec'd */
 	int timed_out;
+	int cpu_exceeded;     /* the tree reached --limit-cpu */
 	int forwarded;        /* the signal cordon was asked to end the run with, 0: none */
 	int have_error;       /* cordon-inner sent an error (126, 127, 125) */
 	int have_rusage;

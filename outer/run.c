@@ -170,6 +170,11 @@ static void on_name(struct supervise_watch *sw, short revents)
 	sw->fd = -1;
 }
 
+static int tree_cpu_usec(void *cgroup, unsigned long long *usec)
+{
+	return cgroup_run_cpu_usec(cgroup, usec);
+}
+
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
 		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
@@ -186,6 +191,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
 		.watch = watches, .nwatch = PTY_NENDS + 1,
+		.cpu_limit = p->limits.cpu_tree, .cpu_usec = tree_cpu_usec, .cpu_ctx = &p->cgroup,
 	};
 	int r = pty_raw(pty, e);
 	if (r == 0)
@@ -254,6 +260,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
+		rep->out.cpu_exceeded = out->cpu_exceeded;
 		rep->out.forwarded = out->killed_by;
 		rep->out.have_error = out->have_error;
 		rep->out.have_rusage = out->reaped;

@@ -83,7 +83,31 @@ struct loop {
 	struct run_outcome *out;
 	long long deadline;       /* the timeout, 0: none */
 	long long kill_at;        /* SIGKILL after a forwarded end signal, 0: none */
+	long long cpu_at;         /* the next read of the tree's CPU time, 0: none */
+	long ncpu;                /* online CPUs: the fastest the tree's time grows */
 };
+
+#define CPU_READ_MIN_MS 10
+#define CPU_READ_MAX_MS 1000
+
+/* The tree's CPU time against --limit-cpu; when the next read is due. */
+static void cpu_check(struct loop *l, long long now)
+{
+	unsigned long long used = 0, limit = (unsigned long long)l->s->cpu_limit * 1000000ULL;
+	int rc = l->s->cpu_usec(l->s->cpu_ctx, &used);
+	if (rc < 0 || used >= limit) {
+		if (rc < 0)
+			l->out->cpu_unreadable = rc;
+		else
+			l->out->cpu_exceeded = 1;
+		l->cpu_at = 0;
+		(void)kill(l->s->sandbox, SIGKILL);
+		return;
+	}
+	long long ms = (long long)((limit - used) / 1000ULL) / l->ncpu;
+	l->cpu_at = now + (ms < CPU_READ_MIN_MS ? CPU_READ_MIN_MS :
+			   ms > CPU_READ_MAX_MS ? CPU_READ_MAX_MS : ms);
+}
 
 /* Signals: SIGWINCH to the terminal relay if there is one, everything else
  * to the sandbox's PID 1; an end signal starts the --kill-after clock. */
@@ -119,11 +143,15 @@ static int clocks(struct loop *l)
 		l->out->escalated = 1;
 		(void)kill(l->s->sandbox, SIGKILL);
 	}
+	if (l->cpu_at && now >= l->cpu_at)
+		cpu_check(l, now);
 	long long wake = -1;
 	if (l->deadline && !l->out->timed_out)
 		wake = l->deadline - now;
 	if (l->kill_at && (wake < 0 || l->kill_at - now < wake))
 		wake = l->kill_at - now;
+	if (l->cpu_at && (wake < 0 || l->cpu_at - now < wake))
+		wake = l->cpu_at - now;
 	return wake < 0 ? -1 : (int)(wake > 0 ? wake : 0);
 }
 
@@ -138,7 +166,10 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 	if (sfd < 0)
 		return err_sys(e, errno, "signalfd");
 	struct wire_peer peer = { WIRE_TO_OUTER, 0 };
-	struct loop l = { s, out, s->timeout ? now_ms() + (long long)s->timeout * 1000 : 0, 0 };
+	long long t0 = now_ms();
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0,
+			  s->cpu_limit && s->cpu_usec ? t0 : 0, ncpu > 0 ? ncpu : 1 };
 	int ctrl_open = 1;
 	int rc = 0;
 

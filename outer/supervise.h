@@ -10,6 +10,15 @@
  * PID namespace with it.  A signal the caller ignored (nohup) is neither
  * blocked nor forwarded: cordon, and the command, keep ignoring it.
  *
+ * --limit-cpu on the whole tree: the kernel caps a cgroup's CPU rate, not
+ * its total, so the loop reads the run's cgroup's CPU time (cpu_usec) and
+ * SIGKILLs PID 1 once the sandbox's processes together used cpu_limit
+ * seconds.  They cannot use more than one second per online CPU in a
+ * second, so the next read is due when that many could have reached the
+ * limit (at most a second away, at least 10 ms): the overshoot is at most
+ * 10 ms per CPU.  A counter that cannot be read ends the sandbox too: the
+ * limit would no longer hold.
+ *
  * Other parts of a run add the descriptors they need watched to the same
  * loop (struct supervise_watch: the terminal relay of launch/pty.h). */
 #ifndef CORDON_SUPERVISE_H
@@ -60,6 +69,10 @@ struct supervise_spec {
 	void *ctx;
 	struct supervise_watch *watch;
 	size_t nwatch;
+	unsigned cpu_limit;       /* seconds of CPU time of the whole tree, 0: none */
+	/* The tree's CPU time so far, in microseconds: 0 or -errno. */
+	int (*cpu_usec)(void *cpu_ctx, unsigned long long *usec);
+	void *cpu_ctx;
 };
 
 /* Watch bwrap and the control socket until bwrap has exited, forwarding

@@ -79,7 +79,7 @@ static void v2_dir(const char *dir, struct cgroup_v2_dir *d, char **subtree)
 /* The unified hierarchy: where a run's cgroup goes for each controller, if
  * anywhere.  The caller's cgroup and its parent are read once for both. */
 static void probe_v2(const char *self, const char *mi, struct limits_cgroup *pids,
-		     struct limits_cgroup *memory)
+		     struct limits_cgroup *memory, struct limits_cgroup *cpu)
 {
 	char path[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], own[PATH_MAX], parent[PATH_MAX];
 	if (cgroup_pick_self(self, NULL, path, sizeof(path)) < 0 ||
@@ -102,6 +102,16 @@ static void probe_v2(const char *self, const char *mi, struct limits_cgroup *pid
 		(void)snprintf(want[i].out->dir, sizeof(want[i].out->dir), "%s",
 			       at == 0 ? own : parent);
 	}
+	/* A process is in one v2 cgroup: the CPU time is counted in the one
+	 * that also holds a limit, if there is one. */
+	const struct limits_cgroup *with = pids->way == CGROUP_PICK_V2 ? pids :
+					   memory->way == CGROUP_PICK_V2 ? memory : NULL;
+	int at = with ? 2 : cgroup_pick_v2(&o, &p, NULL);
+	if (at >= 0) {
+		cpu->way = CGROUP_PICK_V2;
+		(void)snprintf(cpu->dir, sizeof(cpu->dir), "%s",
+			       at == 2 ? with->dir : at == 0 ? own : parent);
+	}
 	free(st_own);
 	free(st_parent);
 }
@@ -117,22 +127,23 @@ static void probe_v1(const char *self, const char *mi, const char *ctrl, struct 
 	(void)snprintf(out->dir, sizeof(out->dir), "%s", own);
 }
 
-void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids)
+void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids,
+		  struct limits_cgroup *cpu)
 {
 	char *self = read_text("/proc/self/cgroup");
 	char *mi = self ? read_text("/proc/self/mountinfo") : NULL;
-	cgroup_probe_texts(self, mi, memory, pids);
+	cgroup_probe_texts(self, mi, memory, pids, cpu);
 	free(self);
 	free(mi);
 }
 
 void cgroup_probe_texts(const char *self, const char *mi, struct limits_cgroup *memory,
-			struct limits_cgroup *pids)
+			struct limits_cgroup *pids, struct limits_cgroup *cpu)
 {
-	memory->way = pids->way = CGROUP_PICK_NONE;
-	memory->dir[0] = pids->dir[0] = '\0';
+	memory->way = pids->way = cpu->way = CGROUP_PICK_NONE;
+	memory->dir[0] = pids->dir[0] = cpu->dir[0] = '\0';
 	if (self && mi) {
-		probe_v2(self, mi, pids, memory);
+		probe_v2(self, mi, pids, memory, cpu);
 		/* A process is in one v2 cgroup: both limits must be set on
 		 * the same one, and the process count is the one every run
 		 * has. */
@@ -143,6 +154,8 @@ void cgroup_probe_texts(const char *self, const char *mi, struct limits_cgroup *
 			probe_v1(self, mi, "pids", pids);
 		if (memory->way == CGROUP_PICK_NONE)
 			probe_v1(self, mi, "memory", memory);
+		if (cpu->way == CGROUP_PICK_NONE)
+			probe_v1(self, mi, "cpuacct", cpu);
 	}
 }
 
@@ -219,6 +232,7 @@ static int remove_dir(const char *dir)
 
 void cgroup_run_remove(struct cgroup_run *r)
 {
+	sys_close(&r->cpu_fd);
 	while (r->n > 0) {
 		r->n--;
 		int rc = remove_dir(r->dir[r->n]);
@@ -251,12 +265,15 @@ void cgroup_sweep_in(const char *parent)
 
 void cgroup_sweep(void)
 {
-	struct limits_cgroup memory, pids;
-	cgroup_probe(&memory, &pids);
-	if (pids.way != CGROUP_PICK_NONE)
-		cgroup_sweep_in(pids.dir);
-	if (memory.way != CGROUP_PICK_NONE && strcmp(memory.dir, pids.dir) != 0)
-		cgroup_sweep_in(memory.dir);
+	struct limits_cgroup g[3];
+	cgroup_probe(&g[0], &g[1], &g[2]);
+	for (size_t i = 0; i < 3; i++) {
+		int seen = g[i].way == CGROUP_PICK_NONE;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = g[j].way != CGROUP_PICK_NONE && strcmp(g[j].dir, g[i].dir) == 0;
+		if (!seen)
+			cgroup_sweep_in(g[i].dir);
+	}
 }
 
 /* Make (or find, v2: one for both) the run's cgroup beneath parent. */
@@ -305,13 +322,45 @@ static int set_memory(const char *dir, const struct limits_plan *p, struct cordo
 	       set(dir, "memory.memsw.limit_in_bytes", v, 1, e);
 }
 
+/* The run's cgroup that counts its CPU time, and its counter opened for
+ * the supervisor's reads: a counter that cannot be read is an error, since
+ * --limit-cpu would then not hold on the tree. */
+static int count_cpu(struct cgroup_run *r, const struct limits_cgroup *g, const char *name,
+		     struct cordon_err *e)
+{
+	char *dir = NULL, path[PATH_MAX + 32];
+	int rc = make_dir(r, g->dir, name, &dir, e);
+	if (rc < 0)
+		return rc;
+	r->cpu_v2 = g->way == CGROUP_PICK_V2;
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, r->cpu_v2 ? "cpu.stat" : "cpuacct.usage");
+	r->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned long long usec;
+	if (r->cpu_fd < 0 || (rc = cgroup_run_cpu_usec(r, &usec)) < 0)
+		return err_sys(e, r->cpu_fd < 0 ? errno : -rc, "--limit-cpu: cannot read the CPU "
+			       "time of the run's cgroup (%s)", path);
+	return 0;
+}
+
+int cgroup_run_cpu_usec(const struct cgroup_run *r, unsigned long long *usec)
+{
+	char buf[1024];
+	if (r->cpu_fd < 0)
+		return -EBADF;
+	ssize_t n = pread(r->cpu_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return cgroup_pick_cpu_usec(buf, r->cpu_v2, usec);
+}
+
 int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sandbox,
 		     struct cordon_err *e)
 {
 	char name[64], v[32];
 	uint64_t start;
 	char *mem = NULL, *pids = NULL;
-	if (!p->memory && p->pids_way != LIMITS_PIDS_CGROUP)
+	if (!p->memory && p->pids_way != LIMITS_PIDS_CGROUP && !p->cpu_tree)
 		return 0;
 	int rc = procstat_start(getpid(), &start);
 	if (rc < 0)
@@ -325,6 +374,8 @@ int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sa
 	if (p->pids_way == LIMITS_PIDS_CGROUP &&
 	    ((rc = make_dir(r, p->pids_cg.dir, name, &pids, e)) < 0 ||
 	     (rc = set(pids, "pids.max", v, 0, e)) < 0))
+		return rc;
+	if (p->cpu_tree && (rc = count_cpu(r, &p->cpu_cg, name, e)) < 0)
 		return rc;
 	(void)snprintf(v, sizeof(v), "%d\n", (int)sandbox);
 	for (size_t i = 0; i < r->n; i++)

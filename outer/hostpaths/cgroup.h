@@ -20,20 +20,24 @@
 #include "plan/limits.h"
 
 struct cgroup_run {
-	char dir[2][PATH_MAX];  /* the directories made, one per hierarchy */
+	char dir[3][PATH_MAX];  /* the directories made, one per hierarchy */
 	size_t n;
+	int cpu_fd;             /* the CPU-time file of the one counting it, -1: none */
+	int cpu_v2;             /* it is v2's cpu.stat (else v1's cpuacct.usage) */
 };
 
-#define CGROUP_RUN_INIT { .n = 0 }
+#define CGROUP_RUN_INIT { .n = 0, .cpu_fd = -1, .cpu_v2 = 0 }
 
 /* Where this process may make a run's cgroup for the memory and the pids
- * controller (way NONE: nowhere).  Reads /proc and cgroupfs only. */
-void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids);
+ * controller, and one that counts CPU time (way NONE: nowhere).  Reads
+ * /proc and cgroupfs only. */
+void cgroup_probe(struct limits_cgroup *memory, struct limits_cgroup *pids,
+		  struct limits_cgroup *cpu);
 
 /* The same from the texts of /proc/self/cgroup and /proc/self/mountinfo
  * (NULL: unreadable), looking at the directories they name. */
 void cgroup_probe_texts(const char *self, const char *mountinfo, struct limits_cgroup *memory,
-			struct limits_cgroup *pids);
+			struct limits_cgroup *pids, struct limits_cgroup *cpu);
 
 /* Make the run's cgroup(s) the plan asks for, set their limits and move
  * sandbox (bwrap's child, before it has started anything) into them.  Any failure is an
@@ -41,6 +45,12 @@ void cgroup_probe_texts(const char *self, const char *mountinfo, struct limits_c
  * what was made. */
 int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sandbox,
 		     struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The CPU time the sandbox's processes have used so far, in
+ * microseconds, where the plan counts it on the whole tree (cpu_fd >= 0).
+ * 0 or -errno. */
+int cgroup_run_cpu_usec(const struct cgroup_run *r, unsigned long long *usec)
+	__attribute__((warn_unused_result));
 
 /* After the run: end whatever is left in the run's cgroups and remove
  * them.  Best effort: what cannot be removed is left to the next sweep. */

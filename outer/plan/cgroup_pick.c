@@ -140,11 +140,52 @@ int cgroup_pick_parent(const char *dir, const char *mnt, char *out, size_t n)
 int cgroup_pick_v2(const struct cgroup_v2_dir *own, const struct cgroup_v2_dir *parent,
 		   const char *ctrl)
 {
-	if (own->exists && own->writable && cgroup_pick_lists(own->subtree, ctrl))
+	if (own->exists && own->writable && (!ctrl || cgroup_pick_lists(own->subtree, ctrl)))
 		return 0;
-	if (parent->exists && parent->writable && cgroup_pick_lists(parent->subtree, ctrl))
+	if (parent->exists && parent->writable && (!ctrl || cgroup_pick_lists(parent->subtree, ctrl)))
 		return 1;
 	return -1;
+}
+
+/* A decimal count that ends the text or its line. */
+static int count(const char *s, unsigned long long *out)
+{
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	unsigned long long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (~0ULL - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (*s && *s != '\n')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cgroup_pick_cpu_usec(const char *text, int v2, unsigned long long *usec)
+{
+	if (!text)
+		return -EINVAL;
+	if (!v2) {
+		unsigned long long ns;
+		int rc = count(text, &ns);
+		if (rc == 0)
+			*usec = ns / 1000;
+		return rc;
+	}
+	static const char key[] = "usage_usec ";
+	for (const char *l = text; *l;) {
+		if (strncmp(l, key, sizeof(key) - 1) == 0)
+			return count(l + sizeof(key) - 1, usec);
+		const char *nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return -EINVAL;
 }
 
 int cgroup_pick_run_name(const char *name, long *pid, unsigned long long *start)

@@ -58,9 +58,17 @@ struct cgroup_v2_dir {
 };
 
 /* Which v2 directory a run's cgroup for ctrl goes in: 0 own, 1 parent, -1
- * neither. */
+ * neither.  ctrl NULL: a cgroup for the CPU time only, which every v2
+ * cgroup counts (cpu.stat's usage_usec) with no controller enabled, and
+ * which a cgroup holding processes may still have as a child. */
 int cgroup_pick_v2(const struct cgroup_v2_dir *own, const struct cgroup_v2_dir *parent,
 		   const char *ctrl);
+
+/* The CPU time a cgroup's processes used, in microseconds, from its v2
+ * cpu.stat ("usage_usec N" line) or its v1 cpuacct.usage (nanoseconds).
+ * 0, or -EINVAL when the text says no such thing. */
+int cgroup_pick_cpu_usec(const char *text, int v2, unsigned long long *usec)
+	__attribute__((warn_unused_result));
 
 /* 1 if a cgroup directory name is a run's ("cordon-PID-START"), with its
  * owner's pid and start time. */

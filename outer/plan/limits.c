@@ -29,6 +29,10 @@ int limits_decide(const struct config *c, const struct limits_facts *f, struct l
 		out->memory = c->limit_memory;
 		out->memory_cg = f->memory;
 	}
+	if (c->limit_cpu && f->cpu.way != CGROUP_PICK_NONE) {
+		out->cpu_tree = c->limit_cpu;
+		out->cpu_cg = f->cpu;
+	}
 	unsigned long want = c->limit_pids ? c->limit_pids : LIMITS_DEFAULT_PIDS;
 	if (f->pids.way != CGROUP_PICK_NONE) {
 		out->pids_way = LIMITS_PIDS_CGROUP;
@@ -88,7 +92,13 @@ const char *limits_how(const struct limits_plan *p, enum limits_kind k)
 		}
 		return "none";
 	case LIMITS_CPU:
-		return p->cpu ? "RLIMIT_CPU per process" : "none";
+		if (!p->cpu)
+			return "none";
+		if (p->cpu_tree)
+			return cgroup_how(&p->cpu_cg,
+					  "cgroup v2 cpu.stat on the whole tree, and RLIMIT_CPU per process",
+					  "cgroup v1 cpuacct.usage on the whole tree, and RLIMIT_CPU per process");
+		return "RLIMIT_CPU per process";
 	}
 	return "none";
 }

@@ -20,7 +20,12 @@
  * on the sum of the tree's memory, page cache and tmpfs pages included: the
  * kernel's OOM killer ends a process of the sandbox past it.
  * --limit-cpu is RLIMIT_CPU (each process's CPU seconds: SIGXCPU, then
- * SIGKILL a second later); a cgroup has no cap on CPU time, only on its rate.
+ * SIGKILL a second later), and besides, where the caller may make a cgroup
+ * that counts CPU time (any v2 cgroup: cpu.stat; v1: the cpuacct
+ * controller), the sum over the whole tree: the kernel has a cap on a
+ * cgroup's CPU rate only, not on its total, so cordon reads the run's
+ * cgroup's usage while the command runs and kills the sandbox once it
+ * reaches the limit (status 152, as SIGXCPU; supervise.h).
  * A limit the machine cannot enforce the way the flag asks is refused, never
  * dropped. */
 #ifndef CORDON_LIMITS_H
@@ -47,7 +52,7 @@ struct limits_facts {
 	int root;             /* the caller's euid is 0 */
 	int own_pidns;        /* the sandbox gets a PID namespace */
 	int pidns_pid_max;    /* the kernel has a pid_max per PID namespace */
-	struct limits_cgroup memory, pids;
+	struct limits_cgroup memory, pids, cpu;
 };
 
 struct limits_plan {
@@ -56,7 +61,9 @@ struct limits_plan {
 	unsigned long long data;     /* RLIMIT_DATA bytes, 0: none */
 	unsigned cpu;                /* RLIMIT_CPU seconds, 0: none */
 	unsigned long long memory;   /* bytes in the run's cgroup, 0: none */
-	struct limits_cgroup memory_cg, pids_cg; /* way NONE: not used */
+	unsigned cpu_tree;           /* seconds of CPU time of the whole tree, read from
+					cpu_cg; 0: none */
+	struct limits_cgroup memory_cg, pids_cg, cpu_cg; /* way NONE: not used */
 	int decided;                 /* 0: not decided yet (a run refused early) */
 };
 

@@ -22,6 +22,9 @@ case "$how" in *"memory "*"bytes (cgroup"*) mem_cgroup=1 ;; esac
 case "$how" in *"(cgroup"*) any_cgroup=1 ;; esac
 pids_v1=0
 case "$how" in *"(cgroup v1 pids.max"*) pids_v1=1 ;; esac
+cpu_how=$("$CORDON" explain -w "$ws" --limit-cpu 3 -- true | grep '^limits:')
+cpu_cgroup=0
+case "$cpu_how" in *"CPU 3 s (cgroup"*) cpu_cgroup=1 ;; esac
 echo "  info [$WHO] $how"
 assert "explain says how each limit is enforced" -- test -n "$how"
 "$CORDON" doctor >"$W/doctor" 2>&1
@@ -32,7 +35,13 @@ else
 	assert "doctor agrees: --limit-memory is per process only" -- \
 		grep -q "^limits: --limit-memory: RLIMIT_DATA per process; the sandbox's total is not bounded" "$W/doctor"
 fi
-assert "doctor says --limit-cpu is per process" -- grep -q '^limits: --limit-cpu: RLIMIT_CPU per process' "$W/doctor"
+if [ $cpu_cgroup = 1 ]; then
+	assert "doctor agrees: --limit-cpu counts the tree's CPU time" -- \
+		grep -q '^limits: --limit-cpu: cgroup v[12] cpu.* on the whole tree, and RLIMIT_CPU per process, counted in /' "$W/doctor"
+else
+	assert "doctor agrees: --limit-cpu is per process only" -- \
+		grep -q "^limits: --limit-cpu: RLIMIT_CPU per process; the sandbox's total is not bounded" "$W/doctor"
+fi
 
 # --- processes, counted across the tree ------------------------------------------
 # 150 processes held by the shell, then a loop of 200 forks: each part is
@@ -94,6 +103,51 @@ else
 	echo "  skip [$WHO] no cgroup with the memory controller for this caller: RLIMIT_DATA per process only"
 	expect_out 0 '^killed 0 of 4$' "without a memory cgroup only each process is bounded (4 x 40 MiB under 100M)" -- \
 		"${C[@]}" --limit-memory 100M -- python3 "$ws/hog.py" 4 40
+fi
+
+# --- CPU time, counted across the tree --------------------------------------------
+# spin.py N SECONDS: N processes that each use SECONDS of CPU time, then
+# exit; prints "done" when all have.  Each stays under RLIMIT_CPU.
+cat >"$ws/spin.py" <<'PY'
+import os, sys, time
+n, secs = int(sys.argv[1]), float(sys.argv[2])
+kids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        t = time.process_time()
+        while time.process_time() - t < secs:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for p in kids:
+    os.waitpid(p, 0)
+print("done")
+PY
+if [ $cpu_cgroup = 1 ]; then
+	# --timeout only bounds the test should the limit not hold (124 fails it).
+	expect_err 152 'limit-cpu 3: the sandbox.s processes used 3 s of CPU time together' \
+		"--limit-cpu 3 ends 4 processes of 1.5 s CPU each (each under the limit)" -- \
+		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$W/cpu.json" -- python3 "$ws/spin.py" 4 1.5
+	assert "the report says the run ended at the CPU limit" -- \
+		jq -e '.reason == "cpu_limit" and .status == 152' "$W/cpu.json" >/dev/null
+	assert "the report says how the CPU time was counted" -- \
+		jq -e '.limits.cpu.how | test("^cgroup v[12] cpu.* on the whole tree")' "$W/cpu.json" >/dev/null
+	assert "the processes did not all finish" -- sh -c "! grep -q done '$OUT'"
+	expect_out 0 '^done$' "control: 4 processes of 0.3 s CPU each fit under --limit-cpu 3" -- \
+		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 0.3
+	expect_out 0 '^done$' "control: 4 processes of 1.5 s CPU each without a limit" -- \
+		"${C[@]}" -- python3 "$ws/spin.py" 4 1.5
+	# The counter is the host's cgroupfs, read-only inside like all of
+	# /sys: the command cannot reset it or leave the cgroup that counts.
+	for fw in "" --full-write; do
+		refuse "the command cannot leave the cgroup that counts its CPU time ${fw:-(default)}" -- \
+			"${C[@]}" $fw --limit-cpu 30 -- sh -c 'for f in /sys/fs/cgroup/unified/cgroup.procs /sys/fs/cgroup/cpuacct/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e $f ] && echo $$ > $f && exit 0; done; exit 1'
+	done
+else
+	echo "  skip [$WHO] no cgroup counts CPU time for this caller: RLIMIT_CPU per process only"
+	expect_out 0 '^done$' "without a cgroup only each process is bounded (4 x 1.5 s under --limit-cpu 3)" -- \
+		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 1.5
 fi
 
 # --- the command cannot leave or loosen its cgroup --------------------------------

@@ -17,6 +17,7 @@
 #include "procstat.h"
 
 static char tmp[64];
+static struct limits_cgroup cpu; /* what the last probe found for the CPU time */
 
 static void setup(void)
 {
@@ -63,10 +64,12 @@ static void probe(const char *self, const char *parent_subtree, const char *own_
 	fake("unified/app.slice/a.scope", own_subtree);
 	fake("memory", NULL);
 	fake("memory/x", NULL);
+	fake("cpuacct", NULL);
 	(void)snprintf(mi, sizeof(mi),
 		       "41 31 0:38 / %s/unified rw - cgroup2 cgroup2 rw\n"
-		       "35 31 0:32 / %s/memory rw - cgroup cgroup rw,memory\n", tmp, tmp);
-	cgroup_probe_texts(self, mi, mem, pids);
+		       "35 31 0:32 / %s/memory rw - cgroup cgroup rw,memory\n"
+		       "36 31 0:33 / %s/cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n", tmp, tmp, tmp);
+	cgroup_probe_texts(self, mi, mem, pids, &cpu);
 }
 
 static void expect_dir(const struct limits_cgroup *g, enum cgroup_pick_way way, const char *rel)
@@ -85,6 +88,26 @@ Test(cgroup, v2_delegated_parent_takes_both)
 	probe("0::/app.slice/a.scope\n", "memory pids\n", "\n", &mem, &pids);
 	expect_dir(&pids, CGROUP_PICK_V2, "unified/app.slice");
 	expect_dir(&mem, CGROUP_PICK_V2, "unified/app.slice");
+	expect_dir(&cpu, CGROUP_PICK_V2, "unified/app.slice");
+}
+
+Test(cgroup, v2_cpu_time_in_the_own_cgroup_without_controllers)
+{
+	struct limits_cgroup mem, pids;
+	/* The caller's cgroup is writable but delegates no controller: the
+	 * run's cgroup beneath it still counts CPU time. */
+	probe("0::/app.slice/a.scope\n", NULL, "\n", &mem, &pids);
+	cr_assert_eq(pids.way, CGROUP_PICK_NONE);
+	expect_dir(&cpu, CGROUP_PICK_V2, "unified/app.slice/a.scope");
+}
+
+Test(cgroup, v2_cpu_time_goes_with_the_limits)
+{
+	struct limits_cgroup mem, pids;
+	/* pids beside the own cgroup: the CPU time must be counted in that
+	 * same cgroup, the only v2 one the sandbox can be in. */
+	probe("0::/app.slice/a.scope\n", "pids\n", "\n", &mem, &pids);
+	expect_dir(&cpu, CGROUP_PICK_V2, "unified/app.slice");
 }
 
 Test(cgroup, v2_without_memory_falls_back_to_v1)
@@ -111,12 +134,34 @@ Test(cgroup, this_machines_hybrid_has_no_v2_controller)
 	probe("4:memory:/x\n0::/\n", "\n", "\n", &mem, &pids);
 	cr_assert_eq(pids.way, CGROUP_PICK_NONE, "hugetlb alone in the v2 root, no pids mount");
 	expect_dir(&mem, CGROUP_PICK_V1, "memory/x");
+	/* The v2 root is writable here (the test runs as the owner of the
+	 * fake tree), so it counts the CPU time. */
+	expect_dir(&cpu, CGROUP_PICK_V2, "unified");
+}
+
+Test(cgroup, v1_cpuacct_counts_cpu_time_when_v2_cannot)
+{
+	struct limits_cgroup mem, pids;
+	char path[512];
+	probe("4:memory:/x\n2:cpu,cpuacct:/\n0::/app.slice/a.scope\n", "\n", "\n", &mem, &pids);
+	(void)snprintf(path, sizeof(path), "%s/unified/app.slice/a.scope", tmp);
+	cr_assert_eq(chmod(path, 0555), 0);
+	(void)snprintf(path, sizeof(path), "%s/unified/app.slice", tmp);
+	cr_assert_eq(chmod(path, 0555), 0);
+	if (geteuid() == 0) {
+		/* root writes anywhere: no unwritable v2 cgroup to fall back from */
+		expect_dir(&cpu, CGROUP_PICK_V2, "unified/app.slice/a.scope");
+		return;
+	}
+	probe("4:memory:/x\n2:cpu,cpuacct:/\n0::/app.slice/a.scope\n", "\n", "\n", &mem, &pids);
+	expect_dir(&cpu, CGROUP_PICK_V1, "cpuacct");
 }
 
 Test(cgroup, unreadable_proc_means_no_cgroup)
 {
 	struct limits_cgroup mem, pids;
-	cgroup_probe_texts(NULL, NULL, &mem, &pids);
+	cgroup_probe_texts(NULL, NULL, &mem, &pids, &cpu);
+	cr_assert_eq(cpu.way, CGROUP_PICK_NONE);
 	cr_assert_eq(mem.way, CGROUP_PICK_NONE);
 	cr_assert_eq(pids.way, CGROUP_PICK_NONE);
 }

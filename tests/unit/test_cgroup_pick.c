@@ -156,3 +156,47 @@ Test(cgroup_pick, run_names)
 	cr_assert_not(cgroup_pick_run_name("user.slice", &pid, &start));
 	cr_assert_not(cgroup_pick_run_name("cordon-12-", &pid, &start));
 }
+
+/* CPU time is counted by every v2 cgroup (cpu.stat) without a controller:
+ * any writable cgroup of the caller's will do, its own first. */
+Test(cgroup_pick, v2_cpu_time_needs_no_controller)
+{
+	struct cgroup_v2_dir own = { 1, 1, "\n" }, parent = { 1, 1, "\n" };
+	cr_assert_eq(cgroup_pick_v2(&own, &parent, NULL), 0, "a child of a cgroup with processes");
+	own.writable = 0;
+	cr_assert_eq(cgroup_pick_v2(&own, &parent, NULL), 1);
+	parent.writable = 0;
+	cr_assert_eq(cgroup_pick_v2(&own, &parent, NULL), -1, "nothing of the caller's");
+	struct cgroup_v2_dir none = { 0, 0, NULL };
+	cr_assert_eq(cgroup_pick_v2(&none, &none, NULL), -1);
+}
+
+Test(cgroup_pick, cpu_usage_v2)
+{
+	unsigned long long u = 1;
+	cr_assert_eq(cgroup_pick_cpu_usec("usage_usec 1234567\nuser_usec 1000\nsystem_usec 5\n",
+					  1, &u), 0);
+	cr_assert_eq(u, 1234567ULL);
+	cr_assert_eq(cgroup_pick_cpu_usec("nr_periods 0\nusage_usec 0\n", 1, &u), 0);
+	cr_assert_eq(u, 0ULL);
+	cr_assert_eq(cgroup_pick_cpu_usec("usage_usec 42", 1, &u), 0, "no final newline");
+	cr_assert_eq(u, 42ULL);
+	cr_assert_eq(cgroup_pick_cpu_usec("user_usec 5\nsystem_usec 5\n", 1, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("xusage_usec 5\n", 1, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("usage_usec \n", 1, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("usage_usec 12x\n", 1, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("usage_usec 99999999999999999999999\n", 1, &u), -EINVAL,
+		     "overflow");
+	cr_assert_eq(cgroup_pick_cpu_usec("", 1, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec(NULL, 1, &u), -EINVAL);
+}
+
+Test(cgroup_pick, cpu_usage_v1_is_nanoseconds)
+{
+	unsigned long long u = 0;
+	cr_assert_eq(cgroup_pick_cpu_usec("2500000999\n", 0, &u), 0);
+	cr_assert_eq(u, 2500000ULL);
+	cr_assert_eq(cgroup_pick_cpu_usec("-1\n", 0, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("\n", 0, &u), -EINVAL);
+	cr_assert_eq(cgroup_pick_cpu_usec("12 34\n", 0, &u), -EINVAL);
+}

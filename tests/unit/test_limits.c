@@ -120,3 +120,29 @@ Test(limits, memory_in_a_cgroup_keeps_the_per_process_rlimit)
 	cr_assert_str_eq(limits_how(&p, LIMITS_CPU), "RLIMIT_CPU per process");
 	cr_assert(p.decided);
 }
+
+Test(limits, cpu_time_of_the_tree_where_a_cgroup_counts_it)
+{
+	struct config c = { 0 };
+	struct limits_facts f = { .cpu = v2_here };
+	struct limits_plan p;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.cpu_tree, 0, "no --limit-cpu: nothing counted");
+	cr_assert_str_eq(limits_how(&p, LIMITS_CPU), "none");
+	c.limit_cpu = 9;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.cpu, 9, "RLIMIT_CPU stays on each process");
+	cr_assert_eq(p.cpu_tree, 9);
+	cr_assert_str_eq(p.cpu_cg.dir, "/sys/fs/cgroup/user.slice");
+	cr_assert_str_eq(limits_how(&p, LIMITS_CPU),
+			 "cgroup v2 cpu.stat on the whole tree, and RLIMIT_CPU per process");
+	f.cpu = (struct limits_cgroup){ CGROUP_PICK_V1, "/sys/fs/cgroup/cpuacct" };
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_str_eq(limits_how(&p, LIMITS_CPU),
+			 "cgroup v1 cpuacct.usage on the whole tree, and RLIMIT_CPU per process");
+	f.cpu.way = CGROUP_PICK_NONE;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.cpu_tree, 0);
+	cr_assert_str_eq(limits_how(&p, LIMITS_CPU), "RLIMIT_CPU per process");
+}

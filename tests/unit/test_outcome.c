@@ -1,6 +1,8 @@
 /* test_outcome.c: outcome_exit_code, the status cordon ends with. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -91,6 +93,21 @@ Test(outcome_exit_code, timeout_is_124)
 	memset(&o, 0, sizeof(o));
 	o.timed_out = 1;
 	cr_assert_eq(outcome_exit_code(&o), 124, "a timeout before the start is still 124");
+}
+
+Test(outcome_exit_code, the_tree_past_limit_cpu_is_152_as_sigxcpu)
+{
+	struct run_outcome o = started(SIGNALED(SIGKILL));
+	o.cpu_exceeded = 1;
+	cr_assert_eq(outcome_exit_code(&o), 128 + SIGXCPU, "cordon's SIGKILL is not the status");
+	o.cpu_exceeded = 0;
+	o.cpu_unreadable = -EIO;
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED,
+		     "a limit that stopped holding is cordon's failure");
+	o.cpu_unreadable = 0;
+	o.timed_out = 1;
+	o.cpu_exceeded = 1;
+	cr_assert_eq(outcome_exit_code(&o), EXIT_TIMEOUT, "the timeout came first");
 }
 
 Test(outcome_exit_code, escalated_after_sigterm_is_143)

@@ -91,15 +91,18 @@ Test(report, each_way_a_run_ends)
 		int status, started, timed_out, forwarded, have_error, violation;
 		const char *reason;
 		int signal;
+		int cpu;
 	} cases[] = {
-		{ 124, 1, 1, 0, 0, 0, "timeout", 0 },
-		{ 137, 1, 0, 0, 0, 0, "signaled", 9 },
-		{ 143, 1, 0, SIGTERM, 0, 0, "terminated", 0 },
-		{ 1, 1, 0, 0, 0, 1, "violation", 0 },
-		{ 127, 0, 0, 0, 1, 0, "not_found", 0 },
-		{ 126, 0, 0, 0, 1, 0, "not_executable", 0 },
-		{ 125, 0, 0, 0, 0, 0, "setup_failed", 0 },
-		{ 125, 1, 0, 0, 0, 0, "exited", 0 }, /* the command's own 125 */
+		{ 124, 1, 1, 0, 0, 0, "timeout", 0, 0 },
+		{ 152, 1, 0, 0, 0, 0, "cpu_limit", 0, 1 }, /* killed by cordon, not the signal */
+		{ 152, 1, 0, 0, 0, 0, "signaled", 24, 0 }, /* one process's RLIMIT_CPU */
+		{ 137, 1, 0, 0, 0, 0, "signaled", 9, 0 },
+		{ 143, 1, 0, SIGTERM, 0, 0, "terminated", 0, 0 },
+		{ 1, 1, 0, 0, 0, 1, "violation", 0, 0 },
+		{ 127, 0, 0, 0, 1, 0, "not_found", 0, 0 },
+		{ 126, 0, 0, 0, 1, 0, "not_executable", 0, 0 },
+		{ 125, 0, 0, 0, 0, 0, "setup_failed", 0, 0 },
+		{ 125, 1, 0, 0, 0, 0, "exited", 0, 0 }, /* the command's own 125 */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct report r;
@@ -108,6 +111,7 @@ Test(report, each_way_a_run_ends)
 		cr_assert_eq(report_open(&r, file, &e), 0, "%s", e.msg);
 		r.out.started = cases[i].started;
 		r.out.timed_out = cases[i].timed_out;
+		r.out.cpu_exceeded = cases[i].cpu;
 		r.out.forwarded = cases[i].forwarded;
 		r.out.have_error = cases[i].have_error;
 		if (cases[i].violation)

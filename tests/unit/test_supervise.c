@@ -4,6 +4,7 @@
  * SIGKILL --kill-after seconds later. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -127,5 +128,84 @@ Test(supervise_run, sigterm_alone_ends_a_sandbox_that_obeys)
 	cr_assert_eq(out.killed_by, SIGTERM);
 	cr_assert_not(out.escalated);
 	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGTERM);
+	restore(&sig);
+}
+
+/* A stand-in for the run's cgroup counter: each read adds step us. */
+struct fake_cpu {
+	unsigned long long used, step;
+	int reads, fail_at;       /* fail_at: the read that fails, 0: none */
+};
+
+static int fake_cpu_usec(void *ctx, unsigned long long *usec)
+{
+	struct fake_cpu *f = ctx;
+	if (++f->reads == f->fail_at)
+		return -EIO;
+	f->used += f->step;
+	*usec = f->used;
+	return 0;
+}
+
+static void run_with_cpu(struct fake_cpu *f, unsigned limit, struct run_outcome *out)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t sandbox = forever(1);
+	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+				    .kill_after = 10, .sig = &sig, .cpu_limit = limit,
+				    .cpu_usec = fake_cpu_usec, .cpu_ctx = f };
+	cr_assert_eq(supervise_run(&s, out, &e), 0, "%s", e.msg);
+	close(ctrl[0]);
+	close(ctrl[1]);
+	restore(&sig);
+}
+
+Test(supervise_run, the_tree_past_limit_cpu_is_killed)
+{
+	/* 0.3 s of CPU per read: the limit of 1 s is reached on the 4th. */
+	struct fake_cpu f = { 0, 300000, 0, 0 };
+	struct run_outcome out;
+	run_with_cpu(&f, 1, &out);
+	cr_assert(out.cpu_exceeded);
+	cr_assert_eq(f.reads, 4, "read until the limit, not after (%d reads)", f.reads);
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+	cr_assert_eq(out.cpu_unreadable, 0);
+}
+
+Test(supervise_run, an_unreadable_cpu_counter_ends_the_sandbox)
+{
+	struct fake_cpu f = { 0, 1000, 0, 2 };
+	struct run_outcome out;
+	run_with_cpu(&f, 1000, &out);
+	cr_assert_not(out.cpu_exceeded);
+	cr_assert_eq(out.cpu_unreadable, -EIO, "fail closed: the limit no longer holds");
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+}
+
+Test(supervise_run, no_cpu_limit_reads_nothing)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t bw = fork();
+	cr_assert_geq(bw, 0);
+	if (bw == 0) {
+		usleep(50000);
+		_exit(0);
+	}
+	struct fake_cpu f = { 0, 1, 0, 1 };
+	struct supervise_spec s = { .bwrap = bw, .sandbox = bw, .ctrl = ctrl[0], .kill_after = 10,
+				    .sig = &sig, .cpu_usec = fake_cpu_usec, .cpu_ctx = &f };
+	struct run_outcome out;
+	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
+	cr_assert_eq(f.reads, 0);
+	cr_assert_not(out.cpu_exceeded);
+	cr_assert(WIFEXITED(out.wstatus) && WEXITSTATUS(out.wstatus) == 0);
 	restore(&sig);
 }
