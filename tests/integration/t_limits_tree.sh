@@ -185,21 +185,21 @@ wait_for() { # TRIES CONDITION...: poll every 0.1 s
 	return 1
 }
 if [ $any_cgroup = 1 ]; then
-	expect 0 "a run reads its own cgroup" -- "${C[@]}" --limit-memory 100M -- cat /proc/self/cgroup
+	expect 0 "a run reads its own cgroup" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- cat /proc/self/cgroup
 	cp "$OUT" "$W/cg1"
 	n=$(names "$W/cg1")
 	assert "the sandbox ran in a cgroup of its run ($n)" -- test -n "$n"
 	for c in $n; do
 		assert "after the run no cgroup $c is left" -- absent "$c"
 	done
-	expect 1 "a failing command" -- "${C[@]}" --limit-memory 100M -- sh -c 'cat /proc/self/cgroup; exit 1'
+	expect 1 "a failing command" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exit 1'
 	for c in $(names "$OUT"); do
 		assert "after a failed command no cgroup $c is left" -- absent "$c"
 	done
 
 	# cordon killed: its guardian removes the cgroup once the sandbox is gone.
 	mark=$((8100000 + $$))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
 		>"$W/cg2" 2>/dev/null </dev/null &
 	cpid=$!
 	wait_for 100 grep -qs cordon- "$W/cg2"
@@ -218,7 +218,7 @@ if [ $any_cgroup = 1 ]; then
 	# cordon and its guardian killed: the next run sweeps the cgroup, and
 	# ends what is still in it.
 	mark=$((mark + 1))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
 		>"$W/cg3" 2>/dev/null </dev/null &
 	cpid=$!
 	wait_for 100 grep -qs cordon- "$W/cg3"
@@ -227,7 +227,7 @@ if [ $any_cgroup = 1 ]; then
 	assert "the run has a guardian to kill" -- test -n "$g"
 	kill -9 $g "$cpid"
 	wait "$cpid" 2>/dev/null
-	expect 0 "the next run" -- "${C[@]}" --limit-memory 100M -- true
+	expect 0 "the next run" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- true
 	for c in $n; do
 		assert "cordon and guardian killed: the next run removed the cgroup $c" -- absent "$c"
 	done
@@ -235,7 +235,7 @@ if [ $any_cgroup = 1 ]; then
 
 	# The same leftover, removed by cordon reclaim.
 	mark=$((mark + 1))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
 		>"$W/cg4" 2>/dev/null </dev/null &
 	cpid=$!
 	wait_for 100 grep -qs cordon- "$W/cg4"
