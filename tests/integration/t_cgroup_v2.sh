@@ -66,11 +66,14 @@ drop_cgroup() { # DIR
 	done
 }
 restore() {
-	local c i
+	local c i p
 	[ -e "$D" ] && drop_cgroup "$D"
-	# Run cgroups a failed root run may have left in the root.
+	# Run cgroups a failed root run of this test left in the root (not
+	# there before, and their cordon is gone).
 	for c in $(find "$U" -maxdepth 1 -name 'cordon-[0-9]*'); do
-		printf '%s\n' "$before_u" | grep -qx "$c" || drop_cgroup "$c"
+		printf '%s\n' "$before_u" | grep -qx "$c" && continue
+		p=${c##*/cordon-}
+		kill -0 "${p%%-*}" 2>/dev/null || drop_cgroup "$c"
 	done
 	[ $REBOUND = 1 ] || return 0
 	grep -qw pids "$U/cgroup.subtree_control" && echo -pids >"$U/cgroup.subtree_control"
