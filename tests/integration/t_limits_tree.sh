@@ -8,6 +8,8 @@
 # the memory and cleanup parts say so and are skipped: the rlimits of
 # t_limits.sh hold there.
 . "$(dirname "$0")/lib.sh"
+# Not while t_cgroup_v2 has the pids controller on cgroup v2.
+cgroup_lock -s || { bad "the cgroup lock $CGROUP_LOCK stayed held for 2 minutes"; finish; exit; }
 
 ws="$W/ws"
 mkdir -p "$ws"
