@@ -13,6 +13,9 @@
 # one this session cannot inspect does on the development machine) pids
 # stays on v1: that part skips, and the delegated subtree is checked
 # without it (cordon must not pick it; RLIMIT_NPROC counts the user's run).
+# --limit-cpu's count of the tree's CPU time needs no controller (every v2
+# cgroup has cpu.stat): it is checked on the real hierarchy either way, for
+# root in the v2 root and for the user in its delegated leaf.
 # The memory controller stays on v1 (the session's own cgroups are there)
 # and is not touched.  Holds /var/tmp/cordon-cgroup.lock throughout
 # (lib.sh cgroup_lock), as t_limits_tree does shared.
@@ -285,6 +288,94 @@ if [ $PIDS_V2 = 1 ]; then
 		"$TU: explain: pids v2, memory RLIMIT_DATA" -- as_user "$CORDON" explain -w "$uws" --limit-memory 100M -- true
 	expect_out 0 '^0::/\.\./cordon-' "$TU: a run with --limit-memory, in its v2 run cgroup" -- \
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-memory 100M -- cat /proc/self/cgroup
+fi
+
+# --- --limit-cpu: the tree's CPU time, on the real v2 hierarchy ----------------------
+# Every v2 cgroup counts its CPU time (cpu.stat) with no controller enabled,
+# so this part runs whether or not pids could move: the run's cgroup goes
+# with pids where pids is on v2, else beneath the caller's own writable
+# cgroup (the v2 root for root, the delegated leaf for the user).
+# spin.py N SECONDS: N processes that each use SECONDS of CPU time (each
+# under RLIMIT_CPU), "done" when all have.
+cat >"$W/spin.py" <<'PY'
+import os, sys, time
+n, secs = int(sys.argv[1]), float(sys.argv[2])
+kids = []
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        t = time.process_time()
+        while time.process_time() - t < secs:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for p in kids:
+    os.waitpid(p, 0)
+print("done")
+PY
+chmod 644 "$W/spin.py"
+check_cpu() { # NAME WS PARENT, with RUN the caller's prefix
+	local who=$1 ws=$2 parent=$3 rel=${3#$U} n mark cpid g fw to
+	local C=("${RUN[@]}" "$CORDON" -w "$ws" -C "$ws")
+	# In the workspace: the sandbox has a /tmp of its own.
+	cp "$W/spin.py" "$ws/spin.py"
+	"${RUN[@]}" "$CORDON" doctor >"$W/doctor" 2>&1
+	assert "$who: doctor: --limit-cpu counted by cgroup v2 cpu.stat in $parent" -- \
+		grep -qx "limits: --limit-cpu: cgroup v2 cpu.stat on the whole tree, and RLIMIT_CPU per process, counted in $parent" "$W/doctor"
+	expect_err 152 'limit-cpu 3: the sandbox.s processes used 3 s of CPU time together' \
+		"$who: --limit-cpu 3 ends 4 processes of 1.5 s CPU each (v2 cpu.stat)" -- \
+		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$ws/cpu.json" -- python3 "$ws/spin.py" 4 1.5
+	assert "$who: not every process finished" -- sh -c "! grep -q done '$OUT'"
+	assert "$who: --report: reason cpu_limit, status 152, counted by v2" -- \
+		python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+assert r["reason"] == "cpu_limit" and r["status"] == 152, r["reason"]
+assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tree"), r["limits"]' "$ws/cpu.json"
+	expect_out 0 '^done$' "control: $who: 4 processes of 0.3 s CPU each fit under --limit-cpu 3" -- \
+		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 0.3
+	for fw in "" --full-write; do
+		for to in $(printf '%s\n' "$parent" "$U" | sort -u); do
+			refuse "$who: the command cannot leave the cgroup that counts it for $to ${fw:-(default)}" -- \
+				"${C[@]}" $fw --limit-cpu 30 -- sh -c 'echo $$ > '"$to"'/cgroup.procs'
+		done
+	done
+	# During a run the command is in the run's cgroup beneath parent; cordon
+	# killed, its guardian removes it; cordon and guardian killed, the next
+	# run's sweep does.
+	mark=$((8300000 + $$ + ${#who}))
+	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
+		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cc1" 2>/dev/null </dev/null &
+	cpid=$!
+	wait_for 100 grep -qs cordon- "$W/cc1"
+	n=$(run_name "$W/cc1")
+	sp=$(pgrep -f "^sleep $mark\$" | head -n 1)
+	assert "$who: the command is in $parent/$n" -- test -n "$n" -a -d "$parent/$n"
+	assert "$who: as the host sees it (0::$rel/$n)" -- grep -qsx "0::$rel/$n" "/proc/${sp:-0}/cgroup"
+	kill -9 "$cpid"
+	wait "$cpid" 2>/dev/null
+	assert "$who: cordon killed: its guardian removes $n" -- wait_for 150 gone "$parent/$n"
+	assert "$who: and the command is ended" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
+	mark=$((mark + 1))
+	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
+		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cc2" 2>/dev/null </dev/null &
+	cpid=$!
+	wait_for 100 grep -qs cordon- "$W/cc2"
+	n=$(run_name "$W/cc2")
+	g=$(guardians_of "$mark")
+	assert "$who: the run has a guardian to kill" -- test -n "$g"
+	kill -9 $g "$cpid"
+	wait "$cpid" 2>/dev/null
+	assert "$who: cordon and guardian killed: $n is left" -- test -n "$n" -a -d "$parent/$n"
+	expect 0 "$who: the next run with --limit-cpu" -- "${C[@]}" --limit-cpu 100 -- true
+	assert "$who: the next run swept $n" -- test -n "$n" -a ! -e "$parent/$n"
+	assert "$who: and ended what was in it" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
+}
+RUN=()
+check_cpu root "$rws" "$U"
+RUN=("${AS_USER[@]}")
+if [ $PIDS_V2 = 1 ]; then
+	check_cpu "$TU" "$uws" "$D"
+else
+	check_cpu "$TU" "$uws" "$LEAF"
 fi
 
 # --- the machine as before -----------------------------------------------------------
