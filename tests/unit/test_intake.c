@@ -2,6 +2,8 @@
  * test resolver map's parser. */
 #include <criterion/criterion.h>
 
+#include <stdlib.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
@@ -32,8 +34,12 @@ Test(intake, listener_checks)
 	cr_assert(strstr(e.msg, "0.0.0.1:3128"), "%s", e.msg);
 }
 
+/* in holds the last parse's rules (or zeros): they go first, as the
+ * bridge itself keeps its one parse for its lifetime. */
 static int parse(struct intake *in, struct cordon_err *e, char **argv)
 {
+	free(in->allow);
+	free(in->deny);
 	int argc = 0;
 	while (argv[argc])
 		argc++;
@@ -42,7 +48,7 @@ static int parse(struct intake *in, struct cordon_err *e, char **argv)
 
 Test(intake, args)
 {
-	struct intake in;
+	struct intake in = { 0 };
 	struct cordon_err e;
 	char *ok[] = { "cordon-bridge", "--sandbox", "5", "--parent", "77", "--allow", "a.test",
 		       "--deny", "*", "--net-log", "/l", NULL };
@@ -65,6 +71,8 @@ Test(intake, args)
 	cr_assert(strstr(e.msg, "started by cordon"), "%s", e.msg);
 	char *dangling[] = { "cordon-bridge", "--sandbox", NULL };
 	cr_assert_lt(parse(&in, &e, dangling), 0);
+	free(in.allow);
+	free(in.deny);
 }
 
 Test(intake, map)
