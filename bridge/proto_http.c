@@ -541,16 +541,15 @@ int http_response_frame(const char *buf, size_t len, int head_req, enum http_bod
 		return -EPROTO;
 	/* After a 101 the connection is the new protocol's, whatever the
 	 * request's method. */
-	if (memcmp(buf + 9, "101", 3) == 0)
-		*body = HTTP_BODY_CLOSE;
-	else if (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0)
+	int sw = memcmp(buf + 9, "101", 3) == 0;
+	if (!sw && (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0))
 		*body = HTTP_BODY_NONE;
-	else if (te == 1 && chunked)
+	else if (!sw && te == 1 && chunked)
 		*body = HTTP_BODY_CHUNKED;
-	else if (cl && !te)
+	else if (!sw && cl && !te)
 		*body = HTTP_BODY_LENGTH;
 	else
-		*body = HTTP_BODY_CLOSE; /* another coding, or no length */
+		*body = HTTP_BODY_CLOSE; /* a 101, another coding, or no length */
 	return 0;
 }
 
