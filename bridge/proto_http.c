@@ -519,9 +519,13 @@ int http_response_frame(const char *buf, size_t len, int head_req, enum http_bod
 		if (!e)
 			break;
 		size_t ll = (size_t)(e - l) + 1;
+		/* A bare LF is refused by the rewrite too; here it would also
+		 * put a colon just before the LF, past the value's end. */
+		if (ll < 2 || l[ll - 2] != '\r')
+			return -EPROTO;
 		const char *colon = pos ? memchr(l, ':', ll) : NULL;
 		pos += ll;
-		if (!colon || ll < 3)
+		if (!colon)
 			continue;
 		size_t nlen = (size_t)(colon - l);
 		const char *v = colon + 1;

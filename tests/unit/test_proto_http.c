@@ -297,6 +297,8 @@ Test(http_response, keep_alive)
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n", 0), -EPROTO);
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 0), -EPROTO);
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0), -EPROTO);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nX: 1\r\nContent-Length:\n\r\n", 0), -EPROTO, "a bare LF");
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\n\r\n", 0), -EPROTO, "a bare LF");
 #undef FRAME
 	char out[256];
 	int final;
