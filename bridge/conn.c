@@ -102,6 +102,13 @@ static void conn_next_request(struct bridge *b, struct conn *c);
 static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
 {
 	int r1 = up ? relay_pump(&c->up) : 0, r2 = down ? relay_pump(&c->down) : 0;
+	/* The 101 is on its way to the client: what the client sent after
+	 * its request, and everything it sends from now on, is the new
+	 * protocol's, for the server the request was decided for.  The
+	 * tunnel reaches nothing a CONNECT to that host and port would not. */
+	if (r1 == 0 && r2 == 0 && c->down.switched && c->up.frame != RELAY_STREAM &&
+	    (r1 = relay_switch(&c->up)) == 0)
+		r1 = relay_pump(&c->up);
 	/* Nothing of the response reached the client yet: it can be told. */
 	int fresh = c->down.bytes == 0;
 	if (r1 == -EBADMSG && fresh)
@@ -109,16 +116,22 @@ static void conn_pump_dirs(struct bridge *b, struct conn *c, int up, int down)
 			    "cordon: malformed chunked request body\n");
 	else if (r2 == -EPROTO && fresh)
 		conn_refuse(b, c, 502, 0, "bad-response",
-			    "cordon: the server's response is not valid HTTP/1.x\n");
+			    "cordon: the server's response is not valid HTTP/1.x (or it switches "
+			    "to a protocol the request did not offer)\n");
+	else if (r2 == -EPERM && fresh)
+		conn_refuse(b, c, 502, 0, "unrequested-upgrade",
+			    "cordon: the server switched protocols, and the request asked for no "
+			    "upgrade\n");
 	else if (r1 < 0 || r2 < 0)
 		conn_finish(b, c, "error", r1 == -EBADMSG ? "bad-chunked-body"
-					    : r2 == -EPROTO ? "bad-response" : "out-of-memory");
+					    : r2 == -EPROTO ? "bad-response"
+					    : r2 == -EPERM ? "unrequested-upgrade" : "out-of-memory");
 	else if (!relay_done(&c->up) || !relay_done(&c->down))
 		return;
-	else if (c->proto == CP_HTTP_FORWARD && c->down.reusable && c->up.stopped &&
-		 c->down.stopped && !c->up.err && !c->down.err)
+	else if (c->proto == CP_HTTP_FORWARD && !c->down.switched && c->down.reusable &&
+		 c->up.stopped && c->down.stopped && !c->up.err && !c->down.err)
 		conn_next_request(b, c);
-	else if (c->proto == CP_HTTP_FORWARD)
+	else if (c->proto == CP_HTTP_FORWARD && !c->down.switched)
 		conn_forward_done(b, c, c->up.err || c->down.err ? "reset" : "closed");
 	else
 		conn_finish(b, c, "allow", c->up.err || c->down.err ? "reset" : "closed");
@@ -190,6 +203,9 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 		downlen = sizeof(socks_ok);
 	}
 	headlen = uplen;
+	char offer[HTTP_UPGRADE_MAX + 1];
+	memcpy(offer, c->buf + c->req.upgrade_off, c->req.upgrade_len);
+	offer[c->req.upgrade_len] = '\0';
 	memcpy(up + uplen, c->buf + c->consumed, rest);
 	uplen += rest;
 	if (c->ulen) {
@@ -216,6 +232,7 @@ static void conn_start_relay(struct bridge *b, struct conn *c)
 	int r = 0;
 	c->down.keep = c->req.keep;
 	c->down.head_req = head_req;
+	memcpy(c->down.upgrade, offer, sizeof(offer));
 	if (c->proto == CP_HTTP_FORWARD &&
 	    ((r = relay_frame(&c->up, c->req.body == HTTP_BODY_CHUNKED ? RELAY_CHUNKED : RELAY_LENGTH,
 			      c->req.body == HTTP_BODY_LENGTH ? c->req.content_length : 0, headlen)) < 0 ||
@@ -378,9 +395,8 @@ static void conn_http(struct bridge *b, struct conn *c)
 	}
 	int r = http_parse_head(c->buf, (size_t)n, &c->req);
 	if (r < 0) {
-		conn_refuse(b, c, -r, 0, "bad-request",
-			    "cordon: malformed or ambiguous proxy request (the proxy takes CONNECT "
-			    "host:port and http:// absolute URIs, without userinfo)\n");
+		struct http_refusal why = http_refusal(r);
+		conn_refuse(b, c, why.status, 0, why.reason, why.body);
 		return;
 	}
 	c->proto = c->req.kind == HTTP_CONNECT ? CP_HTTP_CONNECT : CP_HTTP_FORWARD;

@@ -4,7 +4,9 @@
  *   HEAD -> (SOCKS_REQ) -> RESOLVING -> CONNECTING -> RELAY -> closed
  *        \-> REFUSING (403/400/431/414 or SOCKS error written, then closed)
  *   an absolute-form request's RELAY -> HEAD again when the client keeps
- *   the connection and the response was delimited (conn_next_request)
+ *   the connection and the response was delimited (conn_next_request);
+ *   after a 101 the request asked for, RELAY is a tunnel until both
+ *   directions end, as for CONNECT (relay_switch)
  *
  * Belongs here: the types shared by loop.c (epoll, accept, timers, the
  * resolver and the sandbox socket) and conn.c (the protocol stages). */

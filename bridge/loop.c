@@ -56,7 +56,8 @@ void conn_log(struct bridge *b, const struct conn *c)
 		.start = c->start_rt, .client_port = c->client_port, .protocol = proto[c->proto],
 		.host = c->have_host ? c->host.text : NULL, .port = c->have_host ? c->port : 0,
 		.address = c->addr_text[0] ? c->addr_text : NULL, .decision = c->decision,
-		.reason = c->reason, .bytes_up = c->up.bytes, .bytes_down = c->down.bytes,
+		.reason = c->reason, .upgrade = c->down.switched ? c->down.upgrade : NULL,
+		.bytes_up = c->up.bytes, .bytes_down = c->down.bytes,
 		.duration_ms = (unsigned long long)(conn_now_ms() - c->start_ms),
 	};
 	char line[1024];
@@ -219,13 +220,21 @@ int loop_wait_ms(long long deadline, long long now)
 	return deadline > now ? (int)(deadline - now) : 0;
 }
 
+/* Whether everything the sandbox side sent was passed on.  An upgrade
+ * not answered yet still holds what the client sent after its request:
+ * it goes to the server once the 101 comes. */
+static int lp_up_done(const struct conn *c)
+{
+	return c->st == CS_RELAY && relay_done(&c->up) &&
+	       !(c->down.upgrade[0] && !c->down.switched && c->up.rest_len);
+}
+
 static void lp_drain_sweep(struct bridge *b)
 {
 	long long now = conn_now_ms();
 	for (struct conn *c = b->conns, *next; c; c = next) {
 		next = c->next;
-		switch (loop_drain_step(c->st, c->st == CS_RELAY && relay_done(&c->up), now,
-					b->drain_deadline_ms)) {
+		switch (loop_drain_step(c->st, lp_up_done(c), now, b->drain_deadline_ms)) {
 		case LOOP_DRAIN_CUT:
 			conn_finish(b, c, "error", "sandbox-ended");
 			break;

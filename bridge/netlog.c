@@ -65,6 +65,10 @@ size_t netlog_format(const struct netlog_entry *e, char *out, size_t cap)
 	nl_str(&b, e->decision);
 	nl_raw(&b, ",\"reason\":");
 	nl_str(&b, e->reason);
+	if (e->upgrade) {
+		nl_raw(&b, ",\"upgrade\":");
+		nl_str(&b, e->upgrade);
+	}
 	nl_raw(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
 	       e->bytes_up, e->bytes_down, e->duration_ms);
 	return b.full ? 0 : b.n;

@@ -1,6 +1,7 @@
 /* netlog.h: one JSON line per proxied connection (--net-log FILE): time,
- * client port, protocol, host, port, address, decision, reason, bytes each
- * way, duration.  Strings are escaped here; the host is canonical already,
+ * client port, protocol, host, port, address, decision, reason, for an
+ * upgraded connection the protocol it switched to, bytes each way,
+ * duration.  Strings are escaped here; the host is canonical already,
  * but a refused request may carry no host at all.
  *
  * Belongs here: formatting the line.  Pure; the caller writes it. */
@@ -20,6 +21,8 @@ struct netlog_entry {
 	const char *address;     /* may be NULL: never resolved */
 	const char *decision;    /* "allow", "deny", "error" */
 	const char *reason;
+	const char *upgrade;     /* NULL: not upgraded (no "upgrade" key); else the
+				    101's Upgrade value, e.g. "websocket" */
 	unsigned long long bytes_up, bytes_down;
 	unsigned long long duration_ms;
 };

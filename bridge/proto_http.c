@@ -140,9 +140,20 @@ static int hp_target(const char *b, size_t off, size_t len, struct http_req *r)
 		return 0;
 	}
 	r->kind = HTTP_FORWARD;
-	if (len < 8 || strncasecmp(t, "http://", 7) != 0)
-		return -1; /* origin-form would route on Host; https:// needs TLS */
-	size_t a = off + 7, e = a;
+	/* The bridge does not originate TLS: a client that wants https goes
+	 * through CONNECT (HTTPS_PROXY), and is told so. */
+	if ((len >= 8 && strncasecmp(t, "https://", 8) == 0) ||
+	    (len >= 6 && strncasecmp(t, "wss://", 6) == 0))
+		return HTTP_E_HTTPS;
+	/* ws:// is what curl (8.x, before 8.21) and some WebSocket libraries
+	 * write for a WebSocket through a proxy: the same authority rules,
+	 * and http_parse_head takes it only for an upgrade. */
+	size_t scheme = len > 7 && strncasecmp(t, "http://", 7) == 0 ? 7
+		      : len > 5 && strncasecmp(t, "ws://", 5) == 0 ? 5 : 0;
+	if (!scheme)
+		return -1; /* origin-form would route on Host */
+	r->ws_uri = scheme == 5;
+	size_t a = off + scheme, e = a;
 	while (e < off + len && b[e] != '/' && b[e] != '?')
 		e++;
 	if (memchr(b + a, '@', e - a))
@@ -172,9 +183,53 @@ static int hp_name_is(const char *n, size_t nlen, const char *want)
 struct hp_seen {
 	int content_length, transfer_encoding, host;
 	int close, keep_alive; /* Connection or Proxy-Connection tokens */
+	int conn_upgrade;      /* Connection (only) names upgrade */
+	int upgrade;           /* Upgrade headers seen */
+	const char *upgrade_v; /* the Upgrade value, trimmed */
+	size_t upgrade_vlen;
 };
 
-static void hp_connection_tokens(const char *v, size_t len, struct hp_seen *s)
+/* The next element of a protocol list v[0..len) (RFC 7230 6.7:
+ * 1#protocol, protocol = token ["/" token]), from *pos on: 1 with its
+ * span, 0 past the last one, -1 for one that is empty or not a protocol.
+ * *pos starts at 0. */
+static int hp_protocol_next(const char *v, size_t len, size_t *pos, const char **p, size_t *plen)
+{
+	if (*pos > len)
+		return 0;
+	const char *comma = memchr(v + *pos, ',', len - *pos);
+	size_t end = comma ? (size_t)(comma - v) : len;
+	const char *t = v + *pos;
+	size_t n = end - *pos, slash = 0;
+	*pos = comma ? end + 1 : len + 1;
+	hp_trim(&t, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == '/' && i > 0 && !slash)
+			slash = i;
+		else if (!hp_tchar((unsigned char)t[i]))
+			return -1;
+	}
+	if (n == 0 || (slash && slash == n - 1))
+		return -1;
+	*p = t;
+	*plen = n;
+	return 1;
+}
+
+/* A well-formed protocol list of 1 to HTTP_UPGRADE_MAX bytes: 0, else -1. */
+static int hp_protocol_list(const char *v, size_t len)
+{
+	size_t pos = 0, n;
+	const char *p;
+	int r;
+	if (len == 0 || len > HTTP_UPGRADE_MAX)
+		return -1;
+	while ((r = hp_protocol_next(v, len, &pos, &p, &n)) > 0)
+		;
+	return r;
+}
+
+static void hp_connection_tokens(const char *v, size_t len, int is_connection, struct hp_seen *s)
 {
 	while (len) {
 		const char *comma = memchr(v, ',', len);
@@ -184,6 +239,7 @@ static void hp_connection_tokens(const char *v, size_t len, struct hp_seen *s)
 		hp_trim(&t, &n);
 		s->close |= hp_name_is(t, n, "close");
 		s->keep_alive |= hp_name_is(t, n, "keep-alive");
+		s->conn_upgrade |= is_connection && hp_name_is(t, n, "upgrade");
 		v += tl + (comma ? 1 : 0);
 		len -= tl + (comma ? 1 : 0);
 	}
@@ -218,8 +274,17 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 		if (s->transfer_encoding++ || vlen != 7 || strncasecmp(v, "chunked", 7) != 0)
 			return -1;
 		r->body = HTTP_BODY_CHUNKED;
-	} else if (hp_name_is(line, nlen, "Connection") || hp_name_is(line, nlen, "Proxy-Connection")) {
-		hp_connection_tokens(v, vlen, s);
+	} else if (hp_name_is(line, nlen, "Connection")) {
+		hp_connection_tokens(v, vlen, 1, s);
+	} else if (hp_name_is(line, nlen, "Proxy-Connection")) {
+		hp_connection_tokens(v, vlen, 0, s);
+	} else if (r->kind == HTTP_FORWARD && hp_name_is(line, nlen, "Upgrade")) {
+		/* Forwarded as it is when the request upgrades: it must read
+		 * one way, once. */
+		if (s->upgrade++ || hp_protocol_list(v, vlen) < 0)
+			return -1;
+		s->upgrade_v = v;
+		s->upgrade_vlen = vlen;
 	} else if (hp_name_is(line, nlen, "Host")) {
 		struct host h;
 		uint16_t port = r->port;
@@ -246,10 +311,12 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 		return -414;
 	if (line_len < 4 || buf[line_len - 2] != '\r')
 		return -400;
-	if (hp_request_line(buf, line_len, &out, &t_off, &t_len) < 0 ||
-	    hp_target(buf, t_off, t_len, &out) < 0)
+	if (hp_request_line(buf, line_len, &out, &t_off, &t_len) < 0)
 		return -400;
-	struct hp_seen seen = { 0, 0, 0, 0, 0 };
+	int t = hp_target(buf, t_off, t_len, &out);
+	if (t < 0)
+		return t == HTTP_E_HTTPS ? t : -400;
+	struct hp_seen seen = { 0, 0, 0, 0, 0, 0, 0, NULL, 0 };
 	size_t pos = line_len;
 	out.hdr_off = pos;
 	while (pos < head_len - 2) {
@@ -262,6 +329,19 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 	}
 	if (seen.content_length && seen.transfer_encoding)
 		return -400;
+	/* An HTTP/1.0 server ignores Upgrade (RFC 7230 6.7), so an HTTP/1.0
+	 * request never upgrades.  Bytes after an upgrade request's head are
+	 * the new protocol's once the server switched, the next request's if
+	 * it did not: a body between them could be read as either. */
+	if (out.minor == 1 && seen.conn_upgrade && seen.upgrade) {
+		if (out.body == HTTP_BODY_CHUNKED ||
+		    (out.body == HTTP_BODY_LENGTH && out.content_length > 0))
+			return HTTP_E_UPGRADE_BODY;
+		out.upgrade_off = (size_t)(seen.upgrade_v - buf);
+		out.upgrade_len = seen.upgrade_vlen;
+	}
+	if (out.ws_uri && !out.upgrade_len)
+		return -400;
 	out.keep = !seen.close && (out.minor == 1 || seen.keep_alive);
 	out.hdr_len = pos - out.hdr_off;
 	out.head_len = head_len;
@@ -270,8 +350,9 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 }
 
 /* Headers that belong to the hop from the client to the proxy, or that the
- * rebuild writes itself. */
-static int hp_dropped(const char *line, size_t len)
+ * rebuild writes itself.  Upgrade is hop-by-hop too, passed on only with
+ * the Connection: Upgrade that makes it count. */
+static int hp_dropped(const char *line, size_t len, int upgrade)
 {
 	static const char *const drop[] = {
 		"Host", "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization",
@@ -281,7 +362,7 @@ static int hp_dropped(const char *line, size_t len)
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		if (hp_name_is(line, nlen, drop[i]))
 			return 1;
-	return 0;
+	return !upgrade && hp_name_is(line, nlen, "Upgrade");
 }
 
 struct hp_out {
@@ -329,11 +410,15 @@ ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_
 		const char *l = buf + pos;
 		const char *e = memchr(l, '\n', r->hdr_off + r->hdr_len - pos);
 		size_t len = (size_t)(e - l) + 1;
-		if (!hp_dropped(l, len - 2))
+		if (!hp_dropped(l, len - 2, r->upgrade_len != 0))
 			hp_put(&o, l, len);
 		pos += len;
 	}
-	hp_puts(&o, "Connection: close\r\n\r\n");
+	/* An upgrade request cannot say close: a server that switches keeps
+	 * the connection for the new protocol.  One that does not switch ends
+	 * its response where its framing says, and the bridge closes the
+	 * server's connection there (relay.h). */
+	hp_puts(&o, r->upgrade_len ? "Connection: Upgrade\r\n\r\n" : "Connection: close\r\n\r\n");
 	return o.full ? -ENOSPC : (ssize_t)o.n;
 }
 
@@ -374,6 +459,56 @@ ssize_t http_response_close(const char *buf, size_t len, int keep, char *out, si
 	return o.full ? -ENOSPC : (ssize_t)o.n;
 }
 
+/* Whether the protocol p[0..n) is one of the list offer[0..offer_len). */
+static int hp_offered(const char *p, size_t n, const char *offer, size_t offer_len)
+{
+	size_t pos = 0, on;
+	const char *o;
+	while (hp_protocol_next(offer, offer_len, &pos, &o, &on) > 0)
+		if (on == n && strncasecmp(o, p, n) == 0)
+			return 1;
+	return 0;
+}
+
+int http_response_switch(const char *buf, size_t len, const char *offer, size_t offer_len,
+			 char *chosen)
+{
+	const char *v = NULL;
+	size_t vlen = 0;
+	int seen = 0;
+	if (offer_len == 0)
+		return -EPERM;
+	if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || memcmp(buf + 8, " 101", 4) != 0 ||
+	    memcmp(buf + len - 4, "\r\n\r\n", 4) != 0)
+		return -EPROTO;
+	for (size_t pos = 0; pos < len;) {
+		const char *l = buf + pos, *e = memchr(l, '\n', len - pos);
+		if (!e)
+			return -EPROTO;
+		size_t ll = (size_t)(e - l) + 1;
+		if (ll < 2 || e[-1] != '\r')
+			return -EPROTO;
+		const char *colon = pos ? memchr(l, ':', ll) : NULL;
+		pos += ll;
+		if (!colon || !hp_name_is(l, (size_t)(colon - l), "Upgrade"))
+			continue;
+		v = colon + 1;
+		vlen = (size_t)(e - 1 - v); /* up to the CR, which is not the colon */
+		hp_trim(&v, &vlen);
+		seen++;
+	}
+	if (seen != 1 || hp_protocol_list(v, vlen) < 0)
+		return -EPROTO;
+	size_t pos = 0, n;
+	const char *p;
+	while (hp_protocol_next(v, vlen, &pos, &p, &n) > 0)
+		if (!hp_offered(p, n, offer, offer_len))
+			return -EPROTO;
+	memcpy(chosen, v, vlen);
+	chosen[vlen] = '\0';
+	return 0;
+}
+
 int http_response_frame(const char *buf, size_t len, int head_req, enum http_body *body,
 			unsigned long long *length)
 {
@@ -384,9 +519,13 @@ int http_response_frame(const char *buf, size_t len, int head_req, enum http_bod
 		if (!e)
 			break;
 		size_t ll = (size_t)(e - l) + 1;
+		/* A bare LF is refused by the rewrite too; here it would also
+		 * put a colon just before the LF, past the value's end. */
+		if (ll < 2 || l[ll - 2] != '\r')
+			return -EPROTO;
 		const char *colon = pos ? memchr(l, ':', ll) : NULL;
 		pos += ll;
-		if (!colon || ll < 3)
+		if (!colon)
 			continue;
 		size_t nlen = (size_t)(colon - l);
 		const char *v = colon + 1;
@@ -404,11 +543,14 @@ int http_response_frame(const char *buf, size_t len, int head_req, enum http_bod
 		return -EPROTO;
 	if (len < 12)
 		return -EPROTO;
-	if (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0)
+	/* After a 101 the connection is the new protocol's, whatever the
+	 * request's method. */
+	int sw = memcmp(buf + 9, "101", 3) == 0;
+	if (!sw && (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0))
 		*body = HTTP_BODY_NONE;
-	else if (te == 1 && chunked && memcmp(buf + 9, "101", 3) != 0)
+	else if (!sw && te == 1 && chunked)
 		*body = HTTP_BODY_CHUNKED;
-	else if (cl && !te && memcmp(buf + 9, "101", 3) != 0)
+	else if (!sw && cl && !te)
 		*body = HTTP_BODY_LENGTH;
 	else
 		*body = HTTP_BODY_CLOSE; /* a 101, another coding, or no length */
@@ -428,6 +570,27 @@ static const char *hp_reason(int status)
 	case 503: return "Service Unavailable";
 	case 504: return "Gateway Timeout";
 	default: return "Error";
+	}
+}
+
+struct http_refusal http_refusal(int err)
+{
+	switch (err) {
+	case HTTP_E_HTTPS:
+		return (struct http_refusal){ 400, "https-uri",
+			"cordon: the proxy does not fetch https:// or wss:// URIs itself; use "
+			"CONNECT (a client given HTTPS_PROXY / https_proxy opens a CONNECT "
+			"tunnel)\n" };
+	case HTTP_E_UPGRADE_BODY:
+		return (struct http_refusal){ 400, "upgrade-with-body",
+			"cordon: a request that asks for an Upgrade must not carry a body\n" };
+	case -414:
+		return (struct http_refusal){ 414, "bad-request",
+			"cordon: the request line is too long\n" };
+	default:
+		return (struct http_refusal){ 400, "bad-request",
+			"cordon: malformed or ambiguous proxy request (the proxy takes CONNECT "
+			"host:port and http:// absolute URIs, without userinfo)\n" };
 	}
 }
 

@@ -1,6 +1,11 @@
 /* proto_http.h: the head of an HTTP proxy request, as written by the
  * sandboxed command: CONNECT host:port (HTTP/1.0 or 1.1) or an absolute-URI
- * request (GET http://host[:port]/path ...).
+ * request (GET http://host[:port]/path ..., or ws:// for an upgrade).
+ *
+ * An absolute-URI request may ask to switch protocols (Connection:
+ * upgrade, Upgrade: websocket): it is decided like any other, carries no
+ * body, and its Upgrade is forwarded with Connection: Upgrade; the server's
+ * 101 is checked against what was offered (http_response_switch).
  *
  * The decision is taken on the CONNECT authority or the URI's authority,
  * never on a Host header; any form two parsers could read two ways is
@@ -24,6 +29,9 @@
 /* The rebuilt head: the original's headers plus a request line, Host and
  * Connection of bounded size. */
 #define HTTP_REBUILT_MAX (HTTP_HEAD_MAX + 512)
+/* An Upgrade value (the protocols a request offers) longer than this: 400.
+ * "websocket" is 9 bytes; a list this long is no client's. */
+#define HTTP_UPGRADE_MAX 128
 
 /* Where the incremental scan stopped; zero it for a new connection. */
 struct http_scan {
@@ -57,19 +65,39 @@ struct http_req {
 	enum http_body body;
 	unsigned long long content_length;
 	int keep;                  /* the client may send another request after this one */
+	/* An HTTP/1.1 HTTP_FORWARD request that asks to switch protocols
+	 * (Connection: upgrade and one Upgrade header): the Upgrade value's
+	 * span, trimmed, at most HTTP_UPGRADE_MAX; upgrade_len 0 otherwise
+	 * (an Upgrade header is then not forwarded). */
+	size_t upgrade_off, upgrade_len;
+	int ws_uri;                /* the URI said ws:// (taken only with an upgrade) */
 };
 
+/* http_parse_head's refusals besides -400 (malformed or ambiguous) and
+ * -414: forms that are well made but not served, each with its own words. */
+#define HTTP_E_HTTPS (-1000)        /* an https:// or wss:// absolute URI */
+#define HTTP_E_UPGRADE_BODY (-1001) /* an upgrade request with a body */
+
 /* Parse a complete head buf[0..head_len) (as found by http_scan_head).
- * 0 with *r filled, or -400 on any malformed or ambiguous form. */
+ * 0 with *r filled, or -400, -414, HTTP_E_HTTPS or HTTP_E_UPGRADE_BODY. */
 int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 	__attribute__((warn_unused_result));
+
+/* What the client is told for http_parse_head's refusal err: the status
+ * (400 or 414), the log's reason word and the body (static strings). */
+struct http_refusal {
+	int status;
+	const char *reason, *body;
+};
+struct http_refusal http_refusal(int err);
 
 /* The head to send to the server for an HTTP_FORWARD request: request line
  * "METHOD /path HTTP/1.x", Host from the checked authority, the client's
  * headers without hop-by-hop and proxy ones (Host, Connection,
- * Proxy-Connection, Keep-Alive, Proxy-Authorization), and "Connection:
- * close".  Returns its length, or -ENOSPC when cap is too small
- * (HTTP_REBUILT_MAX always suffices). */
+ * Proxy-Connection, Keep-Alive, Proxy-Authorization, and Upgrade unless
+ * the request asks to upgrade), and "Connection: close", or for an upgrade
+ * "Connection: Upgrade".  Returns its length, or -ENOSPC when cap is too
+ * small (HTTP_REBUILT_MAX always suffices). */
 ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap);
 
 /* A response head buf[0..len) (CRLFCRLF included) from the server of a
@@ -84,11 +112,23 @@ ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_
 ssize_t http_response_close(const char *buf, size_t len, int keep, char *out, size_t cap,
 			    int *final) __attribute__((warn_unused_result));
 
+/* A 101 head buf[0..len) (CRLFCRLF included) to a request that offered
+ * the protocols offer[0..offer_len) (its Upgrade value; offer_len 0: it
+ * asked for no upgrade).  0 when the switch is the one asked for: one
+ * Upgrade header naming only protocols offered (names and versions
+ * compared without case), its value copied to chosen (HTTP_UPGRADE_MAX + 1
+ * bytes, NUL-terminated).  -EPERM when nothing was offered (a server must
+ * not switch unasked); -EPROTO when the 101 names no protocol, one not
+ * offered, or is malformed. */
+int http_response_switch(const char *buf, size_t len, const char *offer, size_t offer_len,
+			 char *chosen) __attribute__((warn_unused_result));
+
 /* How the body of the final response head buf[0..len) ends (to a HEAD
  * request when head_req): none (204, 304, HEAD), Content-Length, chunked,
- * or the connection's end (a 101, or any other Transfer-Encoding).  0, or
- * -EPROTO when both are given, or two Content-Lengths, or one that is not
- * a number: a client could read such a response two ways. */
+ * or the connection's end (a 101, whatever the method, or any other
+ * Transfer-Encoding).  0, or -EPROTO when both are given, or two
+ * Content-Lengths, or one that is not a number: a client could read such
+ * a response two ways. */
 int http_response_frame(const char *buf, size_t len, int head_req, enum http_body *body,
 			unsigned long long *length) __attribute__((warn_unused_result));
 

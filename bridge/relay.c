@@ -225,8 +225,17 @@ static int rl_read_head(struct relay_dir *d, int *progress)
 			enum http_body body = HTTP_BODY_CLOSE;
 			unsigned long long length = 0;
 			int interim = d->head_len >= 12 && d->head[9] == '1' && memcmp(d->head + 9, "101", 3) != 0;
+			int sw = !interim && hl >= 12 && memcmp(d->head + 9, "101", 3) == 0;
+			char chosen[HTTP_UPGRADE_MAX + 1];
 			if (!interim && http_response_frame(d->head, hl, d->head_req, &body, &length) < 0)
 				return -EPROTO;
+			/* Checked before any of it is queued: the client gets a 502,
+			 * never a switch it did not ask for. */
+			if (sw) {
+				int r = http_response_switch(d->head, hl, d->upgrade, strlen(d->upgrade), chosen);
+				if (r < 0)
+					return r;
+			}
 			d->reusable = d->keep && body != HTTP_BODY_CLOSE;
 			char *out = malloc(hl + 64);
 			int final = 0;
@@ -241,6 +250,10 @@ static int rl_read_head(struct relay_dir *d, int *progress)
 			*progress = 1;
 			if (!final)
 				continue; /* 100 Continue: the real head follows */
+			if (sw) {
+				memcpy(d->upgrade, chosen, sizeof(chosen));
+				d->switched = 1;
+			}
 			return rl_body_after_head(d, body, length);
 		}
 		ssize_t n = recv(d->from, d->head + d->head_len, HTTP_HEAD_MAX - d->head_len, 0);
@@ -320,6 +333,19 @@ int relay_pump(struct relay_dir *d)
 		if (!progress)
 			return 0;
 	}
+}
+
+int relay_switch(struct relay_dir *d)
+{
+	int r = rl_queue(d, d->rest, d->rest_len);
+	if (r < 0)
+		return r;
+	free(d->rest);
+	d->rest = NULL;
+	d->rest_len = 0;
+	d->frame = RELAY_STREAM;
+	d->stopped = 0;
+	return 0;
 }
 
 int relay_done(const struct relay_dir *d)

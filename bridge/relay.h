@@ -19,6 +19,12 @@
  * to that end only and the direction is reusable; otherwise the head says
  * Connection: close and the response runs to the server's EOF.
  *
+ * A 101 passes unchanged when it is the switch the request asked for
+ * (http_response_switch), and the response direction is a plain stream
+ * from then on (switched); the caller then turns the request direction
+ * into one too (relay_switch), so the connection is a tunnel like a
+ * CONNECT's for the rest of its life.  A 101 nobody asked for is an error.
+ *
  * Belongs here: the pump.  Non-blocking descriptors; the caller's event
  * loop calls relay_pump again when either descriptor is ready.  splice has
  * no MSG_NOSIGNAL: the caller ignores SIGPIPE. */
@@ -28,6 +34,7 @@
 #include <stddef.h>
 
 #include "chunked.h"
+#include "proto_http.h"
 
 enum relay_frame {
 	RELAY_STREAM = 0,  /* a tunnel: everything until EOF */
@@ -61,6 +68,10 @@ struct relay_dir {
 	char *rest;               /* a request body's direction: bytes read after the
 				     body's end (the next request's start), owned */
 	size_t rest_len;
+	char upgrade[HTTP_UPGRADE_MAX + 1]; /* RELAY_RESPONSE, set by the caller: the
+				     protocols the request offered ("": none); once
+				     switched, the ones the server chose */
+	int switched;             /* a 101 passed: a stream from here on */
 };
 
 /* A direction from -> to, with pending[0..len) (owned from now on, may be
@@ -78,8 +89,16 @@ int relay_frame(struct relay_dir *d, enum relay_frame f, unsigned long long leng
 
 /* Move what can move now.  0: nothing more to do until an event (or
  * done; a failed side shows in err); -EBADMSG: a malformed chunked body
- * (400); -EPROTO: a malformed response head (502); -ENOMEM. */
+ * (400); -EPROTO: a malformed response head, or a 101 to another protocol
+ * than offered (502); -EPERM: a 101 to a request that offered no upgrade
+ * (502); -ENOMEM. */
 int relay_pump(struct relay_dir *d) __attribute__((warn_unused_result));
+
+/* The request direction of a connection whose response switched: the
+ * bytes the client sent after the request (kept in rest, before anything
+ * still in the client's socket) go to the server first, then everything
+ * until EOF.  Pump it next.  0 or -ENOMEM. */
+int relay_switch(struct relay_dir *d) __attribute__((warn_unused_result));
 
 /* Nonzero once everything deliverable was passed on and the EOF forwarded
  * (or the framed body ended, or the destination failed). */

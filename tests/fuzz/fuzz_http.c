@@ -5,7 +5,11 @@
  * two pieces: an accepted body rebuilds into one the parser accepts again,
  * unchanged (what the server reads is what was checked).  Any input taken
  * as a response head is rewritten into one head that says Connection:
- * close. */
+ * close.  An upgrade request has no body, an Upgrade value within bounds,
+ * and rebuilds with Connection: Upgrade (any other with Connection:
+ * close); a 101 is never a switch when nothing was offered, and an
+ * accepted one names protocols only, within bounds. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,23 @@ static void fz_chunked(const char *b, size_t len)
 		abort();
 }
 
+/* The 101 check with offer[0..offer_len) on the head buf[0..hl). */
+static void fz_switch(const char *b, size_t hl, const char *offer, size_t offer_len)
+{
+	char chosen[HTTP_UPGRADE_MAX + 1];
+	int r = http_response_switch(b, hl, offer, offer_len, chosen);
+	if (offer_len == 0 && r != -EPERM)
+		abort();
+	if (r != 0)
+		return;
+	size_t n = strlen(chosen);
+	if (n == 0 || n > HTTP_UPGRADE_MAX || memcmp(b + 8, " 101", 4) != 0)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (chosen[i] < 0x21 && chosen[i] != ' ' && chosen[i] != '\t')
+			abort();
+}
+
 static void fz_response(const char *b, size_t size)
 {
 	static const char close_end[] = "Connection: close\r\n\r\n";
@@ -51,6 +72,8 @@ static void fz_response(const char *b, size_t size)
 	enum http_body body;
 	unsigned long long len;
 	(void)http_response_frame(b, hl, size & 1, &body, &len);
+	fz_switch(b, hl, "websocket, h2c/2", 16);
+	fz_switch(b, hl, "", 0);
 	ssize_t m = http_response_close(b, hl, 0, rebuilt, hl + 64, &final);
 	if (m < 0)
 		return;
@@ -78,10 +101,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (r.kind != HTTP_FORWARD)
 		return 0;
+	if (r.upgrade_len &&
+	    (r.upgrade_len > HTTP_UPGRADE_MAX || r.upgrade_off + r.upgrade_len > r.head_len ||
+	     r.minor != 1 || r.body == HTTP_BODY_CHUNKED ||
+	     (r.body == HTTP_BODY_LENGTH && r.content_length != 0)))
+		abort();
+	if (r.ws_uri && !r.upgrade_len)
+		abort();
 	if (r.body == HTTP_BODY_CHUNKED)
 		fz_chunked(b + n, size - (size_t)n);
+	/* What follows an upgrade request's head, as the server's answer to
+	 * its offer. */
+	const char *after = b + n;
+	size_t alen = size - (size_t)n;
+	const char *aend = r.upgrade_len && alen >= 4 ? memmem(after, alen, "\r\n\r\n", 4) : NULL;
+	if (aend)
+		fz_switch(after, (size_t)(aend - after) + 4, b + r.upgrade_off, r.upgrade_len);
 	ssize_t m = http_rebuild(b, &r, rebuilt, sizeof(rebuilt));
-	if (m < 4 || memchr(rebuilt, '\0', (size_t)m))
+	static const char up_end[] = "\r\nConnection: Upgrade\r\n\r\n", close_end[] = "\r\nConnection: close\r\n\r\n";
+	const char *want = r.upgrade_len ? up_end : close_end;
+	size_t wl = strlen(want);
+	if (m < 4 || memchr(rebuilt, '\0', (size_t)m) || (size_t)m < wl ||
+	    memcmp(rebuilt + m - wl, want, wl) != 0)
 		abort();
 	struct http_scan sc2 = { 0, 0 };
 	if (http_scan_head(&sc2, rebuilt, (size_t)m) != (int)m)

@@ -22,6 +22,16 @@
                                          appended to DIR/../requests.log
     netserve.py PORTFILE ws|wss [CERT KEY]
                                          a WebSocket echo server (python3-websockets)
+    netserve.py PORTFILE upgrade LOG     protocol switches: appends each request
+                                         line to LOG; /hash answers a 101 naming
+                                         the request's Upgrade, then reads to EOF
+                                         and answers "BYTES SHA256" of what came
+                                         after the head (appended to LOG too);
+                                         /slowhash the same after 1 s;
+                                         /unasked answers a 101 to x-echo whatever
+                                         was asked, then the same; /refuse
+                                         answers a 200 and keeps the connection
+                                         until the client closes it
     netserve.py PORTFILE connect-proxy LOG [USER:PASS]
                                          an upstream proxy: appends each CONNECT
                                          head to LOG, then tunnels to 127.0.0.1;
@@ -199,6 +209,55 @@ def pipe(a, b):
         pass
 
 
+def upgrader(log):
+    lock = threading.Lock()
+
+    def note(line):
+        with lock, open(log, "ab") as f:
+            f.write(line + b"\n")
+
+    def handle(c):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            d = c.recv(CHUNK)
+            if not d:
+                c.close()
+                return
+            data += d
+        head, rest = data.split(b"\r\n\r\n", 1)
+        lines = head.split(b"\r\n")
+        note(lines[0])
+        hdrs = {k.strip().lower(): v.strip() for k, _, v in (l.partition(b":") for l in lines[1:])}
+        path = lines[0].split(b" ")[1].split(b"?")[0]
+        try:
+            if path == b"/refuse":
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nrefused\n")
+                while c.recv(CHUNK):
+                    pass
+                return
+            if path == b"/slowhash":
+                time.sleep(1)
+            proto = hdrs.get(b"upgrade", b"none") if path.endswith(b"hash") else b"x-echo"
+            c.sendall(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " +
+                      proto + b"\r\n\r\n")
+            h = hashlib.sha256(rest)
+            n = len(rest)
+            while True:
+                d = c.recv(CHUNK)
+                if not d:
+                    break
+                h.update(d)
+                n += len(d)
+            line = b"%d %s" % (n, h.hexdigest().encode())
+            note(b"HASH " + line)
+            c.sendall(line + b"\n")
+        except ConnectionError:
+            pass
+        finally:
+            c.close()
+    return handle
+
+
 def connect_proxy(log, cred=None):
     lock = threading.Lock()
     want = None
@@ -273,6 +332,8 @@ def main():
                 f.write(h.hexdigest() + "\n")
             c.close()
         tcp_serve(portfile, source)
+    elif mode == "upgrade":
+        tcp_serve(portfile, upgrader(sys.argv[3]))
     elif mode == "connect-proxy":
         tcp_serve(portfile, connect_proxy(sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None))
     else:

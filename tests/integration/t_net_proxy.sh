@@ -47,10 +47,13 @@ openssl x509 -req -in "$W/leaf.csr" -CA "$W/ca.pem" -CAkey "$W/ca.key" -CAcreate
 	-days 1 -extfile "$W/ext" -out "$W/leaf.pem" >/dev/null 2>&1
 serve tls tls "$W/leaf.pem" "$W/leaf.key"
 cp "$W/ca.pem" "$ws/ca.pem"
+serve ws ws
+serve upg upgrade "$W/upgrade.log"
 
 H=$PORT_http
 P=(--allow-domain "allowed.test:$H" --allow-domain "allowed.test:$PORT_tls"
-   --allow-domain "allowed.test:$PORT_hash" --allow-domain "allowed.test:$PORT_source")
+   --allow-domain "allowed.test:$PORT_hash" --allow-domain "allowed.test:$PORT_source"
+   --allow-domain "allowed.test:$PORT_ws" --allow-domain "allowed.test:$PORT_upg")
 C=("$CORDON" -w "$ws" -C "$ws")
 X=(-sS --max-time 60 -x http://127.0.0.1:3128)
 
@@ -159,9 +162,14 @@ expect_out 0 'hello' "the bridge still serves after all of that (garbage in the 
 echo "-- chunked request bodies (absolute-form) are checked, not relayed blindly"
 # pyreq PARTS...: from inside, send each part (a Python bytes literal, with
 # PORT for the http server's port) as its own write, 0.2 s apart, then
-# print the whole answer.
-pyreq() {
-	"${C[@]}" "${P[@]}" -- python3 -c '
+# print the whole answer.  pyreq_at PORT PARTS...: PORT stands for that
+# port.  The options in REQ_OPTS go to cordon.
+REQ_OPTS=()
+pyreq() { pyreq_at "$H" "$@"; }
+pyreq_at() {
+	local port=$1
+	shift
+	"${C[@]}" "${P[@]}" "${REQ_OPTS[@]}" -- python3 -c '
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", 3128))
 for part in sys.argv[2:]:
@@ -179,7 +187,7 @@ while True:
         break
     out += d
 sys.stdout.write(out.decode("latin-1"))
-' "$H" "$@"
+' "$port" "$@"
 }
 CH='b"POST http://allowed.test:PORT/hash HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"'
 for body in 'b"zz\r\nab\r\n0\r\n\r\n"' 'b"0x2\r\nab\r\n0\r\n\r\n"' 'b"10000000000000000\r\n"' \
@@ -218,6 +226,98 @@ expect_out 0 '^200 403$' "on one kept connection an allowed then an unlisted hos
 	curl -sS -o /dev/null -o /dev/null -w '%{http_code}\n' "http://allowed.test:$H/hello" "http://other.test:$H/hello"
 assert "... both on the same connection" -- \
 	bash -c "[ \$(wc -l <'$klog') -eq 2 ] && [ \$(grep -o '\"client_port\":[0-9]*' '$klog' | sort -u | wc -l) -eq 1 ]"
+
+echo "-- protocol upgrades (ws://) through absolute-form requests: decided, then a tunnel"
+# No real client on this machine sends a ws:// request to an HTTP proxy in
+# absolute form (curl 7.88 has no ws, websockets 10 no proxy), so
+# wsproxy.py speaks WebSocket itself: the handshake checked, masked frames.
+WSP="$HELPERS/wsproxy.py"
+wlog="$W/ws.netlog"
+expect_out 0 '^closed True$' "a WebSocket echo through GET ws://allowed.test (absolute form, Upgrade)" -- \
+	"${C[@]}" "${P[@]}" --net-log "$wlog" -- python3 "$WSP" "ws://allowed.test:$PORT_ws/"
+assert "... both messages came back intact" -- bash -c "[ \$(grep -c '^echo [0-9]* True\$' '$OUT') -eq 2 ]"
+assert "... one log line: allowed, upgrade websocket, every frame counted each way" -- python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 1, lines
+d = lines[0]
+assert d["decision"] == "allow" and d["reason"] == "closed" and d["upgrade"] == "websocket", d
+assert d["bytes_up"] > 100000 and d["bytes_down"] > 100000, d
+' "$wlog"
+expect_out 0 '^closed True$' "the same with GET http:// and the first frame written with the head, before the 101" -- \
+	"${C[@]}" "${P[@]}" -- python3 "$WSP" "http://allowed.test:$PORT_ws/" --pipeline
+assert "... the early frame reached the server after the switch and came back" -- grep -q '^echo 4 True$' "$OUT"
+expect_err 1 '^no switch: HTTP/1.1 403 ' "the WebSocket client to an unlisted host gets no switch but a 403" -- \
+	"${C[@]}" "${P[@]}" -- python3 "$WSP" "ws://other.test:$PORT_ws/"
+assert "... naming the flag" -- grep -q 'allow-domain other\.test' "$ERR"
+
+U='Connection: Upgrade\r\nUpgrade: x-test\r\n'
+: >"$W/upgrade.log"
+expect_out 0 '^HTTP/1.1 403 ' "an upgrade to an unlisted host is refused like any request (403)" -- \
+	pyreq_at "$PORT_upg" "b\"GET ws://other.test:PORT/hash?unlisted HTTP/1.1\r\n$U\r\n\""
+REQ_OPTS=(--allow-domain "**.test" --deny-domain denied.test)
+expect_out 0 '^HTTP/1.1 403 ' "... and to a denied one with **.test allowed (deny wins)" -- \
+	pyreq_at "$PORT_upg" "b\"GET http://denied.test:PORT/hash?denied HTTP/1.1\r\n$U\r\n\""
+REQ_OPTS=()
+expect_out 0 '^HTTP/1.1 400 ' "an upgrade request with a Content-Length body gets 400" -- \
+	pyreq_at "$PORT_upg" "b\"POST http://allowed.test:PORT/hash?body HTTP/1.1\r\nContent-Length: 3\r\n$U\r\nabc\""
+assert "... which says why" -- grep -q 'must not carry a body' "$OUT"
+expect_out 0 '^HTTP/1.1 400 ' "... and with a chunked one" -- \
+	pyreq_at "$PORT_upg" "b\"POST http://allowed.test:PORT/hash?chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n$U\r\n0\r\n\r\n\""
+sum=$(python3 -c 'import hashlib; print(hashlib.sha256(b"A" * 100000 + b"B" * 50000).hexdigest())')
+: >"$W/pipe.netlog"
+REQ_OPTS=(--net-log "$W/pipe.netlog")
+expect_out 0 "^150000 $sum\$" "bytes sent with the upgrade head and after it, before the 101, reach the server intact" -- \
+	pyreq_at "$PORT_upg" "b\"GET http://allowed.test:PORT/hash?allowed HTTP/1.1\r\n$U\r\n\" + b\"A\" * 100000" 'b"B" * 50000'
+REQ_OPTS=()
+assert "... after the server's 101, passed on unchanged (no Connection: close)" -- python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.startswith(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x-test\r\n\r\n1"), d[:300]
+' "$OUT"
+assert "... logged as upgraded to x-test, the 150000 bytes counted up" -- \
+	grep -Eq '"upgrade":"x-test","bytes_up":1[5-9][0-9]{4},' "$W/pipe.netlog"
+# The client writes its request and more, and exits before the (slow) 101:
+# the sandbox is gone, and the bridge still owes the server those bytes.
+# The server waits 1 s, within the bridge's 1.5 s drain.
+"${C[@]}" "${P[@]}" --net-log "$W/gone.netlog" -- python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"GET http://allowed.test:%s/slowhash?gone HTTP/1.1\r\nConnection: Upgrade\r\n"
+          b"Upgrade: x-test\r\n\r\n" % sys.argv[1].encode() + b"C" * 1000)
+time.sleep(0.3)  # the bridge has it: a connection never accepted is lost anyway
+' "$PORT_upg"
+csum=$(python3 -c 'import hashlib; print(hashlib.sha256(b"C" * 1000).hexdigest())')
+for _ in $(seq 100); do grep -q '^HASH 1000 ' "$W/upgrade.log" && break; sleep 0.05; done
+assert "a client that exits before the 101: what it sent after its request still reaches the server" -- \
+	grep -q "^HASH 1000 $csum\$" "$W/upgrade.log"
+assert "... logged as an allowed upgrade with those bytes counted" -- \
+	grep -Eq '"decision":"allow","reason":"closed","upgrade":"x-test","bytes_up":1[0-9]{3},' "$W/gone.netlog"
+expect_out 0 '^HTTP/1.1 101 ' "control: an upgrade request with Content-Length: 0 is no body" -- \
+	pyreq_at "$PORT_upg" "b\"GET http://allowed.test:PORT/hash?empty HTTP/1.1\r\nContent-Length: 0\r\n$U\r\n\""
+assert "the refused upgrades never reached the server; the allowed ones did, each once" -- bash -c "
+	! grep -Eq 'unlisted|denied|body|chunked' '$W/upgrade.log' &&
+	[ \$(grep -c '^GET /hash?allowed HTTP/1.1' '$W/upgrade.log') -eq 1 ] &&
+	[ \$(grep -c '^GET /hash?empty HTTP/1.1' '$W/upgrade.log') -eq 1 ] &&
+	grep -q '^HASH 150000 $sum' '$W/upgrade.log'"
+expect_out 0 '^HTTP/1.1 502 ' "a 101 to a request that asked for no upgrade gets 502" -- \
+	pyreq_at "$PORT_upg" 'b"GET http://allowed.test:PORT/unasked HTTP/1.1\r\n\r\n"'
+assert "... saying why; nothing of the server's 101 reached the client" -- \
+	bash -c "grep -q 'asked for no' '$OUT' && ! grep -q 'Switching' '$OUT'"
+expect_out 0 '^HTTP/1.1 502 ' "a 101 to another protocol than the one offered gets 502" -- \
+	pyreq_at "$PORT_upg" 'b"GET http://allowed.test:PORT/unasked HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"'
+expect_out 0 '^HTTP/1.1 101 ' "control: the same 101 to a request that offered it passes" -- \
+	pyreq_at "$PORT_upg" 'b"GET http://allowed.test:PORT/unasked HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: x-echo\r\n\r\n"'
+expect_out 0 '^HTTP/1.1 200 ' "a 200 to an upgrade request is a normal framed response" -- \
+	pyreq_at "$PORT_upg" "b\"GET http://allowed.test:PORT/refuse HTTP/1.1\r\n$U\r\n\"" \
+	"b\"GET http://allowed.test:$H/hello HTTP/1.1\r\n\r\n\""
+assert "... ended at its length (the server keeps its connection), the client's kept: the next request is served" -- \
+	bash -c "grep -q '^refused' '$OUT' && grep -q '^hello' '$OUT' && ! grep -q ' 101 ' '$OUT'"
+expect_out 0 '^HTTP/1.1 400 ' "https:// in absolute form gets 400" -- \
+	pyreq_at "$PORT_tls" 'b"GET https://allowed.test:PORT/hello HTTP/1.1\r\n\r\n"'
+assert "... whose body says to use CONNECT (HTTPS_PROXY)" -- grep -q 'use CONNECT.*HTTPS_PROXY' "$OUT"
+expect_out 0 '^hello$' "control: the same server through CONNECT" -- \
+	"${C[@]}" "${P[@]}" -- curl -sS --cacert ca.pem "https://allowed.test:$PORT_tls/hello"
 
 echo "-- slowloris: 200 slow heads, a normal request still goes through"
 expect_out 0 '^hello$' "200 open half-heads do not block a normal request" -- \
@@ -318,13 +418,15 @@ log="$W/net.log"
 assert "two lines, one allowed with bytes counted, one denied" -- \
 	bash -c "[ \$(wc -l <'$log') -eq 2 ] && grep -q '\"host\":\"allowed.test\".*\"decision\":\"allow\".*\"bytes_down\":[1-9]' '$log' &&
 		 grep -q '\"host\":\"other.test\".*\"decision\":\"deny\",\"reason\":\"unlisted\"' '$log'"
-assert "every line is valid JSON with the documented keys" -- python3 -c '
+assert "every line is valid JSON with the documented keys (\"upgrade\" only on an upgraded one)" -- python3 -c '
 import json, sys
+keys = {"time", "client_port", "protocol", "host", "port", "address", "decision",
+        "reason", "bytes_up", "bytes_down", "duration_ms"}
 for l in open(sys.argv[1]):
-    d = json.loads(l)
-    assert set(d) == {"time", "client_port", "protocol", "host", "port", "address", "decision",
-                      "reason", "bytes_up", "bytes_down", "duration_ms"}, d
-' "$log"
+    assert set(json.loads(l)) == keys, l
+for l in open(sys.argv[2]):
+    assert set(json.loads(l)) == keys | {"upgrade"}, l
+' "$log" "$wlog"
 
 echo "-- bounded connections: a clear refusal past 512"
 expect_out 0 '^503 ok$' "the 513th open connection gets 503 and the bridge goes on" -- \

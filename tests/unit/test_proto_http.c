@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,7 +168,6 @@ Test(http_parse, raw_path_bytes)
 Test(http_parse, absolute_refusals)
 {
 	bad("GET /path HTTP/1.1\r\nHost: example.com\r\n\r\n");
-	bad("GET https://example.com/ HTTP/1.1\r\n\r\n");
 	bad("GET http://user@example.com/ HTTP/1.1\r\n\r\n");
 	bad("GET http://user:pw@example.com/ HTTP/1.1\r\n\r\n");
 	bad("GET http://allowed.test#@denied.test/ HTTP/1.1\r\n\r\n");
@@ -292,9 +292,13 @@ Test(http_response, keep_alive)
 	cr_assert_eq(body, HTTP_BODY_CLOSE, "no length: until the server closes");
 	cr_assert_eq(FRAME("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n", 0), 0);
 	cr_assert_eq(body, HTTP_BODY_CLOSE);
+	cr_assert_eq(FRAME("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nContent-Length: 0\r\n\r\n", 1), 0);
+	cr_assert_eq(body, HTTP_BODY_CLOSE, "after a 101, even to HEAD, the connection is a stream");
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n", 0), -EPROTO);
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 0), -EPROTO);
 	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 0), -EPROTO);
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nX: 1\r\nContent-Length:\n\r\n", 0), -EPROTO, "a bare LF");
+	cr_assert_eq(FRAME("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\n\r\n", 0), -EPROTO, "a bare LF");
 #undef FRAME
 	char out[256];
 	int final;
@@ -306,4 +310,175 @@ Test(http_response, keep_alive)
 	n = http_response_close(h, strlen(h), 1, out, sizeof(out), &final);
 	out[n] = '\0';
 	cr_assert_str_eq(out, h);
+}
+
+/* https:// and wss:// are not fetched by the bridge (it does not originate
+ * TLS): a 400 of their own, whose words send the client to CONNECT. */
+Test(http_parse, https_uri_told_to_use_connect)
+{
+	struct http_req r;
+	cr_assert_eq(parse("GET https://example.com/ HTTP/1.1\r\n\r\n", &r), HTTP_E_HTTPS);
+	cr_assert_eq(parse("GET HTTPS://example.com:8443/x HTTP/1.1\r\n\r\n", &r), HTTP_E_HTTPS);
+	cr_assert_eq(parse("GET wss://example.com/ HTTP/1.1\r\nConnection: Upgrade\r\n"
+			   "Upgrade: websocket\r\n\r\n", &r), HTTP_E_HTTPS);
+	struct http_refusal why = http_refusal(HTTP_E_HTTPS);
+	cr_assert_eq(why.status, 400);
+	cr_assert_str_eq(why.reason, "https-uri");
+	cr_assert(strstr(why.body, "CONNECT") && strstr(why.body, "HTTPS_PROXY"), "%s", why.body);
+	char out[512];
+	ssize_t n = http_response(why.status, why.body, out, sizeof(out));
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert(strstr(out, "HTTP/1.1 400 Bad Request\r\n") == out);
+	/* Control: the same authority over http:// is an ordinary request,
+	 * and the other refusals keep their words. */
+	cr_assert_eq(parse("GET http://example.com/ HTTP/1.1\r\n\r\n", &r), 0);
+	cr_assert_eq(http_refusal(-400).status, 400);
+	cr_assert_null(strstr(http_refusal(-400).body, "HTTPS_PROXY"));
+	cr_assert_eq(http_refusal(-414).status, 414);
+}
+
+static const char *upgrade_of(const char *h, const struct http_req *r, char *buf)
+{
+	memcpy(buf, h + r->upgrade_off, r->upgrade_len);
+	buf[r->upgrade_len] = '\0';
+	return buf;
+}
+
+/* An upgrade is asked for by Connection naming upgrade (among other
+ * tokens, any case) and one Upgrade header, in HTTP/1.1 only. */
+Test(http_parse, upgrade_asked)
+{
+	struct http_req r;
+	char v[HTTP_UPGRADE_MAX + 1];
+	const char *h = "GET http://a.test:81/chat HTTP/1.1\r\nHost: a.test:81\r\n"
+			"Connection: keep-alive, Upgrade\r\nUpgrade:  websocket \r\n"
+			"Sec-WebSocket-Key: x\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_str_eq(upgrade_of(h, &r, v), "websocket");
+	cr_assert(r.keep, "not granted, the connection is kept as for any request");
+	h = "GET http://a.test/ HTTP/1.1\r\nconnection: UPGRADE\r\nUpgrade: h2c, WebSocket/13\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_str_eq(upgrade_of(h, &r, v), "h2c, WebSocket/13");
+	/* Content-Length: 0 is no body. */
+	h = "GET http://a.test/ HTTP/1.1\r\nContent-Length: 0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_gt(r.upgrade_len, 0);
+	/* ws:// is taken for an upgrade, decided like http://. */
+	h = "GET ws://A.test:82/x HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	cr_assert_str_eq(r.host.text, "a.test");
+	cr_assert_eq(r.port, 82);
+	cr_assert_eq(parse("GET ws://a.test/ HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", &r), 0);
+	cr_assert_eq(r.port, 80);
+
+	/* Not an upgrade: one half only, Proxy-Connection, HTTP/1.0. */
+	static const char *const not_asked[] = {
+		"GET http://a.test/ HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
+		"GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\n\r\n",
+		"GET http://a.test/ HTTP/1.1\r\nProxy-Connection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+		"GET http://a.test/ HTTP/1.1\r\nConnection: upgraded\r\nUpgrade: websocket\r\n\r\n",
+		"GET http://a.test/ HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+		"CONNECT a.test:443 HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+	};
+	for (size_t i = 0; i < sizeof(not_asked) / sizeof(not_asked[0]); i++) {
+		cr_assert_eq(parse(not_asked[i], &r), 0, "%s", not_asked[i]);
+		cr_assert_eq(r.upgrade_len, 0, "%s", not_asked[i]);
+	}
+	/* ... and ws:// then means nothing: 400. */
+	bad("GET ws://a.test/ HTTP/1.1\r\n\r\n");
+	bad("GET ws://a.test/ HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+	bad("GET ws:// HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+	bad("GET ws://u@a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+}
+
+Test(http_parse, upgrade_refusals)
+{
+	struct http_req r;
+	/* A body: after it the bytes would be either protocol's. */
+	cr_assert_eq(parse("POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nConnection: upgrade\r\n"
+			   "Upgrade: websocket\r\n\r\n", &r), HTTP_E_UPGRADE_BODY);
+	cr_assert_eq(parse("POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+			   "Connection: upgrade\r\nUpgrade: websocket\r\n\r\n", &r), HTTP_E_UPGRADE_BODY);
+	cr_assert_eq(http_refusal(HTTP_E_UPGRADE_BODY).status, 400);
+	/* Control: the same body without the upgrade is a request like any. */
+	cr_assert_eq(parse("POST http://a.test/ HTTP/1.1\r\nContent-Length: 5\r\nConnection: keep-alive\r\n"
+			   "Upgrade: websocket\r\n\r\n", &r), 0);
+	/* An Upgrade value that reads two ways, or no way. */
+	static const char *const lists[] = {
+		"", ",", "websocket,", ",websocket", "a,,b", "web socket", "a/", "/a", "a/b/c",
+		"a;b", "a\"b", "a/ b", "\xe9",
+	};
+	char h[512];
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\n"
+			 "Upgrade: %s\r\n\r\n", lists[i]);
+		bad(h);
+	}
+	bad("GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n"
+	    "Upgrade: websocket\r\n\r\n");
+	char longv[HTTP_UPGRADE_MAX + 2];
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: %s\r\n\r\n", longv);
+	bad(h);
+	longv[HTTP_UPGRADE_MAX] = '\0';
+	snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: %s\r\n\r\n", longv);
+	cr_assert_eq(parse(h, &r), 0, "HTTP_UPGRADE_MAX bytes: taken");
+	cr_assert_eq(r.upgrade_len, HTTP_UPGRADE_MAX);
+}
+
+/* The rebuilt head: Upgrade and Connection: Upgrade for an upgrade, else
+ * neither (Upgrade is hop-by-hop) and Connection: close. */
+Test(http_rebuild, upgrade_headers)
+{
+	struct http_req r;
+	char out[HTTP_REBUILT_MAX];
+	const char *h = "GET http://a.test:81/chat?x HTTP/1.1\r\nHost: a.test:81\r\n"
+			"Connection: Upgrade\r\nProxy-Connection: keep-alive\r\nUpgrade: websocket\r\n"
+			"Sec-WebSocket-Version: 13\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	ssize_t n = http_rebuild(h, &r, out, sizeof(out));
+	cr_assert_gt(n, 0);
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET /chat?x HTTP/1.1\r\nHost: a.test:81\r\nUpgrade: websocket\r\n"
+			      "Sec-WebSocket-Version: 13\r\nConnection: Upgrade\r\n\r\n");
+	h = "GET http://a.test/ HTTP/1.1\r\nUpgrade: websocket\r\nX: 1\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	n = http_rebuild(h, &r, out, sizeof(out));
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET / HTTP/1.1\r\nHost: a.test\r\nX: 1\r\nConnection: close\r\n\r\n");
+	h = "GET ws://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nupgrade: websocket\r\n\r\n";
+	cr_assert_eq(parse(h, &r), 0);
+	n = http_rebuild(h, &r, out, sizeof(out));
+	out[n] = '\0';
+	cr_assert_str_eq(out, "GET / HTTP/1.1\r\nHost: a.test\r\nupgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+}
+
+/* A 101 is the switch asked for, or refused. */
+Test(http_response, switch_check)
+{
+	char chosen[HTTP_UPGRADE_MAX + 1];
+#define SW(h, offer) http_response_switch((h), strlen(h), (offer), strlen(offer), chosen)
+	const char *ok = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: WebSocket\r\nConnection: Upgrade\r\n\r\n";
+	cr_assert_eq(SW(ok, "websocket"), 0);
+	cr_assert_str_eq(chosen, "WebSocket");
+	cr_assert_eq(SW(ok, "h2c, websocket/13, websocket"), 0, "one of several offered");
+	cr_assert_eq(SW(ok, ""), -EPERM, "a switch nobody asked for");
+	cr_assert_eq(SW(ok, "h2c"), -EPROTO, "a protocol not offered");
+	cr_assert_eq(SW(ok, "websocket/13"), -EPROTO, "another version is another protocol");
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c, websocket\r\n\r\n", "websocket"),
+		     -EPROTO, "every protocol named must have been offered");
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c, websocket\r\n\r\n", "websocket, h2c"), 0);
+	cr_assert_str_eq(chosen, "h2c, websocket");
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n\r\n", "websocket"),
+		     -EPROTO, "no Upgrade: to what?");
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade:\r\n\r\n", "websocket"), -EPROTO);
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nUpgrade: websocket\r\n\r\n",
+			"websocket"), -EPROTO, "two Upgrade headers");
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\n\r\n", "websocket"), -EPROTO);
+	cr_assert_eq(SW("HTTP/1.1 101 Switching Protocols\r\nUpgrade: web socket\r\n\r\n", "websocket"), -EPROTO);
+	cr_assert_eq(SW("HTTP/1.1 200 OK\r\nUpgrade: websocket\r\n\r\n", "websocket"), -EPROTO, "not a 101");
+	cr_assert_eq(SW("HTTP/1.1 101\r\nupgrade:websocket\r\n\r\n", "websocket"), 0);
+#undef SW
 }

@@ -299,3 +299,105 @@ Test(relay, keep_alive_framing)
 	close(sb);
 	close(s);
 }
+
+/* A 101 to an upgrade: passed on unchanged, then both directions are
+ * streams; the bytes the client sent after its request reach the server
+ * first, in order, and half-closes still pass. */
+Test(relay, upgrade_switches_to_a_tunnel)
+{
+	int c, cb, sb, s;
+	pair(&c, &cb);
+	pair(&sb, &s);
+	struct relay_dir up, down;
+	char *first = strdup("HEAD|EARLY");
+	cr_assert_eq(relay_open(&up, cb, sb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&up, RELAY_LENGTH, 0, 5), 0);
+	cr_assert_eq(write(c, "LATER", 5), 5);
+	cr_assert_eq(relay_pump(&up), 0);
+	char buf[512];
+	drain(s, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HEAD|", "before the 101 nothing after the head is sent");
+	cr_assert_eq(relay_open(&down, sb, cb, NULL, 0), 0);
+	cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+	down.keep = 1;
+	strcpy(down.upgrade, "websocket");
+	const char *sw = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+	cr_assert_eq(write(s, sw, strlen(sw)), (ssize_t)strlen(sw));
+	cr_assert_eq(write(s, "\x81\x01x", 3), 3);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(down.switched && !down.reusable);
+	cr_assert_str_eq(down.upgrade, "websocket");
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_eq(strncmp(buf, sw, strlen(sw)), 0, "the 101 unchanged");
+	cr_assert_str_eq(buf + strlen(sw), "\x81\x01x");
+	cr_assert_eq(relay_switch(&up), 0);
+	cr_assert_eq(relay_pump(&up), 0);
+	drain(s, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "EARLYLATER", "kept bytes first, then the socket's, in order");
+	cr_assert_eq(shutdown(c, SHUT_WR), 0);
+	cr_assert_eq(relay_pump(&up), 0);
+	cr_assert(relay_done(&up), "the client's half-close reached the server");
+	cr_assert_eq(read(s, buf, sizeof(buf)), 0);
+	cr_assert_eq(write(s, "more", 4), 4);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert_not(relay_done(&down), "the other way still runs");
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "more");
+	cr_assert_eq(close(s), 0);
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(relay_done(&down));
+	cr_assert_eq(up.bytes, 15);
+	relay_close(&up);
+	relay_close(&down);
+	close(sb);
+	close(c);
+	close(cb);
+}
+
+/* A 101 nobody asked for, or to another protocol: an error, and nothing of
+ * it reaches the client.  A 200 to an upgrade request: framed as usual. */
+Test(relay, upgrade_refused_or_not_granted)
+{
+	static const struct { const char *offer; int rc; } cases[] = {
+		{ "", -EPERM }, { "h2c", -EPROTO },
+	};
+	const char *sw = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+	char buf[512];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int c, cb, sb, s;
+		pair(&c, &cb);
+		pair(&sb, &s);
+		struct relay_dir down;
+		cr_assert_eq(relay_open(&down, sb, cb, NULL, 0), 0);
+		cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+		strcpy(down.upgrade, cases[i].offer);
+		cr_assert_eq(write(s, sw, strlen(sw)), (ssize_t)strlen(sw));
+		cr_assert_eq(relay_pump(&down), cases[i].rc, "offer '%s'", cases[i].offer);
+		cr_assert_not(down.switched);
+		cr_assert_eq(down.bytes, 0);
+		cr_assert_eq(read(c, buf, sizeof(buf)), -1, "nothing for the client");
+		relay_close(&down);
+		close(c);
+		close(cb);
+		close(sb);
+		close(s);
+	}
+	int c, cb, sb, s;
+	pair(&c, &cb);
+	pair(&sb, &s);
+	struct relay_dir down;
+	char *first = strdup("HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nokNEXT");
+	cr_assert_eq(relay_open(&down, sb, cb, first, strlen(first)), 0);
+	cr_assert_eq(relay_frame(&down, RELAY_RESPONSE, 0, 0), 0);
+	down.keep = 1;
+	strcpy(down.upgrade, "websocket");
+	cr_assert_eq(relay_pump(&down), 0);
+	cr_assert(!down.switched && down.reusable && relay_done(&down));
+	drain(c, buf, sizeof(buf) - 1);
+	cr_assert_str_eq(buf, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+	relay_close(&down);
+	close(c);
+	close(cb);
+	close(sb);
+	close(s);
+}
