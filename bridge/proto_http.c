@@ -1,10 +1,13 @@
-/* proto_http.c: see proto_http.h. */
+/* proto_http.c: see proto_http.h (the request side; the response side is
+ * proto_http_response.c). */
 #include "proto_http.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+#include "http_lex.h"
 
 int http_scan_head(struct http_scan *s, const char *buf, size_t len)
 {
@@ -29,27 +32,6 @@ int http_scan_head(struct http_scan *s, const char *buf, size_t len)
 		return -414;
 	if (i >= HTTP_HEAD_MAX)
 		return -431;
-	return 0;
-}
-
-static int hp_tchar(unsigned char c)
-{
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-		return 1;
-	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static int hp_digits(const char *s, size_t len, unsigned max_digits, unsigned long long *v)
-{
-	if (len == 0 || len > max_digits)
-		return -1;
-	unsigned long long acc = 0;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		acc = acc * 10 + (unsigned)(s[i] - '0');
-	}
-	*v = acc;
 	return 0;
 }
 
@@ -85,7 +67,7 @@ static int hp_authority(const char *a, size_t len, struct host *h, uint16_t *por
 	*has_port = colon != NULL;
 	if (colon) {
 		unsigned long long v;
-		if (hp_digits(colon + 1, len - hlen - 1, 5, &v) < 0 || v == 0 || v > 65535)
+		if (http_lex_digits(colon + 1, len - hlen - 1, 5, &v) < 0 || v == 0 || v > 65535)
 			return -1;
 		*port = (uint16_t)v;
 	}
@@ -100,7 +82,7 @@ static int hp_request_line(const char *b, size_t line_len, struct http_req *r,
 	if (!sp1 || sp1 == b || sp1 - b > 20)
 		return -1;
 	for (const char *p = b; p < sp1; p++)
-		if (!hp_tchar((unsigned char)*p))
+		if (!http_lex_tchar((unsigned char)*p))
 			return -1;
 	r->method_off = 0;
 	r->method_len = (size_t)(sp1 - b);
@@ -166,20 +148,6 @@ static int hp_target(const char *b, size_t off, size_t len, struct http_req *r)
 	return 0;
 }
 
-/* Optional whitespace around a header value. */
-static void hp_trim(const char **v, size_t *len)
-{
-	while (*len && (**v == ' ' || **v == '\t'))
-		(*v)++, (*len)--;
-	while (*len && ((*v)[*len - 1] == ' ' || (*v)[*len - 1] == '\t'))
-		(*len)--;
-}
-
-static int hp_name_is(const char *n, size_t nlen, const char *want)
-{
-	return nlen == strlen(want) && strncasecmp(n, want, nlen) == 0;
-}
-
 struct hp_seen {
 	int content_length, transfer_encoding, host;
 	int close, keep_alive; /* Connection or Proxy-Connection tokens */
@@ -189,46 +157,6 @@ struct hp_seen {
 	size_t upgrade_vlen;
 };
 
-/* The next element of a protocol list v[0..len) (RFC 7230 6.7:
- * 1#protocol, protocol = token ["/" token]), from *pos on: 1 with its
- * span, 0 past the last one, -1 for one that is empty or not a protocol.
- * *pos starts at 0. */
-static int hp_protocol_next(const char *v, size_t len, size_t *pos, const char **p, size_t *plen)
-{
-	if (*pos > len)
-		return 0;
-	const char *comma = memchr(v + *pos, ',', len - *pos);
-	size_t end = comma ? (size_t)(comma - v) : len;
-	const char *t = v + *pos;
-	size_t n = end - *pos, slash = 0;
-	*pos = comma ? end + 1 : len + 1;
-	hp_trim(&t, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (t[i] == '/' && i > 0 && !slash)
-			slash = i;
-		else if (!hp_tchar((unsigned char)t[i]))
-			return -1;
-	}
-	if (n == 0 || (slash && slash == n - 1))
-		return -1;
-	*p = t;
-	*plen = n;
-	return 1;
-}
-
-/* A well-formed protocol list of 1 to HTTP_UPGRADE_MAX bytes: 0, else -1. */
-static int hp_protocol_list(const char *v, size_t len)
-{
-	size_t pos = 0, n;
-	const char *p;
-	int r;
-	if (len == 0 || len > HTTP_UPGRADE_MAX)
-		return -1;
-	while ((r = hp_protocol_next(v, len, &pos, &p, &n)) > 0)
-		;
-	return r;
-}
-
 static void hp_connection_tokens(const char *v, size_t len, int is_connection, struct hp_seen *s)
 {
 	while (len) {
@@ -236,10 +164,10 @@ static void hp_connection_tokens(const char *v, size_t len, int is_connection, s
 		size_t tl = comma ? (size_t)(comma - v) : len;
 		const char *t = v;
 		size_t n = tl;
-		hp_trim(&t, &n);
-		s->close |= hp_name_is(t, n, "close");
-		s->keep_alive |= hp_name_is(t, n, "keep-alive");
-		s->conn_upgrade |= is_connection && hp_name_is(t, n, "upgrade");
+		http_lex_trim(&t, &n);
+		s->close |= http_lex_name_is(t, n, "close");
+		s->keep_alive |= http_lex_name_is(t, n, "keep-alive");
+		s->conn_upgrade |= is_connection && http_lex_name_is(t, n, "upgrade");
 		v += tl + (comma ? 1 : 0);
 		len -= tl + (comma ? 1 : 0);
 	}
@@ -253,7 +181,7 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 	if (!colon || colon == line)
 		return -1;
 	for (const char *p = line; p < colon; p++)
-		if (!hp_tchar((unsigned char)*p))
+		if (!http_lex_tchar((unsigned char)*p))
 			return -1; /* includes whitespace before the colon */
 	size_t nlen = (size_t)(colon - line);
 	const char *v = colon + 1;
@@ -263,29 +191,29 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return -1;
 	}
-	hp_trim(&v, &vlen);
-	if (hp_name_is(line, nlen, "Content-Length")) {
+	http_lex_trim(&v, &vlen);
+	if (http_lex_name_is(line, nlen, "Content-Length")) {
 		unsigned long long cl;
-		if (s->content_length++ || hp_digits(v, vlen, 18, &cl) < 0)
+		if (s->content_length++ || http_lex_digits(v, vlen, 18, &cl) < 0)
 			return -1;
 		r->body = HTTP_BODY_LENGTH;
 		r->content_length = cl;
-	} else if (hp_name_is(line, nlen, "Transfer-Encoding")) {
+	} else if (http_lex_name_is(line, nlen, "Transfer-Encoding")) {
 		if (s->transfer_encoding++ || vlen != 7 || strncasecmp(v, "chunked", 7) != 0)
 			return -1;
 		r->body = HTTP_BODY_CHUNKED;
-	} else if (hp_name_is(line, nlen, "Connection")) {
+	} else if (http_lex_name_is(line, nlen, "Connection")) {
 		hp_connection_tokens(v, vlen, 1, s);
-	} else if (hp_name_is(line, nlen, "Proxy-Connection")) {
+	} else if (http_lex_name_is(line, nlen, "Proxy-Connection")) {
 		hp_connection_tokens(v, vlen, 0, s);
-	} else if (r->kind == HTTP_FORWARD && hp_name_is(line, nlen, "Upgrade")) {
+	} else if (r->kind == HTTP_FORWARD && http_lex_name_is(line, nlen, "Upgrade")) {
 		/* Forwarded as it is when the request upgrades: it must read
 		 * one way, once. */
-		if (s->upgrade++ || hp_protocol_list(v, vlen) < 0)
+		if (s->upgrade++ || http_lex_protocol_list(v, vlen) < 0)
 			return -1;
 		s->upgrade_v = v;
 		s->upgrade_vlen = vlen;
-	} else if (hp_name_is(line, nlen, "Host")) {
+	} else if (http_lex_name_is(line, nlen, "Host")) {
 		struct host h;
 		uint16_t port = r->port;
 		int has_port;
@@ -360,247 +288,43 @@ static int hp_dropped(const char *line, size_t len, int upgrade)
 	const char *colon = memchr(line, ':', len);
 	size_t nlen = colon ? (size_t)(colon - line) : len;
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-		if (hp_name_is(line, nlen, drop[i]))
+		if (http_lex_name_is(line, nlen, drop[i]))
 			return 1;
-	return !upgrade && hp_name_is(line, nlen, "Upgrade");
-}
-
-struct hp_out {
-	char *p;
-	size_t cap, n;
-	int full;
-};
-
-static void hp_put(struct hp_out *o, const char *s, size_t len)
-{
-	if (o->full || len > o->cap - o->n) {
-		o->full = 1;
-		return;
-	}
-	memcpy(o->p + o->n, s, len);
-	o->n += len;
-}
-
-static void hp_puts(struct hp_out *o, const char *s)
-{
-	hp_put(o, s, strlen(s));
+	return !upgrade && http_lex_name_is(line, nlen, "Upgrade");
 }
 
 ssize_t http_rebuild(const char *buf, const struct http_req *r, char *out, size_t cap)
 {
-	struct hp_out o = { out, cap, 0, 0 };
-	hp_put(&o, buf + r->method_off, r->method_len);
-	hp_puts(&o, " ");
+	struct http_out o = { out, cap, 0, 0 };
+	http_out_put(&o, buf + r->method_off, r->method_len);
+	http_out_puts(&o, " ");
 	if (r->path_len == 0 || buf[r->path_off] == '?')
-		hp_puts(&o, "/");
-	hp_put(&o, buf + r->path_off, r->path_len);
-	hp_puts(&o, r->minor ? " HTTP/1.1\r\nHost: " : " HTTP/1.0\r\nHost: ");
+		http_out_puts(&o, "/");
+	http_out_put(&o, buf + r->path_off, r->path_len);
+	http_out_puts(&o, r->minor ? " HTTP/1.1\r\nHost: " : " HTTP/1.0\r\nHost: ");
 	if (r->host.kind == HOST_IPV6)
-		hp_puts(&o, "[");
-	hp_puts(&o, r->host.text);
+		http_out_puts(&o, "[");
+	http_out_puts(&o, r->host.text);
 	if (r->host.kind == HOST_IPV6)
-		hp_puts(&o, "]");
+		http_out_puts(&o, "]");
 	if (r->port != 80) {
 		char port[16];
 		(void)snprintf(port, sizeof(port), ":%u", (unsigned)r->port);
-		hp_puts(&o, port);
+		http_out_puts(&o, port);
 	}
-	hp_puts(&o, "\r\n");
+	http_out_puts(&o, "\r\n");
 	for (size_t pos = r->hdr_off; pos < r->hdr_off + r->hdr_len;) {
 		const char *l = buf + pos;
 		const char *e = memchr(l, '\n', r->hdr_off + r->hdr_len - pos);
 		size_t len = (size_t)(e - l) + 1;
 		if (!hp_dropped(l, len - 2, r->upgrade_len != 0))
-			hp_put(&o, l, len);
+			http_out_put(&o, l, len);
 		pos += len;
 	}
 	/* An upgrade request cannot say close: a server that switches keeps
 	 * the connection for the new protocol.  One that does not switch ends
 	 * its response where its framing says, and the bridge closes the
 	 * server's connection there (relay.h). */
-	hp_puts(&o, r->upgrade_len ? "Connection: Upgrade\r\n\r\n" : "Connection: close\r\n\r\n");
+	http_out_puts(&o, r->upgrade_len ? "Connection: Upgrade\r\n\r\n" : "Connection: close\r\n\r\n");
 	return o.full ? -ENOSPC : (ssize_t)o.n;
-}
-
-ssize_t http_response_close(const char *buf, size_t len, int keep, char *out, size_t cap,
-			    int *final)
-{
-	static const char *const drop[] = { "Connection", "Keep-Alive", "Proxy-Connection" };
-	struct hp_out o = { out, cap, 0, 0 };
-	if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') ||
-	    buf[8] != ' ' || memcmp(buf + len - 4, "\r\n\r\n", 4) != 0 || memchr(buf, '\0', len))
-		return -EPROTO;
-	for (int i = 9; i < 12; i++)
-		if (buf[i] < '0' || buf[i] > '9')
-			return -EPROTO;
-	if (buf[12] != ' ' && buf[12] != '\r')
-		return -EPROTO;
-	*final = buf[9] != '1' || memcmp(buf + 9, "101", 3) == 0;
-	for (size_t pos = 0; pos < len - 2;) {
-		const char *e = memchr(buf + pos, '\n', len - pos);
-		size_t l = (size_t)(e - (buf + pos)) + 1;
-		/* A lone CR is a line break to some clients: a response could
-		 * split itself past the Connection: close added below. */
-		if (l < 2 || buf[pos + l - 2] != '\r' || memchr(buf + pos, '\r', l - 2))
-			return -EPROTO;
-		const char *colon = pos ? memchr(buf + pos, ':', l) : NULL;
-		size_t nlen = colon ? (size_t)(colon - (buf + pos)) : 0;
-		int dropped = 0;
-		for (size_t i = 0; *final && buf[9] != '1' && colon && i < sizeof(drop) / sizeof(drop[0]); i++)
-			dropped |= hp_name_is(buf + pos, nlen, drop[i]);
-		if (!dropped)
-			hp_put(&o, buf + pos, l);
-		pos += l;
-	}
-	if (*final && buf[9] != '1')
-		hp_puts(&o, !keep ? "Connection: close\r\n"
-			: buf[7] == '0' ? "Connection: keep-alive\r\n" : "");
-	hp_puts(&o, "\r\n");
-	return o.full ? -ENOSPC : (ssize_t)o.n;
-}
-
-/* Whether the protocol p[0..n) is one of the list offer[0..offer_len). */
-static int hp_offered(const char *p, size_t n, const char *offer, size_t offer_len)
-{
-	size_t pos = 0, on;
-	const char *o;
-	while (hp_protocol_next(offer, offer_len, &pos, &o, &on) > 0)
-		if (on == n && strncasecmp(o, p, n) == 0)
-			return 1;
-	return 0;
-}
-
-int http_response_switch(const char *buf, size_t len, const char *offer, size_t offer_len,
-			 char *chosen)
-{
-	const char *v = NULL;
-	size_t vlen = 0;
-	int seen = 0;
-	if (offer_len == 0)
-		return -EPERM;
-	if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || memcmp(buf + 8, " 101", 4) != 0 ||
-	    memcmp(buf + len - 4, "\r\n\r\n", 4) != 0)
-		return -EPROTO;
-	for (size_t pos = 0; pos < len;) {
-		const char *l = buf + pos, *e = memchr(l, '\n', len - pos);
-		if (!e)
-			return -EPROTO;
-		size_t ll = (size_t)(e - l) + 1;
-		if (ll < 2 || e[-1] != '\r')
-			return -EPROTO;
-		const char *colon = pos ? memchr(l, ':', ll) : NULL;
-		pos += ll;
-		if (!colon || !hp_name_is(l, (size_t)(colon - l), "Upgrade"))
-			continue;
-		v = colon + 1;
-		vlen = (size_t)(e - 1 - v); /* up to the CR, which is not the colon */
-		hp_trim(&v, &vlen);
-		seen++;
-	}
-	if (seen != 1 || hp_protocol_list(v, vlen) < 0)
-		return -EPROTO;
-	size_t pos = 0, n;
-	const char *p;
-	while (hp_protocol_next(v, vlen, &pos, &p, &n) > 0)
-		if (!hp_offered(p, n, offer, offer_len))
-			return -EPROTO;
-	memcpy(chosen, v, vlen);
-	chosen[vlen] = '\0';
-	return 0;
-}
-
-int http_response_frame(const char *buf, size_t len, int head_req, enum http_body *body,
-			unsigned long long *length)
-{
-	int cl = 0, te = 0, chunked = 0;
-	*length = 0;
-	for (size_t pos = 0; pos < len;) {
-		const char *l = buf + pos, *e = memchr(l, '\n', len - pos);
-		if (!e)
-			break;
-		size_t ll = (size_t)(e - l) + 1;
-		/* A bare LF is refused by the rewrite too; here it would also
-		 * put a colon just before the LF, past the value's end. */
-		if (ll < 2 || l[ll - 2] != '\r')
-			return -EPROTO;
-		const char *colon = pos ? memchr(l, ':', ll) : NULL;
-		pos += ll;
-		if (!colon)
-			continue;
-		size_t nlen = (size_t)(colon - l);
-		const char *v = colon + 1;
-		size_t vlen = ll - nlen - 3; /* without the colon and CRLF */
-		hp_trim(&v, &vlen);
-		if (hp_name_is(l, nlen, "Content-Length")) {
-			if (cl++ || hp_digits(v, vlen, 18, length) < 0)
-				return -EPROTO;
-		} else if (hp_name_is(l, nlen, "Transfer-Encoding")) {
-			te++;
-			chunked = vlen == 7 && strncasecmp(v, "chunked", 7) == 0;
-		}
-	}
-	if (cl && te)
-		return -EPROTO;
-	if (len < 12)
-		return -EPROTO;
-	/* After a 101 the connection is the new protocol's, whatever the
-	 * request's method. */
-	int sw = memcmp(buf + 9, "101", 3) == 0;
-	if (!sw && (head_req || memcmp(buf + 9, "204", 3) == 0 || memcmp(buf + 9, "304", 3) == 0))
-		*body = HTTP_BODY_NONE;
-	else if (!sw && te == 1 && chunked)
-		*body = HTTP_BODY_CHUNKED;
-	else if (!sw && cl && !te)
-		*body = HTTP_BODY_LENGTH;
-	else
-		*body = HTTP_BODY_CLOSE; /* a 101, another coding, or no length */
-	return 0;
-}
-
-static const char *hp_reason(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return "Error";
-	}
-}
-
-struct http_refusal http_refusal(int err)
-{
-	switch (err) {
-	case HTTP_E_HTTPS:
-		return (struct http_refusal){ 400, "https-uri",
-			"cordon: the proxy does not fetch https:// or wss:// URIs itself; use "
-			"CONNECT (a client given HTTPS_PROXY / https_proxy opens a CONNECT "
-			"tunnel)\n" };
-	case HTTP_E_UPGRADE_BODY:
-		return (struct http_refusal){ 400, "upgrade-with-body",
-			"cordon: a request that asks for an Upgrade must not carry a body\n" };
-	case -414:
-		return (struct http_refusal){ 414, "bad-request",
-			"cordon: the request line is too long\n" };
-	default:
-		return (struct http_refusal){ 400, "bad-request",
-			"cordon: malformed or ambiguous proxy request (the proxy takes CONNECT "
-			"host:port and http:// absolute URIs, without userinfo)\n" };
-	}
-}
-
-ssize_t http_response(int status, const char *body, char *out, size_t cap)
-{
-	int n = snprintf(out, cap,
-			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-			 "Connection: close\r\n\r\n%s",
-			 status, hp_reason(status), strlen(body), body);
-	if (n < 0 || (size_t)n >= cap)
-		return -ENOSPC;
-	return n;
 }

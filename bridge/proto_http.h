@@ -14,7 +14,9 @@
  * NUL, obs-fold).  For a forwarded request the outgoing head is rebuilt
  * from the parsed parts, so what the server reads is what was checked.
  *
- * Belongs here: the bounded scanner and parser, and the rebuild.  Pure. */
+ * Belongs here: the bounded scanner and parser, and the rebuild
+ * (proto_http.c); the response side (proto_http_response.c).  Both use the
+ * tokens of http_lex.h.  Pure. */
 #ifndef CORDON_BRIDGE_PROTO_HTTP_H
 #define CORDON_BRIDGE_PROTO_HTTP_H
 
