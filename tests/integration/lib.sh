@@ -85,6 +85,18 @@ assert() {
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# wait_for TRIES CONDITION...: poll every 0.1 s until CONDITION holds.
+wait_for() {
+	local n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # A run's guardian shows itself as cordon-guardian (name and command line),
 # not as cordon's command line, so searches for a command's marker never
 # find it; it keeps cordon's environment.  Start cordon with

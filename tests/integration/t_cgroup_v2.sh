@@ -113,16 +113,6 @@ F="$HELPERS/forkloop"
 # The command's v2 cgroup path, as it sees it (its cgroup namespace's root
 # is the cgroup it was made in: for the user the run's cgroup is "/../cordon-*").
 run_name() { sed -n "s,^${2:-0::}.*/\(cordon-[0-9]*-[0-9]*\)\$,\1,p" "$1" | head -n 1; }
-wait_for() { # TRIES CONDITION...: poll every 0.1 s
-	local n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 gone() { [ ! -e "$1" ]; }
 
 # --- pids on v2 -------------------------------------------------------------------
@@ -295,43 +285,22 @@ fi
 # so this part runs whether or not pids could move: the run's cgroup goes
 # with pids where pids is on v2, else beneath the caller's own writable
 # cgroup (the v2 root for root, the delegated leaf for the user).
-# spin.py N SECONDS: N processes that each use SECONDS of CPU time (each
-# under RLIMIT_CPU), "done" when all have.
-cat >"$W/spin.py" <<'PY'
-import os, sys, time
-n, secs = int(sys.argv[1]), float(sys.argv[2])
-kids = []
-for i in range(n):
-    pid = os.fork()
-    if pid == 0:
-        t = time.process_time()
-        while time.process_time() - t < secs:
-            pass
-        os._exit(0)
-    kids.append(pid)
-for p in kids:
-    os.waitpid(p, 0)
-print("done")
-PY
-chmod 644 "$W/spin.py"
 check_cpu() { # NAME WS PARENT, with RUN the caller's prefix
 	local who=$1 ws=$2 parent=$3 rel=${3#$U} n mark cpid g fw to
 	local C=("${RUN[@]}" "$CORDON" -w "$ws" -C "$ws")
-	# In the workspace: the sandbox has a /tmp of its own.
-	cp "$W/spin.py" "$ws/spin.py"
 	"${RUN[@]}" "$CORDON" doctor >"$W/doctor" 2>&1
 	assert "$who: doctor: --limit-cpu counted by cgroup v2 cpu.stat in $parent" -- \
 		grep -qx "limits: --limit-cpu: cgroup v2 cpu.stat on the whole tree, and RLIMIT_CPU per process, counted in $parent" "$W/doctor"
 	expect_err 152 'limit-cpu 3: the sandbox.s processes used 3 s of CPU time together' \
 		"$who: --limit-cpu 3 ends 4 processes of 1.5 s CPU each (v2 cpu.stat)" -- \
-		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$ws/cpu.json" -- python3 "$ws/spin.py" 4 1.5
+		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$ws/cpu.json" -- python3 "$HELPERS/spin.py" 4 1.5
 	assert "$who: not every process finished" -- sh -c "! grep -q done '$OUT'"
 	assert "$who: --report: reason cpu_limit, status 152, counted by v2" -- \
 		python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
 assert r["reason"] == "cpu_limit" and r["status"] == 152, r["reason"]
 assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tree"), r["limits"]' "$ws/cpu.json"
 	expect_out 0 '^done$' "control: $who: 4 processes of 0.3 s CPU each fit under --limit-cpu 3" -- \
-		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 0.3
+		"${C[@]}" --limit-cpu 3 -- python3 "$HELPERS/spin.py" 4 0.3
 	for fw in "" --full-write; do
 		for to in $(printf '%s\n' "$parent" "$U" | sort -u); do
 			refuse "$who: the command cannot leave the cgroup that counts it for $to ${fw:-(default)}" -- \

@@ -88,16 +88,6 @@ expect 0 "control: a short computation under --limit-cpu 5 finishes" -- \
 # A parent shell starts cordon and is killed; the sandboxed sleep, marked by
 # its argument, must be gone within a bounded wait.  Without the flag the
 # same sleep outlives its parent (then the test ends it).
-wait_for() { # TRIES CONDITION...: poll every 0.1 s
-	local n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 running() { pgrep -u "$(id -u)" -f "^sleep $1\$" >/dev/null; }
 gone() { ! running "$1"; }
 parent_test() { # MARK FLAG...: start cordon under a shell, kill the shell

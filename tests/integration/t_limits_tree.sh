@@ -108,38 +108,20 @@ else
 fi
 
 # --- CPU time, counted across the tree --------------------------------------------
-# spin.py N SECONDS: N processes that each use SECONDS of CPU time, then
-# exit; prints "done" when all have.  Each stays under RLIMIT_CPU.
-cat >"$ws/spin.py" <<'PY'
-import os, sys, time
-n, secs = int(sys.argv[1]), float(sys.argv[2])
-kids = []
-for i in range(n):
-    pid = os.fork()
-    if pid == 0:
-        t = time.process_time()
-        while time.process_time() - t < secs:
-            pass
-        os._exit(0)
-    kids.append(pid)
-for p in kids:
-    os.waitpid(p, 0)
-print("done")
-PY
 if [ $cpu_cgroup = 1 ]; then
 	# --timeout only bounds the test should the limit not hold (124 fails it).
 	expect_err 152 'limit-cpu 3: the sandbox.s processes used 3 s of CPU time together' \
 		"--limit-cpu 3 ends 4 processes of 1.5 s CPU each (each under the limit)" -- \
-		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$W/cpu.json" -- python3 "$ws/spin.py" 4 1.5
+		"${C[@]}" --timeout 60 --limit-cpu 3 --report "$W/cpu.json" -- python3 "$HELPERS/spin.py" 4 1.5
 	assert "the report says the run ended at the CPU limit" -- \
 		jq -e '.reason == "cpu_limit" and .status == 152' "$W/cpu.json" >/dev/null
 	assert "the report says how the CPU time was counted" -- \
 		jq -e '.limits.cpu.how | test("^cgroup v[12] cpu.* on the whole tree")' "$W/cpu.json" >/dev/null
 	assert "the processes did not all finish" -- sh -c "! grep -q done '$OUT'"
 	expect_out 0 '^done$' "control: 4 processes of 0.3 s CPU each fit under --limit-cpu 3" -- \
-		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 0.3
+		"${C[@]}" --limit-cpu 3 -- python3 "$HELPERS/spin.py" 4 0.3
 	expect_out 0 '^done$' "control: 4 processes of 1.5 s CPU each without a limit" -- \
-		"${C[@]}" -- python3 "$ws/spin.py" 4 1.5
+		"${C[@]}" -- python3 "$HELPERS/spin.py" 4 1.5
 	# The counter is the host's cgroupfs, read-only inside like all of
 	# /sys: the command cannot reset it or leave the cgroup that counts.
 	for fw in "" --full-write; do
@@ -149,7 +131,7 @@ if [ $cpu_cgroup = 1 ]; then
 else
 	echo "  skip [$WHO] no cgroup counts CPU time for this caller: RLIMIT_CPU per process only"
 	expect_out 0 '^done$' "without a cgroup only each process is bounded (4 x 1.5 s under --limit-cpu 3)" -- \
-		"${C[@]}" --limit-cpu 3 -- python3 "$ws/spin.py" 4 1.5
+		"${C[@]}" --limit-cpu 3 -- python3 "$HELPERS/spin.py" 4 1.5
 fi
 
 # --- the command cannot leave or loosen its cgroup --------------------------------
@@ -176,16 +158,6 @@ fi
 names() { sed -n 's/^[0-9]*:\(pids\|memory\|\):.*\/\(cordon-[0-9]*-[0-9]*\)$/\2/p' "$1" | sort -u; }
 present() { [ -n "$(find /sys/fs/cgroup -type d -name "$1" 2>/dev/null)" ]; }
 absent() { ! present "$1"; }
-wait_for() { # TRIES CONDITION...: poll every 0.1 s
-	local n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 if [ $any_cgroup = 1 ]; then
 	expect 0 "a run reads its own cgroup" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- cat /proc/self/cgroup
 	cp "$OUT" "$W/cg1"
