@@ -16,6 +16,15 @@
 
 #define WIRE_DATA_MAX 4096
 
+/* cordon -> the sandbox's PID 1, as a signal (no record: it must work while
+ * the control socket is full): end the sandbox now.  PID 1 kills every
+ * other process of its namespace and reaps them before it exits, so their
+ * CPU times reach bwrap's wait4 and the report; a SIGKILL of PID 1 would
+ * have the kernel auto-reap them, times lost.  A real-time signal no
+ * program of the sandbox is sent by cordon otherwise; a fixed number, since
+ * glibc and musl start SIGRTMIN at different places. */
+#define WIRE_END_SIGNAL 40
+
 enum wire_type {
 	WIRE_BIND_CHECK = 1, /* outer->inner: path string + O_PATH fd of a writable root */
 	WIRE_BINDS_END,      /* outer->inner: uint32 count of BIND_CHECK and RO_CHECK records sent */

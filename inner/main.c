@@ -243,6 +243,7 @@ int main(int argc, char **argv)
 	 * wait for it rather than be lost (PID 1 drops default-action signals). */
 	pid1_forwarded_set(&watch);
 	sigaddset(&watch, SIGCHLD);
+	sigaddset(&watch, WIRE_END_SIGNAL);
 	if (sigprocmask(SIG_BLOCK, &watch, &orig) < 0) {
 		(void)err_sys(&e, errno, "cordon-inner: sigprocmask");
 		err_print(&e);

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "seccomp_bpf.h"
+#include "wire.h"
 
 int pid1_make_undumpable(struct cordon_err *e)
 {
@@ -101,6 +102,13 @@ int pid1_run(pid_t cmd, int sfd)
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
+			/* Only cordon can send it: the command's kill() never
+			 * reaches its namespace's init, and cordon-inner
+			 * ignores what it does not catch. */
+			if (si.ssi_signo == WIRE_END_SIGNAL) {
+				kill_rest();
+				return 128 + SIGKILL;
+			}
 			(void)kill(cmd, (int)si.ssi_signo);
 		}
 		done = reap(cmd, &status);

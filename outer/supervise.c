@@ -85,7 +85,24 @@ struct loop {
 	long long kill_at;        /* SIGKILL after a forwarded end signal, 0: none */
 	long long cpu_at;         /* the next read of the tree's CPU time, 0: none */
 	long ncpu;                /* online CPUs: the fastest the tree's time grows */
+	long long end_at;         /* SIGKILL of PID 1 if it has not ended the sandbox by
+				     then, 0: not asked to */
 };
+
+/* How long the sandbox's PID 1 gets to kill and reap every process before
+ * cordon kills it: killing a tree of thousands takes milliseconds. */
+#define END_GRACE_MS 500
+
+/* End the sandbox: PID 1 kills and reaps everything (WIRE_END_SIGNAL, so
+ * that the tree's CPU times are counted), or SIGKILL of PID 1 after
+ * END_GRACE_MS, which takes the whole PID namespace with it regardless. */
+static void end_sandbox(struct loop *l, long long now)
+{
+	if (kill(l->s->sandbox, WIRE_END_SIGNAL) < 0)
+		(void)kill(l->s->sandbox, SIGKILL);
+	else if (!l->end_at)
+		l->end_at = now + END_GRACE_MS;
+}
 
 #define CPU_READ_MIN_MS 10
 #define CPU_READ_MAX_MS 1000
@@ -101,7 +118,7 @@ static void cpu_check(struct loop *l, long long now)
 		else
 			l->out->cpu_exceeded = 1;
 		l->cpu_at = 0;
-		(void)kill(l->s->sandbox, SIGKILL);
+		end_sandbox(l, now);
 		return;
 	}
 	long long ms = (long long)((limit - used) / 1000ULL) / l->ncpu;
@@ -136,15 +153,19 @@ static int clocks(struct loop *l)
 	long long now = now_ms();
 	if (l->deadline && now >= l->deadline && !l->out->timed_out) {
 		l->out->timed_out = 1;
-		(void)kill(l->s->sandbox, SIGKILL);
+		end_sandbox(l, now);
 	}
 	if (l->kill_at && now >= l->kill_at) {
 		l->kill_at = 0;
 		l->out->escalated = 1;
-		(void)kill(l->s->sandbox, SIGKILL);
+		end_sandbox(l, now);
 	}
 	if (l->cpu_at && now >= l->cpu_at)
 		cpu_check(l, now);
+	if (l->end_at && now >= l->end_at) {
+		l->end_at = 0;
+		(void)kill(l->s->sandbox, SIGKILL);
+	}
 	long long wake = -1;
 	if (l->deadline && !l->out->timed_out)
 		wake = l->deadline - now;
@@ -152,6 +173,8 @@ static int clocks(struct loop *l)
 		wake = l->kill_at - now;
 	if (l->cpu_at && (wake < 0 || l->cpu_at - now < wake))
 		wake = l->cpu_at - now;
+	if (l->end_at && (wake < 0 || l->end_at - now < wake))
+		wake = l->end_at - now;
 	return wake < 0 ? -1 : (int)(wake > 0 ? wake : 0);
 }
 
@@ -169,7 +192,7 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 	long long t0 = now_ms();
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0,
-			  s->cpu_limit && s->cpu_usec ? t0 : 0, ncpu > 0 ? ncpu : 1 };
+			  s->cpu_limit && s->cpu_usec ? t0 : 0, ncpu > 0 ? ncpu : 1, 0 };
 	int ctrl_open = 1;
 	int rc = 0;
 

@@ -6,8 +6,11 @@
  * each one straight to the sandbox's PID 1 (cordon-inner, whose host pid
  * bwrap reports on --info-fd), which passes it on to the command.  A
  * forwarded SIGTERM, SIGINT or SIGHUP that has not ended the sandbox within
- * --kill-after seconds is followed by SIGKILL of PID 1, which takes the whole
- * PID namespace with it.  A signal the caller ignored (nohup) is neither
+ * --kill-after seconds ends it.  cordon ends a sandbox (that, the timeout,
+ * --limit-cpu) by asking PID 1 to kill and reap every process
+ * (WIRE_END_SIGNAL: their CPU times then reach the report's rusage), and
+ * SIGKILLs PID 1 half a second later if the sandbox is still there, which
+ * takes the whole PID namespace with it.  A signal the caller ignored (nohup) is neither
  * blocked nor forwarded: cordon, and the command, keep ignoring it.
  *
  * --limit-cpu on the whole tree: the kernel caps a cgroup's CPU rate, not

@@ -48,6 +48,15 @@ expect 124 "a timeout ends with 124" -- "${C[@]}" --report "$R" --timeout 1 -- s
 has "timeout: status" .status 124
 has "timeout: reason" .reason '"timeout"'
 
+# The CPU of processes cordon ends counts too: the sandbox's PID 1 kills and
+# reaps them itself (a SIGKILL of PID 1 would have the kernel reap them
+# with their times lost).  4 processes that would spin 5 s each, ended
+# after 2 s: well over a second of CPU on any machine that ran them.
+rm -f "$R"
+expect 124 "a timeout ends busy processes" -- "${C[@]}" --report "$R" --timeout 2 -- python3 "$HELPERS/spin.py" 4 5
+has "timeout: the ended processes' CPU is in rusage ($(q '.rusage | [.user_s, .system_s]'))" \
+	'.rusage.user_s + .rusage.system_s > 1' true
+
 rm -f "$R"
 expect 137 "a command killed by a signal" -- "${C[@]}" --report "$R" -- sh -c 'kill -9 $$'
 has "signal: reason" .reason '"signaled"'

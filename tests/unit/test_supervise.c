@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "supervise.h"
@@ -37,7 +38,10 @@ Test(supervise_block_signals, an_ignored_signal_is_neither_blocked_nor_forwarded
 	cr_assert_not(supervise_ignored() & (1u << (SIGHUP - 1)));
 }
 
-static pid_t forever(int ignore_term)
+/* A stand-in for the sandbox's PID 1 that waits forever: it dies of
+ * WIRE_END_SIGNAL (its default action) as the real one ends the sandbox on
+ * it, unless ignore_end makes it a PID 1 that does not respond. */
+static pid_t forever_ignoring(int ignore_term, int ignore_end)
 {
 	pid_t p = fork();
 	cr_assert_geq(p, 0);
@@ -47,10 +51,23 @@ static pid_t forever(int ignore_term)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (ignore_term)
 			signal(SIGTERM, SIG_IGN);
+		if (ignore_end)
+			signal(WIRE_END_SIGNAL, SIG_IGN);
 		for (;;)
 			pause();
 	}
 	return p;
+}
+
+static pid_t forever(int ignore_term)
+{
+	return forever_ignoring(ignore_term, 0);
+}
+
+/* PID 1 was asked to end the sandbox (and did). */
+static int ended(int wstatus)
+{
+	return WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == WIRE_END_SIGNAL;
 }
 
 static int watched_calls;
@@ -107,8 +124,8 @@ Test(supervise_run, sigterm_is_forwarded_then_sigkill_after_kill_after)
 	struct run_outcome out;
 	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
 	cr_assert_eq(out.killed_by, SIGTERM);
-	cr_assert(out.escalated, "SIGKILL followed");
-	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+	cr_assert(out.escalated, "the end followed");
+	cr_assert(ended(out.wstatus), "PID 1 was told to end the sandbox");
 	restore(&sig);
 }
 
@@ -172,7 +189,7 @@ Test(supervise_run, the_tree_past_limit_cpu_is_killed)
 	run_with_cpu(&f, 1, &out);
 	cr_assert(out.cpu_exceeded);
 	cr_assert_eq(f.reads, 4, "read until the limit, not after (%d reads)", f.reads);
-	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+	cr_assert(ended(out.wstatus));
 	cr_assert_eq(out.cpu_unreadable, 0);
 }
 
@@ -183,7 +200,32 @@ Test(supervise_run, an_unreadable_cpu_counter_ends_the_sandbox)
 	run_with_cpu(&f, 1000, &out);
 	cr_assert_not(out.cpu_exceeded);
 	cr_assert_eq(out.cpu_unreadable, -EIO, "fail closed: the limit no longer holds");
-	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL);
+	cr_assert(ended(out.wstatus));
+}
+
+Test(supervise_run, a_pid1_that_does_not_end_the_sandbox_is_killed)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t sandbox = forever_ignoring(0, 1);
+	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+				    .timeout = 1, .kill_after = 10, .sig = &sig };
+	struct run_outcome out;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_assert(out.timed_out);
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGKILL,
+		  "SIGKILL after the grace");
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_assert_geq(took, 1.4, "the grace came first (%.2f s)", took);
+	close(ctrl[0]);
+	close(ctrl[1]);
+	restore(&sig);
 }
 
 Test(supervise_run, no_cpu_limit_reads_nothing)
