@@ -20,9 +20,10 @@
  * the control socket is full): end the sandbox now.  PID 1 kills every
  * other process of its namespace and reaps them before it exits, so their
  * CPU times reach bwrap's wait4 and the report; a SIGKILL of PID 1 would
- * have the kernel auto-reap them, times lost.  A real-time signal no
- * program of the sandbox is sent by cordon otherwise; a fixed number, since
- * glibc and musl start SIGRTMIN at different places. */
+ * have the kernel auto-reap them, times lost.  PID 1 honours it only from
+ * outside its namespace (a sender with no pid there), so the command cannot
+ * send it.  A real-time signal cordon sends nothing else as; a fixed number,
+ * since glibc and musl start SIGRTMIN at different places. */
 #define WIRE_END_SIGNAL 40
 
 enum wire_type {

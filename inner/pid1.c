@@ -102,10 +102,13 @@ int pid1_run(pid_t cmd, int sfd)
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
-			/* Only cordon can send it: the command's kill() never
-			 * reaches its namespace's init, and cordon-inner
-			 * ignores what it does not catch. */
+			/* Blocked signals reach init from inside its namespace
+			 * too: only one from outside it (cordon), whose sender
+			 * has no pid here (0), ends the sandbox.  The command's
+			 * own is dropped. */
 			if (si.ssi_signo == WIRE_END_SIGNAL) {
+				if (si.ssi_pid != 0)
+					continue;
 				kill_rest();
 				return 128 + SIGKILL;
 			}

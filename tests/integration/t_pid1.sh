@@ -46,6 +46,12 @@ expect_out 0 '^0 1 2 $' "the command holds only descriptors 0-2" -- \
 expect_out 0 '^ok$' "control: under PID 1's filter, the command's processes still signal and reap" -- \
 	"${C[@]}" -- sh -c 'sleep 5 & kill -TERM $!; wait $!; [ $? -eq 143 ] && echo ok'
 expect 7 "control: PID 1 passes on the command's exit status" -- "${C[@]}" -- sh -c 'exit 7'
+# PID 1 ends the sandbox on signal 40 (WIRE_END_SIGNAL) from cordon only:
+# the command's own (delivered without Landlock; refused with its signal
+# scope) changes nothing.  The control is cordon's, through --timeout.
+expect_out 0 '^alive$' "the command cannot make PID 1 end the sandbox (kill -40 1)" -- \
+	"${C[@]}" -- sh -c 'kill -40 1 2>/dev/null; kill -40 -1 2>/dev/null; sleep 0.3; echo alive'
+expect 124 "control: cordon ends it so (--timeout)" -- "${C[@]}" --timeout 1 -- sleep 30
 
 # --- a root caller without Landlock -----------------------------------------
 NL=("$HELPERS/nolandlock" "$CORDON_BIN" -w "$ws" -C "$ws")
