@@ -222,6 +222,19 @@ static int write_standin(char dir[64])
 	return fd;
 }
 
+/* The stand-in's directory and what it wrote, gone after the test. */
+static void drop_standin(const char *dir, int exe)
+{
+	static const char *const files[] = { "bwrap", "opts", "released", "uid_map" };
+	char path[128];
+	close(exe);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		(void)unlink(path);
+	}
+	cr_assert_eq(rmdir(dir), 0, "%s: nothing else is left in it", dir);
+}
+
 static char *slurp(const char *dir, const char *name)
 {
 	static char buf[4096];
@@ -284,7 +297,7 @@ Test(bwrap, options_map_and_release_through_a_stand_in)
 	snprintf(want, sizeof(want), "%u", (unsigned)geteuid());
 	cr_assert(strstr(slurp(dir, "uid_map"), want), "the child is mapped: %s", slurp(dir, "uid_map"));
 	bwrap_close(&bw);
-	close(exe);
+	drop_standin(dir, exe);
 }
 
 Test(bwrap, a_bwrap_that_exits_fails_the_map_and_is_reaped)
@@ -298,5 +311,5 @@ Test(bwrap, a_bwrap_that_exits_fails_the_map_and_is_reaped)
 	cr_assert(strstr(e.msg, "bwrap could not build the sandbox"), "%s", e.msg);
 	cr_assert_eq(bw.pid, 0, "reaped by bwrap_fail");
 	bwrap_close(&bw);
-	close(exe);
+	drop_standin(dir, exe);
 }
