@@ -15,8 +15,9 @@ if ! command -v tmux >/dev/null; then
 	finish
 	exit
 fi
-SOCK="cordon-term-$$"
-T=(tmux -L "$SOCK" -f /dev/null)
+# The server's socket in the test's scratch directory, not tmux's default
+# /tmp/tmux-UID/, which would keep one socket per run after the test.
+T=(tmux -S "$W/tmux.sock" -f /dev/null)
 cleanup_tmux() { "${T[@]}" kill-server 2>/dev/null; rm -rf "${cleanup_dirs[@]}"; }
 trap cleanup_tmux EXIT
 
