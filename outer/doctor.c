@@ -186,8 +186,9 @@ static void check_landlock(void)
 static const char *cgroup_where(const struct limits_cgroup *g)
 {
 	return g->way != CGROUP_PICK_NONE ? g->dir
-	       : "no cgroup: none of the caller's own is writable with this controller "
-		 "(cgroup v2: a delegated subtree, as systemd gives user@UID.service)";
+	       : "no cgroup: none of the caller's own is writable with this controller, where "
+		 "one is needed (cgroup v2: a delegated subtree, as systemd gives user@UID.service; "
+		 "the CPU time needs none)";
 }
 
 /* What this machine can limit for this caller, and how (plan/limits.h):
@@ -224,8 +225,7 @@ static void check_limits(void)
 	       p.memory ? ", in " : "; the sandbox's total is not bounded, ", cgroup_where(&f.memory));
 	printf("limits: --limit-cpu: %s%s%s\n", limits_how(&p, LIMITS_CPU),
 	       p.cpu_tree ? ", counted in " : "; the sandbox's total is not bounded, ",
-	       p.cpu_tree ? p.cpu_cg.dir : "no cgroup: none of the caller's own is writable "
-	       "(cgroup v2: any delegated cgroup; v1: cpuacct)");
+	       cgroup_where(&f.cpu));
 }
 
 /* The registry of materialized mount points: usable, and nothing leaked. */

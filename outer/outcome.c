@@ -45,13 +45,14 @@ int outcome_finish(const struct run_outcome *o, const struct config *c, struct c
 	} else if (o->cpu_exceeded) {
 		struct cordon_err ce;
 		(void)err_set(&ce, EDQUOT, "%s: --limit-cpu %u: the sandbox's processes used %u s of "
-			      "CPU time together; the sandbox was killed", c->cmd[0], c->limit_cpu,
-			      c->limit_cpu);
+			      "CPU time together; the sandbox was killed (raise --limit-cpu to give "
+			      "it more)", c->cmd[0], c->limit_cpu, c->limit_cpu);
 		err_print(&ce);
 	} else if (o->cpu_unreadable) {
 		return err_set(e, -o->cpu_unreadable, "--limit-cpu: the CPU time of the run's cgroup "
 			       "could not be read, so the limit no longer held; the sandbox was "
-			       "killed");
+			       "killed (cordon doctor says where the CPU time is counted; without "
+			       "a cgroup, --limit-cpu is per process only)");
 	} else if (o->have_error) {
 		err_print(&o->inner_err);
 	} else if (!o->started && !o->killed_by) {

@@ -190,9 +190,11 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 		return err_sys(e, errno, "signalfd");
 	struct wire_peer peer = { WIRE_TO_OUTER, 0 };
 	long long t0 = now_ms();
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int count_cpu = s->cpu_limit && s->cpu_usec;
+	/* Only a run that counts CPU time asks how many CPUs there are. */
+	long ncpu = count_cpu ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0,
-			  s->cpu_limit && s->cpu_usec ? t0 : 0, ncpu > 0 ? ncpu : 1, 0 };
+			  count_cpu ? t0 : 0, ncpu > 0 ? ncpu : 1, 0 };
 	int ctrl_open = 1;
 	int rc = 0;
 

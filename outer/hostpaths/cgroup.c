@@ -104,13 +104,15 @@ static void probe_v2(const char *self, const char *mi, struct limits_cgroup *pid
 	}
 	/* A process is in one v2 cgroup: the CPU time is counted in the one
 	 * that also holds a limit, if there is one. */
-	const struct limits_cgroup *with = pids->way == CGROUP_PICK_V2 ? pids :
-					   memory->way == CGROUP_PICK_V2 ? memory : NULL;
-	int at = with ? 2 : cgroup_pick_v2(&o, &p, NULL);
-	if (at >= 0) {
+	const char *dir = pids->way == CGROUP_PICK_V2 ? pids->dir :
+			  memory->way == CGROUP_PICK_V2 ? memory->dir : NULL;
+	if (!dir) {
+		int at = cgroup_pick_v2(&o, &p, NULL);
+		dir = at == 0 ? own : at == 1 ? parent : NULL;
+	}
+	if (dir) {
 		cpu->way = CGROUP_PICK_V2;
-		(void)snprintf(cpu->dir, sizeof(cpu->dir), "%s",
-			       at == 2 ? with->dir : at == 0 ? own : parent);
+		(void)snprintf(cpu->dir, sizeof(cpu->dir), "%s", dir);
 	}
 	free(st_own);
 	free(st_parent);
