@@ -210,7 +210,7 @@ static int hp_header(const char *line, size_t len, struct http_req *r, struct hp
 		/* Forwarded as it is when the request upgrades: it must read
 		 * one way, once. */
 		if (s->upgrade++ || http_lex_protocol_list(v, vlen) < 0)
-			return -1;
+			return HTTP_E_UPGRADE;
 		s->upgrade_v = v;
 		s->upgrade_vlen = vlen;
 	} else if (http_lex_name_is(line, nlen, "Host")) {
@@ -251,8 +251,11 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 		const char *l = buf + pos;
 		const char *e = memchr(l, '\n', head_len - pos);
 		size_t len = (size_t)(e - l) + 1;
-		if (len < 3 || l[len - 2] != '\r' || hp_header(l, len - 2, &out, &seen) < 0)
+		if (len < 3 || l[len - 2] != '\r')
 			return -400;
+		int h = hp_header(l, len - 2, &out, &seen);
+		if (h < 0)
+			return h == HTTP_E_UPGRADE ? h : -400;
 		pos += len;
 	}
 	if (seen.content_length && seen.transfer_encoding)
@@ -269,7 +272,7 @@ int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 		out.upgrade_len = seen.upgrade_vlen;
 	}
 	if (out.ws_uri && !out.upgrade_len)
-		return -400;
+		return HTTP_E_UPGRADE;
 	out.keep = !seen.close && (out.minor == 1 || seen.keep_alive);
 	out.hdr_len = pos - out.hdr_off;
 	out.head_len = head_len;

@@ -79,9 +79,11 @@ struct http_req {
  * -414: forms that are well made but not served, each with its own words. */
 #define HTTP_E_HTTPS (-1000)        /* an https:// or wss:// absolute URI */
 #define HTTP_E_UPGRADE_BODY (-1001) /* an upgrade request with a body */
+#define HTTP_E_UPGRADE (-1002)      /* a bad Upgrade header, or ws:// without an upgrade */
 
 /* Parse a complete head buf[0..head_len) (as found by http_scan_head).
- * 0 with *r filled, or -400, -414, HTTP_E_HTTPS or HTTP_E_UPGRADE_BODY. */
+ * 0 with *r filled, or -400, -414, HTTP_E_HTTPS, HTTP_E_UPGRADE_BODY or
+ * HTTP_E_UPGRADE. */
 int http_parse_head(const char *buf, size_t head_len, struct http_req *r)
 	__attribute__((warn_unused_result));
 

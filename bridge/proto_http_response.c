@@ -172,6 +172,10 @@ struct http_refusal http_refusal(int err)
 	case HTTP_E_UPGRADE_BODY:
 		return (struct http_refusal){ 400, "upgrade-with-body",
 			"cordon: a request that asks for an Upgrade must not carry a body\n" };
+	case HTTP_E_UPGRADE:
+		return (struct http_refusal){ 400, "bad-upgrade",
+			"cordon: a ws:// or Upgrade request must be HTTP/1.1 with Connection: "
+			"Upgrade and one Upgrade header (at most 128 bytes) listing protocols\n" };
 	case -414:
 		return (struct http_refusal){ 414, "bad-request",
 			"cordon: the request line is too long\n" };

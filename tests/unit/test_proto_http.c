@@ -32,6 +32,16 @@ static void bad(const char *s)
 	cr_assert_eq(rc, -400, "accepted or wrong status %d: %s", rc, s);
 }
 
+/* Refused as a bad upgrade: a 400 whose words say what an upgrade needs. */
+static void bad_upgrade(const char *s)
+{
+	struct http_req r;
+	int rc = parse(s, &r);
+	cr_assert_eq(rc, HTTP_E_UPGRADE, "accepted or wrong status %d: %s", rc, s);
+	cr_assert_eq(http_refusal(rc).status, 400);
+	cr_assert(strstr(http_refusal(rc).body, "Connection: Upgrade"), "%s", http_refusal(rc).body);
+}
+
 Test(http_scan, incremental_and_terminator)
 {
 	const char *h = "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\nBODY";
@@ -386,8 +396,8 @@ Test(http_parse, upgrade_asked)
 		cr_assert_eq(r.upgrade_len, 0, "%s", not_asked[i]);
 	}
 	/* ... and ws:// then means nothing: 400. */
-	bad("GET ws://a.test/ HTTP/1.1\r\n\r\n");
-	bad("GET ws://a.test/ HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+	bad_upgrade("GET ws://a.test/ HTTP/1.1\r\n\r\n");
+	bad_upgrade("GET ws://a.test/ HTTP/1.0\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
 	bad("GET ws:// HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
 	bad("GET ws://u@a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n");
 }
@@ -413,15 +423,15 @@ Test(http_parse, upgrade_refusals)
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\n"
 			 "Upgrade: %s\r\n\r\n", lists[i]);
-		bad(h);
+		bad_upgrade(h);
 	}
-	bad("GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n"
-	    "Upgrade: websocket\r\n\r\n");
+	bad_upgrade("GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n"
+		    "Upgrade: websocket\r\n\r\n");
 	char longv[HTTP_UPGRADE_MAX + 2];
 	memset(longv, 'a', sizeof(longv) - 1);
 	longv[sizeof(longv) - 1] = '\0';
 	snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: %s\r\n\r\n", longv);
-	bad(h);
+	bad_upgrade(h);
 	longv[HTTP_UPGRADE_MAX] = '\0';
 	snprintf(h, sizeof(h), "GET http://a.test/ HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: %s\r\n\r\n", longv);
 	cr_assert_eq(parse(h, &r), 0, "HTTP_UPGRADE_MAX bytes: taken");
