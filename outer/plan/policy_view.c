@@ -144,9 +144,11 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	for (size_t i = 0; rc == 0 && i < r->ncarves; i++) {
 		const char *p = r->carves[i].path;
 		if (r->carves[i].pin) {
-			/* plan/pins.h: above a read-only path deeper than its root */
+			/* plan/pins.h: above a read-only path deeper than its root,
+			 * or between a root and a root nested in it */
 			rc = policy_view_add(v, p, VIEW_RW, "pinned in place: a directory above a "
-					     "read-only path cannot be renamed");
+					     "read-only path or a nested writable root cannot be "
+					     "renamed");
 			continue;
 		}
 		path_origin(c, &c->read_only, "read-only", p, why, sizeof(why));
