@@ -54,6 +54,18 @@ static int open_name(int rootfd, const char *name, const char *path, const struc
 	return 0;
 }
 
+/* A link at a protected name that neither the caller nor its earlier runs
+ * made: owned by another user, in a directory that others can write (the
+ * sticky /tmp with --tmp host).  The caller's own links stay refused: an
+ * earlier sandboxed command may have planted them. */
+static int foreign_link(int rootfd, const struct stat *link)
+{
+	struct stat dir;
+	if (!S_ISLNK(link->st_mode) || link->st_uid == geteuid() || fstat(rootfd, &dir) < 0)
+		return 0;
+	return (dir.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
 static int gather_name(const struct resolved *r, size_t root, const char *name, int watch_only,
 		       struct protect_run *p, struct cordon_err *e)
 {
@@ -82,8 +94,10 @@ static int gather_name(const struct resolved *r, size_t root, const char *name, 
 	n->is_symlink = S_ISLNK(st.st_mode);
 	n->dev = st.st_dev;
 	n->ino = st.st_ino;
-	if (n->is_symlink)
-		return 0; /* refused by protect_decide */
+	if (n->is_symlink) {
+		n->foreign_link = foreign_link(rt->fd, &st);
+		return 0; /* refused by protect_decide, or left alone and watched */
+	}
 	int rc = open_name(rt->fd, name, full, &st, &n->fd);
 	if (rc == -EAGAIN)
 		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",

@@ -7,7 +7,12 @@
  * Rules, in the words of DESIGN.md section 5:
  * - an existing name is bound read-only from the descriptor gathered before
  *   bwrap was forked; a symbolic link is refused (a mount lands on its
- *   target, and the command could rename the link and create the name);
+ *   target, and the command could rename the link and create the name),
+ *   unless it is another user's in a directory others can write (the host's
+ *   /tmp with --tmp host): neither an earlier run nor the caller made it, so
+ *   refusing would let any local user stop every run.  It is left as it is
+ *   and the name is watched as if missing, in mount mode too: any new entry
+ *   under the name stops the run;
  * - an existing name that another live run materialized is shared: the same
  *   binding, plus a reference in this run's record, so the last run out
  *   removes it;
@@ -44,6 +49,8 @@ struct protect_name {
 			       * (bwrap inherits it), -1 when missing */
 	int watch_only;       /* a protected dotfile: watched when missing, in
 			       * mount mode too */
+	int foreign_link;     /* a symbolic link owned by another user than the
+			       * caller, in a root that others can write */
 };
 
 struct protect_root {
@@ -74,6 +81,8 @@ enum protect_act {
 	PROTECT_SHARE,   /* names[src]: another live run's directory; referenced */
 	PROTECT_CREATE,  /* names[src]: intent recorded, mkdir, bound by path */
 	PROTECT_WATCH,   /* names[src]: missing, left absent and watched; not bound */
+	PROTECT_WATCH_LINK, /* names[src]: a foreign link (protect_name), left as
+			  * found and watched: any other entry there counts; not bound */
 	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
 			  * gathered; referenced, bound by path */
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
@@ -110,5 +119,8 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 void protect_decision_free(struct protect_decision *d);
+
+/* 1 for the actions that bind nothing and watch the name (WATCH, WATCH_LINK). */
+int protect_act_watched(enum protect_act act);
 
 #endif
