@@ -3,11 +3,11 @@
  *
  * cordon watched, bound and pinned the roots as objects: the inotify watch
  * is on the root's inode, the binds came from its descriptor.  A root whose
- * path was moved (a directory above it renamed, by the command before the
- * pins of plan/pins.h existed or by a host process during the run) leaves
- * its path naming another directory, one nobody watched, where a planted
- * .git waits for the user's next git command.  The pins stop the command;
- * this check is the backstop, and a mismatch is a violation.
+ * path was moved (a directory above it renamed by a host process during the
+ * run, or by the command were a pin of plan/pins.h missing) leaves its path
+ * naming another directory, one nobody watched, where a planted .git waits
+ * for the user's next git command.  The pins stop the command; this check
+ * is the backstop, and a mismatch is a violation.
  *
  * Reading only (no host writes): this module lives beside run.c. */
 #ifndef CORDON_ROOTCHECK_H
