@@ -75,12 +75,13 @@ static int push(struct protect_decision *d, enum protect_act act, const char *pa
 	return 0;
 }
 
-/* Another user's link in a directory others can write (the host's /tmp):
- * nothing can be bound there (a mount lands on the target), and refusing
- * the run would hand every local user a way to stop all runs.  Watched
- * instead, whatever --protect-missing says: replacing the link (a root
- * caller owns /tmp and may) is a new entry under the name, and stops the
- * run; the link itself is left alone, as everything of another user's. */
+/* Another user's link in a directory others can write (the host's /tmp),
+ * leading where the command cannot write: nothing can be bound there (a
+ * mount lands on the target), and refusing the run would hand every local
+ * user a way to stop all runs.  Watched instead, whatever
+ * --protect-missing says: replacing the link (a root caller owns /tmp and
+ * may) is a new entry under the name, and stops the run; the link itself is
+ * left alone, as everything of another user's. */
 static int watch_foreign_link(const struct protect_facts *f, size_t i, struct protect_decision *d)
 {
 	const struct protect_name *n = &f->names[i];
@@ -95,8 +96,15 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 	const struct protect_name *n = &f->names[i];
 	size_t l = live_at(f, n->path);
 	if (!name_gone(f, n)) {
-		if (n->is_symlink && n->foreign_link)
+		if (n->is_symlink && n->link == LINK_FOREIGN && !f->full_write)
 			return watch_foreign_link(f, i, d);
+		if (n->is_symlink && n->link != LINK_OWN)
+			return err_set(e, EPERM,
+				       "protected %s is another user's symbolic link, and the command "
+				       "could make what it leads to (it leads into a writable root%s); "
+				       "cordon cannot keep that read-only: have its owner remove it, "
+				       "or run without --tmp host (or outside that directory)", n->path,
+				       f->full_write ? ": --full-write" : "");
 		/* A mount lands on a symlink's target, not on the link, so the
 		 * command could rename the link away and create the name afresh. */
 		if (n->is_symlink)

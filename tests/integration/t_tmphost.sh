@@ -43,6 +43,26 @@ if is_root && id "$TU" >/dev/null 2>&1; then
 	assert "and nothing was made in its place" -- test "$(readlink "$s/.codex")" = /etc
 	$AS_TU rm -f "$s/.codex"
 
+	# --- a link whose target the command could make or change stays refused ----
+	# /tmp/.codex -> /tmp/x: the command would create x and fill it, and the
+	# host's tools would read it through the protected name.
+	$AS_TU ln -s x "$s/.codex"
+	expect_err 125 "another user's symbolic link.*writable root" \
+		"another user's link into the writable root itself is refused" -- \
+		"${S[@]}" -- sh -c 'mkdir x && echo "[x]" > x/config.toml'
+	assert "and nothing ran" -- test ! -e "$s/x"
+	$AS_TU ln -s /etc "$s/l1"
+	$AS_TU ln -sfn l1 "$s/.codex"
+	expect 125 "so is one through another link in the writable root (which could be swapped)" -- \
+		"${S[@]}" -- true
+	$AS_TU ln -sfn /nonexistent/cordon-h19 "$s/.codex"
+	expect 0 "a dangling link to where nothing can be created does not stop the run" -- \
+		"${S[@]}" -- sh -c 'mkdir -p /nonexistent/cordon-h19 2>/dev/null; true'
+	assert "and its target still does not exist" -- test ! -e /nonexistent/cordon-h19
+	expect_err 125 "full-write" "with --full-write the command could make it: refused" -- \
+		"$CORDON" --full-write -w "$s" -C "$s" -- true
+	$AS_TU rm -f "$s/.codex" "$s/l1"
+
 	# --- the host's own /tmp, with --tmp host (a private mount namespace and
 	# tmpfs of this test's own: the machine's /tmp is never touched) ----------
 	intmp() { unshare -m --propagation private -- sh -c \

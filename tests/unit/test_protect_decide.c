@@ -313,7 +313,7 @@ Test(protect_decide, an_existing_dotfile_is_bound_read_only)
 Test(protect_decide, another_users_link_is_watched_not_refused)
 {
 	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
-						 .is_symlink = 1, .foreign_link = 1, .dev = 7,
+						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
 						 .ino = 41, .fd = -1 };
 	decide();
 	cr_assert_eq(d.n, 1);
@@ -327,6 +327,30 @@ Test(protect_decide, another_users_link_is_watched_not_refused)
 	names[0].root = 1;
 	decide();
 	cr_assert_eq(d.n, 0, "a read-only root: nothing can be made there");
+}
+
+Test(protect_decide, another_users_link_into_a_writable_root_is_refused)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN_INTO_ROOT,
+						 .dev = 7, .ino = 41, .fd = -1 };
+	f.names = names;
+	f.nnames = nnames;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+	cr_assert(strstr(err.msg, "another user's symbolic link"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "writable root"), "%s", err.msg);
+}
+
+Test(protect_decide, another_users_link_is_refused_with_full_write)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
+						 .ino = 41, .fd = -1 };
+	f.names = names;
+	f.nnames = nnames;
+	f.full_write = 1;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+	cr_assert(strstr(err.msg, "--full-write"), "%s", err.msg);
 }
 
 Test(protect_decide, the_callers_own_link_is_still_refused_in_watch_mode)
