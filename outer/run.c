@@ -20,6 +20,7 @@
 #include "netnote.h"
 #include "outcome.h"
 #include "prepare.h"
+#include "rootcheck.h"
 #include "supervise.h"
 #include "watch.h"
 
@@ -111,6 +112,14 @@ static void report_found(void *rep, const struct watch_found *f)
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s", f->kind,
 		       f->moved ? "" : "; not moved aside");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
+}
+
+/* Each root whose path leads elsewhere after the run is one too. */
+static void report_moved(void *rep, const struct rootcheck_moved *m)
+{
+	char detail[96];
+	(void)snprintf(detail, sizeof(detail), "the path now leads to %s", m->now);
+	report_add_violation(rep, "root_moved", NULL, m->path, NULL, detail);
 }
 
 /* watch_settle for this run: the names it finds go to the report too. */
@@ -206,12 +215,17 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	if (r < 0)
 		return r;
 	/* bwrap is gone and everything in the sandbox with it: look at every
-	 * watched name again (an event can race the end).  A name created is
-	 * status 1 at least; killed by cordon, the command's own status means
+	 * watched name again (an event can race the end), and at the path of
+	 * every root (rootcheck.h).  A name created or a root moved is status
+	 * 1 at least; killed by cordon, the command's own status means
 	 * nothing. */
-	if (out->reaped && (settle(w, c, rep) > 0 || ctx.stopped)) {
-		r = outcome_exit_code(out);
-		return ctx.stopped || r == 0 ? 1 : r;
+	if (out->reaped) {
+		size_t found = settle(w, c, rep);
+		size_t moved = rootcheck_settle(&p->res, report_moved, rep);
+		if (found > 0 || moved > 0 || ctx.stopped) {
+			r = outcome_exit_code(out);
+			return ctx.stopped || r == 0 ? 1 : r;
+		}
 	}
 	return outcome_finish(out, c, e);
 }

@@ -58,7 +58,8 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 	return 0;
 }
 
-static int add_name(struct watch *w, size_t dir, const char *path, struct cordon_err *e)
+static int add_name(struct watch *w, size_t dir, const char *path,
+		    const struct protect_name *found, struct cordon_err *e)
 {
 	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
 	if (!v)
@@ -67,14 +68,25 @@ static int add_name(struct watch *w, size_t dir, const char *path, struct cordon
 	char *p = strdup(path);
 	if (!p)
 		return err_set(e, ENOMEM, "out of memory");
-	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p) };
+	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), found != NULL,
+					      found ? (dev_t)found->dev : 0,
+					      found ? (ino_t)found->ino : 0 };
 	return 0;
+}
+
+/* An entry under the name that the command or someone on the host made: not
+ * the other user's link that was there at the start. */
+static int new_entry(const struct watch_name *n, const struct stat *st)
+{
+	return !(n->as_found && S_ISLNK(st->st_mode) && st->st_dev == n->dev &&
+		 st->st_ino == n->ino);
 }
 
 static int exists(const struct watch *w, const struct watch_name *n)
 {
 	struct stat st;
-	return fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       new_entry(n, &st);
 }
 
 int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
@@ -83,9 +95,10 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 	const struct protect_decision *d = protect_decision(p);
 	int rc;
 	for (size_t i = 0; i < d->n; i++) {
-		if (d->v[i].act != PROTECT_WATCH)
+		if (!protect_act_watched(d->v[i].act))
 			continue;
-		const struct rpath *root = &r->roots[p->names[d->v[i].src].root];
+		const struct protect_name *pn = &p->names[d->v[i].src];
+		const struct rpath *root = &r->roots[pn->root];
 		if (w->fd < 0) {
 			(void)clock_gettime(CLOCK_REALTIME, &w->since);
 			if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
@@ -95,7 +108,8 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 		}
 		size_t dir = 0;
 		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
-		    (rc = add_name(w, dir, d->v[i].path, e)) < 0)
+		    (rc = add_name(w, dir, d->v[i].path,
+				   d->v[i].act == PROTECT_WATCH_LINK ? pn : NULL, e)) < 0)
 			return rc;
 	}
 	/* Made between cordon's look and the watch: not by the command, which
@@ -252,7 +266,7 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
 		int dirfd = w->dirs[n->dir].fd;
 		struct stat st;
 		char moved[NAME_MAX + 1], where[PATH_MAX];
-		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !new_entry(n, &st))
 			continue;
 		nfound++;
 		int r = quarantine_move(dirfd, n->name, tag, moved, sizeof(moved));

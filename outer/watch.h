@@ -38,6 +38,9 @@ struct watch_name {
 	size_t dir;          /* index into dirs */
 	char *path;          /* root/name, owned */
 	const char *name;    /* points into path */
+	int as_found;        /* another user's link was there (PROTECT_WATCH_LINK): */
+	dev_t dev;           /* that link, (dev, ino), is no new entry */
+	ino_t ino;
 };
 
 struct watch {
@@ -51,10 +54,12 @@ struct watch {
 
 #define WATCH_INIT { .fd = -1 }
 
-/* Watch every name protect decided to watch (PROTECT_WATCH), then look at
- * each once: one that exists already was made by someone on the host since
- * cordon looked (the command has not started), and the run is refused
- * (-EAGAIN, "run again").  Nothing to watch: 0 with w->fd -1. */
+/* Watch every name protect decided to watch (PROTECT_WATCH, and
+ * PROTECT_WATCH_LINK: another user's link, which counts as absent while it
+ * is the same link), then look at each once: one that exists already was
+ * made by someone on the host since cordon looked (the command has not
+ * started), and the run is refused (-EAGAIN, "run again").  Nothing to
+ * watch: 0 with w->fd -1. */
 int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e) __attribute__((warn_unused_result));
 

@@ -167,6 +167,7 @@ static int apply_decided(struct protect_run *p, struct cordon_err *e)
 				rc = check_live(p, a->src);
 			break;
 		case PROTECT_WATCH:
+		case PROTECT_WATCH_LINK:
 		case PROTECT_CARVE:
 		case PROTECT_KEEP:
 			break;

@@ -54,6 +54,92 @@ static int open_name(int rootfd, const char *name, const char *path, const struc
 	return 0;
 }
 
+#define LINK_HOPS 40
+
+static int in_a_root(const struct resolved *r, const char *path)
+{
+	for (size_t i = 0; i < r->nroots; i++)
+		if (path_is_under(path, r->roots[i].path))
+			return 1;
+	return 0;
+}
+
+/* 1 if following the link at path looks a name up in a directory inside a
+ * writable root, or ends inside one: there the command could create, swap
+ * or write what the protected name leads to.  Followed by hand, one
+ * component at a time, so that every directory a lookup happens in is
+ * known by its canonical path; a name missing from a directory outside
+ * every root can never appear (0).  Anything in doubt (too many links, too
+ * long, unreadable) counts as reaching a root. */
+static int link_reaches_root(const struct resolved *r, const char *path)
+{
+	char cur[PATH_MAX], todo[PATH_MAX], text[PATH_MAX], next[PATH_MAX];
+	int hops = 0;
+	ssize_t n = readlink(path, text, sizeof(text) - 1);
+	if (n <= 0)
+		return 1;
+	text[n] = '\0';
+	const char *slash = strrchr(path, '/');
+	(void)snprintf(cur, sizeof(cur), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+		       path);
+	if (text[0] == '/')
+		(void)snprintf(cur, sizeof(cur), "/");
+	(void)snprintf(todo, sizeof(todo), "%s", text);
+	for (;;) {
+		const char *p = todo;
+		size_t len;
+		const char *s = path_next(&p, &len);
+		if (!s || len == 0)
+			return in_a_root(r, cur);
+		if (len == 1 && s[0] == '.') {
+			memmove(todo, p, strlen(p) + 1);
+			continue;
+		}
+		if (in_a_root(r, cur))
+			return 1;
+		if (len == 2 && s[0] == '.' && s[1] == '.') {
+			char *up = strrchr(cur, '/');
+			if (up)
+				up[up == cur ? 1 : 0] = '\0';
+			memmove(todo, p, strlen(p) + 1);
+			continue;
+		}
+		if (snprintf(next, sizeof(next), "%s%s%.*s", cur, strcmp(cur, "/") ? "/" : "", (int)len,
+			     s) >= (int)sizeof(next))
+			return 1;
+		struct stat st;
+		if (lstat(next, &st) < 0)
+			return errno == ENOENT || errno == ENOTDIR ? 0 : 1;
+		if (S_ISLNK(st.st_mode)) {
+			if (++hops > LINK_HOPS || (n = readlink(next, text, sizeof(text) - 1)) <= 0)
+				return 1;
+			text[n] = '\0';
+			if (snprintf(next, sizeof(next), "%s/%s", text, p) >= (int)sizeof(next))
+				return 1;
+			memcpy(todo, next, strlen(next) + 1);
+			if (text[0] == '/')
+				(void)snprintf(cur, sizeof(cur), "/");
+			continue;
+		}
+		memcpy(cur, next, strlen(next) + 1);
+		memmove(todo, p, strlen(p) + 1);
+	}
+}
+
+/* A link at a protected name that neither the caller nor its earlier runs
+ * made: owned by another user, in a directory that others can write (the
+ * sticky /tmp with --tmp host).  The caller's own links stay refused: an
+ * earlier sandboxed command may have planted them. */
+static enum protect_link link_kind(const struct resolved *r, int rootfd, const char *path,
+				   const struct stat *link)
+{
+	struct stat dir;
+	if (link->st_uid == geteuid() || fstat(rootfd, &dir) < 0 ||
+	    !(dir.st_mode & (S_IWGRP | S_IWOTH)))
+		return LINK_OWN;
+	return link_reaches_root(r, path) ? LINK_FOREIGN_INTO_ROOT : LINK_FOREIGN;
+}
+
 static int gather_name(const struct resolved *r, size_t root, const char *name, int watch_only,
 		       struct protect_run *p, struct cordon_err *e)
 {
@@ -82,8 +168,10 @@ static int gather_name(const struct resolved *r, size_t root, const char *name, 
 	n->is_symlink = S_ISLNK(st.st_mode);
 	n->dev = st.st_dev;
 	n->ino = st.st_ino;
-	if (n->is_symlink)
-		return 0; /* refused by protect_decide */
+	if (n->is_symlink) {
+		n->link = link_kind(r, rt->fd, full, &st);
+		return 0; /* refused by protect_decide, or left alone and watched */
+	}
 	int rc = open_name(rt->fd, name, full, &st, &n->fd);
 	if (rc == -EAGAIN)
 		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",

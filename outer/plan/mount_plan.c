@@ -89,7 +89,7 @@ static size_t count_actions(const struct protect_decision *d, int carve)
 {
 	size_t n = 0;
 	for (size_t i = 0; d && i < d->n; i++)
-		n += d->v[i].carve == carve && d->v[i].act != PROTECT_WATCH;
+		n += d->v[i].carve == carve && !protect_act_watched(d->v[i].act);
 	return n;
 }
 
@@ -139,8 +139,8 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 					     in->carves[i].pin };
 	for (size_t i = 0; d && i < d->n; i++) {
 		const struct protect_action *a = &d->v[i];
-		if (a->act == PROTECT_WATCH)
-			continue; /* absent inside, as on the host */
+		if (protect_act_watched(a->act))
+			continue; /* as on the host (absent, or another user's link) */
 		if (a->carve) {
 			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl, a->act == PROTECT_KEEP };
 			nl++;

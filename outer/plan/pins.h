@@ -5,7 +5,10 @@
  * ancestor (the mount goes with it), recreate the path and plant a hook that
  * git runs on the host.  Each directory strictly between the root and the
  * path becomes a pin, a writable bind of itself onto itself: a mount point
- * cannot be renamed or removed (EBUSY). */
+ * cannot be renamed or removed (EBUSY).  A writable root nested in another
+ * is such a path too: a mount point itself, but a rename of a directory
+ * above it inside the outer root moves it (and the protected names bound in
+ * it) away, and its path becomes an unwatched directory of the outer root. */
 #ifndef CORDON_PINS_H
 #define CORDON_PINS_H
 
@@ -13,7 +16,8 @@
 #include "plan/resolve.h"
 
 /* Append to r->carves a pin for every directory strictly between the
- * deepest writable root that holds path (with full_write and none: "/") and
+ * deepest writable root that holds path (with full_write and none: "/"; the
+ * caller passes 0 where "/" is not the host's, under the private /tmp) and
  * path itself, opened one
  * component at a time from the root's descriptor without following links
  * (cordon-inner checks each pin's (dev, ino) at its path).  Skipped: writable

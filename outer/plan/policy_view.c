@@ -144,9 +144,11 @@ static int add_roots(const struct config *c, const struct resolved *r, struct po
 	for (size_t i = 0; rc == 0 && i < r->ncarves; i++) {
 		const char *p = r->carves[i].path;
 		if (r->carves[i].pin) {
-			/* plan/pins.h: above a read-only path deeper than its root */
+			/* plan/pins.h: above a read-only path deeper than its root,
+			 * or between a root and a root nested in it */
 			rc = policy_view_add(v, p, VIEW_RW, "pinned in place: a directory above a "
-					     "read-only path cannot be renamed");
+					     "read-only path or a nested writable root cannot be "
+					     "renamed");
 			continue;
 		}
 		path_origin(c, &c->read_only, "read-only", p, why, sizeof(why));
@@ -172,6 +174,11 @@ int policy_view_protected(struct policy_view *v, const struct config *c, const c
 	case VIEW_PROTECT_OTHER_RUN:
 		return policy_view_add(v, path, VIEW_PROTECTED,
 				       "another run's mount point, kept in place");
+	case VIEW_PROTECT_FOREIGN_LINK:
+		return policy_view_add(v, path, VIEW_WATCHED,
+				       "%s: another user's symbolic link in a directory others can "
+				       "write; left as it is, and any other entry there stops the run",
+				       why);
 	}
 	return -EINVAL;
 }
@@ -189,6 +196,9 @@ static int add_decision(const struct config *c, const struct protect_decision *d
 			break;
 		case PROTECT_WATCH:
 			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_WATCHED);
+			break;
+		case PROTECT_WATCH_LINK:
+			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_FOREIGN_LINK);
 			break;
 		case PROTECT_SHARE:
 		case PROTECT_CREATE:

@@ -43,10 +43,11 @@ int policy_view_add(struct policy_view *v, const char *path, enum view_access a,
 /* A protected name's row: one that exists (bound read-only), one that is
  * missing (an empty read-only mount point, --protect-missing mount), one
  * that is missing and watched (--protect-missing watch, and a missing
- * protected dotfile in either mode), or another live run's mount point kept
- * in place. */
+ * protected dotfile in either mode), another live run's mount point kept
+ * in place, or another user's link left as it is and watched. */
 enum view_protect {
-	VIEW_PROTECT_EXISTS, VIEW_PROTECT_MISSING, VIEW_PROTECT_WATCHED, VIEW_PROTECT_OTHER_RUN
+	VIEW_PROTECT_EXISTS, VIEW_PROTECT_MISSING, VIEW_PROTECT_WATCHED, VIEW_PROTECT_OTHER_RUN,
+	VIEW_PROTECT_FOREIGN_LINK
 };
 int policy_view_protected(struct policy_view *v, const struct config *c, const char *path,
 			  enum view_protect kind) __attribute__((warn_unused_result));

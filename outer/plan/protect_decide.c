@@ -75,12 +75,36 @@ static int push(struct protect_decision *d, enum protect_act act, const char *pa
 	return 0;
 }
 
+/* Another user's link in a directory others can write (the host's /tmp),
+ * leading where the command cannot write: nothing can be bound there (a
+ * mount lands on the target), and refusing the run would hand every local
+ * user a way to stop all runs.  Watched instead, whatever
+ * --protect-missing says: replacing the link (a root caller owns /tmp and
+ * may) is a new entry under the name, and stops the run; the link itself is
+ * left alone, as everything of another user's. */
+static int watch_foreign_link(const struct protect_facts *f, size_t i, struct protect_decision *d)
+{
+	const struct protect_name *n = &f->names[i];
+	if (f->roots[n->root].read_only)
+		return 0;
+	return push(d, PROTECT_WATCH_LINK, n->path, i, -1, 0);
+}
+
 static int decide_name(const struct protect_facts *f, size_t i, struct protect_decision *d,
 		       struct cordon_err *e)
 {
 	const struct protect_name *n = &f->names[i];
 	size_t l = live_at(f, n->path);
 	if (!name_gone(f, n)) {
+		if (n->is_symlink && n->link == LINK_FOREIGN && !f->full_write)
+			return watch_foreign_link(f, i, d);
+		if (n->is_symlink && n->link != LINK_OWN)
+			return err_set(e, EPERM,
+				       "protected %s is another user's symbolic link, and the command "
+				       "could make what it leads to (it leads into a writable root%s); "
+				       "cordon cannot keep that read-only: have its owner remove it, "
+				       "or run without --tmp host (or outside that directory)", n->path,
+				       f->full_write ? ": --full-write" : "");
 		/* A mount lands on a symlink's target, not on the link, so the
 		 * command could rename the link away and create the name afresh. */
 		if (n->is_symlink)
@@ -113,6 +137,11 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		    push(out, PROTECT_PIN, f->live[i].path, i, -1, 0) < 0)
 			return err_set(e, ENOMEM, "out of memory");
 	return 0;
+}
+
+int protect_act_watched(enum protect_act act)
+{
+	return act == PROTECT_WATCH || act == PROTECT_WATCH_LINK;
 }
 
 void protect_decision_free(struct protect_decision *d)

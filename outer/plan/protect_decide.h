@@ -7,7 +7,13 @@
  * Rules, in the words of DESIGN.md section 5:
  * - an existing name is bound read-only from the descriptor gathered before
  *   bwrap was forked; a symbolic link is refused (a mount lands on its
- *   target, and the command could rename the link and create the name);
+ *   target, and the command could rename the link and create the name),
+ *   unless it is another user's in a directory others can write (the host's
+ *   /tmp with --tmp host) and what it leads to is out of the command's reach
+ *   (not with --full-write): neither an earlier run nor the caller made it,
+ *   so refusing would let any local user stop every run.  It is left as it
+ *   is and the name is watched as if missing, in mount mode too: any new
+ *   entry under the name stops the run;
  * - an existing name that another live run materialized is shared: the same
  *   binding, plus a reference in this run's record, so the last run out
  *   removes it;
@@ -33,6 +39,17 @@
 #include <stdint.h>
 #include "err.h"
 
+/* A protected name that is a symbolic link. */
+enum protect_link {
+	LINK_OWN,            /* the caller's (an earlier run may have planted it),
+			      * or in a root only the caller can write */
+	LINK_FOREIGN,        /* another user's, in a root others can write, and
+			      * following it looks no name up in a writable root:
+			      * the command cannot change what it leads to */
+	LINK_FOREIGN_INTO_ROOT, /* another user's, but it leads into a writable
+			      * root (or cannot be followed without doubt) */
+};
+
 /* A protected name directly inside a writable root, as lstat saw it. */
 struct protect_name {
 	size_t root;          /* index into protect_facts.roots */
@@ -44,6 +61,7 @@ struct protect_name {
 			       * (bwrap inherits it), -1 when missing */
 	int watch_only;       /* a protected dotfile: watched when missing, in
 			       * mount mode too */
+	enum protect_link link; /* with is_symlink: whose, and where it leads */
 };
 
 struct protect_root {
@@ -74,6 +92,8 @@ enum protect_act {
 	PROTECT_SHARE,   /* names[src]: another live run's directory; referenced */
 	PROTECT_CREATE,  /* names[src]: intent recorded, mkdir, bound by path */
 	PROTECT_WATCH,   /* names[src]: missing, left absent and watched; not bound */
+	PROTECT_WATCH_LINK, /* names[src]: a foreign link (protect_name), left as
+			  * found and watched: any other entry there counts; not bound */
 	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
 			  * gathered; referenced, bound by path */
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
@@ -110,5 +130,8 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 void protect_decision_free(struct protect_decision *d);
+
+/* 1 for the actions that bind nothing and watch the name (WATCH, WATCH_LINK). */
+int protect_act_watched(enum protect_act act);
 
 #endif

@@ -421,16 +421,31 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 	return 0;
 }
 
-/* The directories above each read-only path deeper than a writable root's
- * top level stay in place (pins.h): the path keeps protecting what it named. */
-static int pin_read_only_paths(struct resolved *r, int full_write, struct cordon_err *e)
+/* With --full-write "/" is the writable root above a path outside every
+ * root, except under the private /tmp: that tmpfs hides the host's /tmp,
+ * and a pin there (a bind of the host's directory onto itself) would bring
+ * the host's /tmp back, writable, over it. */
+static int top_writable(const struct config *c, const char *path)
 {
-	/* Protected names sit directly in a root (itself a mount point): only
-	 * carve-outs and the git directories named elsewhere need pins. */
-	size_t ncarves = r->ncarves, ngit = r->ngitdirs;
-	for (size_t i = 0; i < ncarves + ngit; i++) {
-		const struct rpath *p = i < ncarves ? &r->carves[i] : &r->gitdirs[i - ncarves];
-		int rc = p->pin ? 0 : pins_add_above(r, p->path, full_write, e);
+	return c->full_write && !(c->tmp == TMP_PRIVATE && path_is_under(path, "/tmp"));
+}
+
+/* The directories above each read-only path deeper than a writable root's
+ * top level stay in place (pins.h): the path keeps protecting what it named.
+ * So do those between a writable root and a root nested in it: a root is a
+ * mount point, but renaming a directory above it inside the outer root
+ * carries the mount (and its protected names, bound in it) along, and the
+ * nested root's path becomes an ordinary, unwatched directory of the outer
+ * root, where the command could plant a .git.  Protected names sit directly
+ * in a root, so pinning the roots covers them. */
+static int pin_read_only_paths(const struct config *c, struct resolved *r, struct cordon_err *e)
+{
+	size_t nroots = r->nroots, ncarves = r->ncarves, ngit = r->ngitdirs;
+	for (size_t i = 0; i < nroots + ncarves + ngit; i++) {
+		const struct rpath *p = i < nroots ? &r->roots[i]
+				      : i < nroots + ncarves ? &r->carves[i - nroots]
+							     : &r->gitdirs[i - nroots - ncarves];
+		int rc = p->pin ? 0 : pins_add_above(r, p->path, top_writable(c, p->path), e);
 		if (rc < 0)
 			return rc;
 	}
@@ -514,7 +529,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			return rc;
 	}
 
-	if ((rc = pin_read_only_paths(r, c->full_write, e)) < 0)
+	if ((rc = pin_read_only_paths(c, r, e)) < 0)
 		return rc;
 
 	for (size_t i = 0; i < c->deny_read.n; i++)

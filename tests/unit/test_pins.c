@@ -175,3 +175,25 @@ Test(pins, full_write_pins_up_to_the_root_directory)
 	cr_assert_eq(r.ncarves, 0, "without --full-write and no root, nothing");
 	resolved_free(&r);
 }
+
+/* resolve pins each root nested in another the same way: the directories
+ * between the two, never the outer root, the nested root itself, or a
+ * directory of the outer root that holds no nested root. */
+Test(pins, between_a_root_and_a_root_nested_in_it)
+{
+	struct resolved r;
+	memset(&r, 0, sizeof(r));
+	mkdirs("ws/a/b/R1/c/R2");
+	mkdirs("ws/free/x");
+	push(&r.roots, &r.nroots, "ws");
+	push(&r.roots, &r.nroots, "ws/a/b/R1");
+	push(&r.roots, &r.nroots, "ws/a/b/R1/c/R2");
+	pin(&r, "ws/a/b/R1", 0);
+	pin(&r, "ws/a/b/R1/c/R2", 0);
+	pin(&r, "ws", 0);
+	cr_assert_eq(r.ncarves, 3, "ws/a, ws/a/b and ws/a/b/R1/c");
+	cr_assert(pin_at(&r, "ws/a") && pin_at(&r, "ws/a/b") && pin_at(&r, "ws/a/b/R1/c"));
+	cr_assert_null(pin_at(&r, "ws/a/b/R1"), "a root is a mount point already");
+	cr_assert_null(pin_at(&r, "ws/free"));
+	resolved_free(&r);
+}

@@ -306,3 +306,59 @@ Test(protect_decide, an_existing_dotfile_is_bound_read_only)
 	decide();
 	expect(0, PROTECT_BIND, "/ws/.bashrc", 12);
 }
+
+/* --tmp host: another user's link at a protected name in a directory others
+ * can write (issue 19, item 8) is left as it is and watched, in either
+ * mode; nothing is bound. */
+Test(protect_decide, another_users_link_is_watched_not_refused)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
+						 .ino = 41, .fd = -1 };
+	decide();
+	cr_assert_eq(d.n, 1);
+	expect(0, PROTECT_WATCH_LINK, "/ws/.codex", -1);
+	cr_assert(protect_act_watched(d.v[0].act));
+	protect_decision_free(&d);
+	f.watch = 1;
+	decide();
+	expect(0, PROTECT_WATCH_LINK, "/ws/.codex", -1);
+	protect_decision_free(&d);
+	names[0].root = 1;
+	decide();
+	cr_assert_eq(d.n, 0, "a read-only root: nothing can be made there");
+}
+
+Test(protect_decide, another_users_link_into_a_writable_root_is_refused)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN_INTO_ROOT,
+						 .dev = 7, .ino = 41, .fd = -1 };
+	f.names = names;
+	f.nnames = nnames;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+	cr_assert(strstr(err.msg, "another user's symbolic link"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "writable root"), "%s", err.msg);
+}
+
+Test(protect_decide, another_users_link_is_refused_with_full_write)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
+						 .ino = 41, .fd = -1 };
+	f.names = names;
+	f.nnames = nnames;
+	f.full_write = 1;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+	cr_assert(strstr(err.msg, "--full-write"), "%s", err.msg);
+}
+
+Test(protect_decide, the_callers_own_link_is_still_refused_in_watch_mode)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.git", .exists = 1,
+						 .is_symlink = 1, .dev = 7, .ino = 41, .fd = -1 };
+	f.watch = 1;
+	f.names = names;
+	f.nnames = nnames;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+}

@@ -1,0 +1,37 @@
+/* rootcheck.h: at the end of a run, each writable root's path must still
+ * lead to the directory the run started with (DESIGN.md section 5).
+ *
+ * cordon watched, bound and pinned the roots as objects: the inotify watch
+ * is on the root's inode, the binds came from its descriptor.  A root whose
+ * path was moved (a directory above it renamed by a host process during the
+ * run, or by the command were a pin of plan/pins.h missing) leaves its path
+ * naming another directory, one nobody watched, where a planted .git waits
+ * for the user's next git command.  The pins stop the command; this check
+ * is the backstop, and a mismatch is a violation.
+ *
+ * Reading only (no host writes): this module lives beside run.c. */
+#ifndef CORDON_ROOTCHECK_H
+#define CORDON_ROOTCHECK_H
+
+#include <stddef.h>
+#include "plan/resolve.h"
+
+/* One root whose path no longer leads to it, for whoever records
+ * violations (run.c hands them to --report). */
+struct rootcheck_moved {
+	const char *path;     /* the root's path, as resolved at the start */
+	const char *now;      /* what the path leads to now: "another directory",
+			       * "nothing", "a symbolic link on the way", ... */
+};
+
+typedef void rootcheck_fn(void *ctx, const struct rootcheck_moved *m);
+
+/* Walk each root's path from "/" one component at a time without following
+ * a link (the path was canonical at the start: a link on it now is a swap)
+ * and compare the (dev, ino) reached with the root's.  For each mismatch,
+ * say on stderr what happened and what the user should do, and pass it to
+ * moved (may be NULL) with ctx.  r's descriptors may be closed already
+ * (resolved_close keeps paths and identities).  The number of mismatches. */
+size_t rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx);
+
+#endif

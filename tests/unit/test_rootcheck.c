@@ -1,0 +1,126 @@
+/* test_rootcheck.c: a root's path checked at the end of a run: still the
+ * directory it was, or moved (renamed away, replaced by another directory
+ * or by a link to the original), each mismatch counted and passed on. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "plan/resolve.h"
+#include "rootcheck.h"
+
+static char top[PATH_MAX];
+
+static void init(void)
+{
+	char tmpl[] = "/tmp/cordon-rootcheck.XXXXXX";
+	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(realpath(tmpl, top));
+}
+
+static void fini(void)
+{
+	char *argv[] = { "rm", "-rf", top, NULL };
+	pid_t c = fork();
+	if (c == 0) {
+		execvp("rm", argv);
+		_exit(127);
+	}
+	int st;
+	(void)waitpid(c, &st, 0);
+}
+
+TestSuite(rootcheck, .init = init, .fini = fini);
+
+static void at(char *out, const char *rel)
+{
+	(void)snprintf(out, PATH_MAX, "%s/%s", top, rel);
+}
+
+static void root(struct resolved *r, const char *rel)
+{
+	char path[PATH_MAX];
+	struct rpath p;
+	struct cordon_err e = { 0 };
+	at(path, rel);
+	cr_assert_eq(resolve_path("test", path, &p, &e), 0, "%s", e.msg);
+	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &p), 0);
+}
+
+static void mv(const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	at(a, from);
+	at(b, to);
+	cr_assert_eq(rename(a, b), 0, "%s", a);
+}
+
+static void md(const char *rel)
+{
+	char p[PATH_MAX];
+	at(p, rel);
+	cr_assert_eq(mkdir(p, 0755), 0, "%s", p);
+}
+
+static char last_now[64];
+static void note(void *ctx, const struct rootcheck_moved *m)
+{
+	(*(int *)ctx)++;
+	(void)snprintf(last_now, sizeof(last_now), "%s", m->now);
+}
+
+Test(rootcheck, roots_in_place_pass)
+{
+	struct resolved r;
+	int calls = 0;
+	memset(&r, 0, sizeof(r));
+	md("ws");
+	md("ws/a");
+	md("ws/a/R");
+	root(&r, "ws");
+	root(&r, "ws/a/R");
+	resolved_close(&r);
+	cr_assert_eq(rootcheck_settle(&r, note, &calls), 0);
+	cr_assert_eq(calls, 0);
+	resolved_free(&r);
+}
+
+Test(rootcheck, a_renamed_parent_and_a_fresh_directory_in_its_place)
+{
+	struct resolved r;
+	int calls = 0;
+	memset(&r, 0, sizeof(r));
+	md("ws");
+	md("ws/a");
+	md("ws/a/R");
+	root(&r, "ws");
+	root(&r, "ws/a/R");
+	mv("ws/a", "ws/b");
+	cr_assert_eq(rootcheck_settle(&r, note, &calls), 1, "nothing at the path");
+	cr_assert_str_eq(last_now, "nothing");
+	md("ws/a");
+	md("ws/a/R");
+	cr_assert_eq(rootcheck_settle(&r, note, &calls), 1);
+	cr_assert_str_eq(last_now, "another directory");
+	cr_assert_eq(calls, 2);
+	resolved_free(&r);
+}
+
+Test(rootcheck, a_link_to_the_moved_root_does_not_pass)
+{
+	struct resolved r;
+	char link[PATH_MAX];
+	memset(&r, 0, sizeof(r));
+	md("ws");
+	md("ws/a");
+	md("ws/a/R");
+	root(&r, "ws/a/R");
+	mv("ws/a", "ws/b");
+	at(link, "ws/a");
+	cr_assert_eq(symlink("b", link), 0);
+	cr_assert_eq(rootcheck_settle(&r, NULL, NULL), 1);
+	resolved_free(&r);
+}
