@@ -310,15 +310,18 @@ int registry_wait_unbound(const struct registry *reg, const char *name, long tim
 	int rc = registry_read(reg, name, &rec, &written, why, sizeof(why));
 	if (rc < 0)
 		return rc;
-	/* An intent too: a run killed between its two writes leaves the
-	 * directory it made under an intent, and a sandbox started meanwhile
-	 * binds (and locks) it as a directory it found.  Skipping those made
-	 * the guardian's sweep and this wait a loop without a pause. */
+	/* Every entry the sweep may remove, not only the ones the run
+	 * created: a placeholder it shared from a run that is gone now (a
+	 * referenced one), or one it made but recorded only as an intent (it
+	 * was killed between its two writes), is removed as well, and a
+	 * sandbox started meanwhile that found the directory there binds and
+	 * locks it.  Skipping those made the guardian's sweep and this wait a
+	 * loop without a pause for as long as that sandbox ran. */
 	long long until = sys_now_ms() + timeout_ms;
 	int waited = 0;
 	for (size_t i = 0; i < rec.n && rc == 0; i++) {
 		const struct rec_entry *en = &rec.v[i];
-		if (en->kind == REC_REFERENCED || !entrypath_name_protected(path_base(en->path)))
+		if (!entrypath_name_protected(path_base(en->path)))
 			continue;
 		long left = (long)(until - sys_now_ms());
 		int r = entrypath_wait_unbound(en->path, en->dev, en->ino, left > 0 ? left : 0);

@@ -39,7 +39,8 @@ int registry_release(struct registry *reg, const char *name, const struct record
 		     struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Not locked.  Wait, at most timeout_ms, until no sandbox binds any
- * directory the record `name` created or meant to create (each holds a
+ * directory of the record `name` (created, meant to create or shared:
+ * whatever a sweep may remove; each sandbox holds a
  * shared flock on it while its bwrap runs).  1 when one was held and is
  * free now, 0 when none was held (what holds the sweep up is not a lock
  * this wait can see: only time may change it), -ETIMEDOUT, or -errno (no
