@@ -107,7 +107,7 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 
 /* How long a guardian waits for another sandbox to let go of the run's
  * directories before it leaves them, and the record, to the next sweep. */
-#define HELD_WAIT_MS (10 * 60 * 1000)
+#define HELD_WAIT_MS (10L * 60 * 1000)
 #define NAP_MIN_MS 50
 #define NAP_MAX_MS 5000
 
