@@ -28,6 +28,12 @@ int sys_close_except(const int *keep, size_t nkeep) WUR;
 /* Clear FD_CLOEXEC on fd, for a descriptor meant to cross one exec. */
 int sys_set_inheritable(int fd) WUR;
 
+/* Sleep ms milliseconds, resuming after a signal handler. */
+void sys_sleep_ms(long ms);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long sys_now_ms(void);
+
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 
 /* Transfer ownership out of an AUTO_FD variable: returns it, leaves -1. */

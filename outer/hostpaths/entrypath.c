@@ -199,7 +199,10 @@ int entrypath_remove(const struct entrypath *h)
 	return 0;
 }
 
-int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino)
+#define UNBOUND_STEP_MIN_MS 20
+#define UNBOUND_STEP_MAX_MS 1000
+
+int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino, long timeout_ms)
 {
 	struct stat st;
 	/* Only a lock is taken and dropped: nothing is changed through a path
@@ -207,15 +210,24 @@ int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino)
 	AUTO_FD fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
+	if (fstat(fd, &st) < 0 || ((dev || ino) && (st.st_dev != dev || st.st_ino != ino)))
 		return -ESTALE;
-	int r;
-	while ((r = flock(fd, LOCK_EX)) < 0 && errno == EINTR) {
+	/* Tried, not waited for in flock: a holder that never lets go (a
+	 * process a crash left behind) must not keep the caller forever. */
+	long waited = 0, step = UNBOUND_STEP_MIN_MS;
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			(void)flock(fd, LOCK_UN);
+			return waited > 0;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		sys_sleep_ms(step);
+		waited += step;
+		step = step * 2 > UNBOUND_STEP_MAX_MS ? UNBOUND_STEP_MAX_MS : step * 2;
 	}
-	if (r < 0)
-		return -errno;
-	(void)flock(fd, LOCK_UN);
-	return 0;
 }
 
 void entrypath_close(struct entrypath *h)

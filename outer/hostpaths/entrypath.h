@@ -41,9 +41,11 @@ int entrypath_look(const char *path, int trusted, struct entrypath *h, struct pa
  * flock on it), or -errno (ENOTEMPTY: it is not empty any more). */
 int entrypath_remove(const struct entrypath *h) __attribute__((warn_unused_result));
 
-/* Block until no sandbox holds a shared flock on the directory at path
- * (which must still be (dev, ino)).  0, or -errno. */
-int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino);
+/* Wait until no sandbox holds a shared flock on the directory at path
+ * (which must still be (dev, ino), unless both are 0: an intent's), trying
+ * at growing intervals up to a second, for at most timeout_ms.  1 once it
+ * is free after a wait, 0 if it was free at once, -ETIMEDOUT, or -errno. */
+int entrypath_wait_unbound(const char *path, uint64_t dev, uint64_t ino, long timeout_ms);
 
 void entrypath_close(struct entrypath *h);
 

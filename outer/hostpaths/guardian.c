@@ -28,6 +28,7 @@
 
 #define READY_TIMEOUT_MS 5000
 #define DONE_WAIT_MS 1000
+#define GONE_WAIT_MS 60000
 #define NAME "cordon-guardian"
 
 /* The watched roots cordon named (GWIRE_WATCH).  Past MAX_WATCHED the rest
@@ -104,6 +105,43 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 	}
 }
 
+/* How long a guardian waits for another sandbox to let go of the run's
+ * directories before it leaves them, and the record, to the next sweep. */
+#define HELD_WAIT_MS (10L * 60 * 1000)
+#define NAP_MIN_MS 50
+#define NAP_MAX_MS 5000
+
+/* Release the record as cordon would have.  A directory of the run that
+ * another sandbox binds holds the sweep up (-EBUSY): wait, unlocked, until
+ * that sandbox lets go, then sweep again.  What no lock explains (the
+ * directory is a mount point here, say) only time may change: nap,
+ * doubling the nap.  Each round rewrites the record only if an entry left
+ * it; without the naps, one such directory kept a guardian sweeping and
+ * rewriting its record hundreds of times a second.  After HELD_WAIT_MS the
+ * record stays for the next sweep. */
+static void release_record(struct registry *reg, const char *name)
+{
+	struct cordon_err e;
+	long long give_up = sys_now_ms() + HELD_WAIT_MS;
+	long nap = NAP_MIN_MS;
+	for (;;) {
+		int rc = registry_lock(reg, &e);
+		if (rc == 0)
+			rc = registry_sweep(reg, name, NULL, NULL, &e);
+		registry_unlock(reg);
+		long left = (long)(give_up - sys_now_ms());
+		if (rc != -EBUSY || left <= 0)
+			return;
+		int w = registry_wait_unbound(reg, name, left);
+		if (w < 0)
+			return;
+		if (w == 0) {
+			sys_sleep_ms(nap);
+			nap = nap * 2 > NAP_MAX_MS ? NAP_MAX_MS : nap * 2;
+		}
+	}
+}
+
 /* Show what this process is: `ps` and `pgrep -f` read the command line
  * from the argument area, still cordon's (which names the command), so a
  * search for the command's processes would find the guardian too.  The
@@ -173,7 +211,11 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	pid_t sandbox = sb.pid;
 	if (sandbox > 0 && (pidfd >= 0 ? gscan_alive(pidfd) : gscan_same_process(sandbox, sb.start)))
 		nkids = gscan_sandbox_children(sandbox, kids, GSCAN_MAX_CHILDREN);
-	gscan_wait_gone(sandbox, sb.start, pidfd, kids, nkids);
+	/* Killed, or dying with cordon: gone in a moment.  A sandbox still
+	 * there after GONE_WAIT_MS may still bind the run's directories:
+	 * the names it created are moved aside, but its record stays for a
+	 * sweep that finds it gone. */
+	int gone = gscan_wait_gone(sandbox, sb.start, pidfd, kids, nkids, GONE_WAIT_MS) == 0;
 	recheck_watched(&wd);
 	/* cordon's own cgroup (and any other dead run's) goes now: its name
 	 * says cordon is gone.  The guardian is in cordon's cgroups, so it
@@ -182,17 +224,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 
 	/* cordon is gone and so is its sandbox: release its record exactly as
 	 * cordon would have.  A failure leaves the record to the next sweep. */
-	while (have_reg) {
-		int rc = registry_lock(&reg, &e);
-		if (rc == 0)
-			rc = registry_sweep(&reg, name, NULL, NULL, &e);
-		registry_unlock(&reg);
-		/* A directory of the run that another registry's sandbox still
-		 * binds: wait, unlocked, until that sandbox ends, then again.
-		 * Any other failure leaves the record to the next sweep. */
-		if (rc != -EBUSY || registry_wait_unbound(&reg, name) < 0)
-			break;
-	}
+	if (have_reg && gone)
+		release_record(&reg, name);
 	registry_close(&reg);
 	_exit(0);
 }

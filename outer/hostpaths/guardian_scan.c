@@ -21,6 +21,7 @@
 #define KILL_PASSES 256
 #define KILL_GRACE_MS 500
 #define KILL_GRACE_STEP_MS 25
+#define KILL_WAIT_MS 1000
 
 int gscan_pidfd_open(pid_t pid)
 {
@@ -31,13 +32,6 @@ int gscan_pidfd_open(pid_t pid)
 	errno = ENOSYS;
 	return -1;
 #endif
-}
-
-static void gscan_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 /* 1 while pid is the process that started at `start`. */
@@ -95,12 +89,11 @@ size_t gscan_sandbox_children(pid_t bwrap, int *fds, size_t max)
 	return n;
 }
 
-/* Wait until bwrap (pidfd, or pid and start time) and the given children
- * have all exited. */
-void gscan_wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nkids)
+int gscan_wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nkids, long timeout_ms)
 {
 	struct pollfd p[GSCAN_MAX_CHILDREN + 1];
 	size_t n = 0;
+	long long until = sys_now_ms() + timeout_ms;
 	if (pidfd >= 0)
 		p[n++] = (struct pollfd){ pidfd, POLLIN, 0 };
 	for (size_t i = 0; i < nkids; i++)
@@ -112,11 +105,16 @@ void gscan_wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nki
 				left = 1;
 		int polling = pidfd < 0 && pid > 0 && gscan_same_process(pid, start);
 		if (!left && !polling)
-			return;
-		int r = poll(p, (nfds_t)n, polling ? POLL_FALLBACK_MS : -1);
+			return 0;
+		long long ms = until - sys_now_ms();
+		if (ms <= 0)
+			return -ETIMEDOUT;
+		if (polling && ms > POLL_FALLBACK_MS)
+			ms = POLL_FALLBACK_MS;
+		int r = poll(p, (nfds_t)n, (int)ms);
 		if (r < 0 && errno != EINTR) {
 			/* Cannot watch: fall back to polling each pid. */
-			gscan_sleep_ms(POLL_FALLBACK_MS);
+			sys_sleep_ms(POLL_FALLBACK_MS);
 			continue;
 		}
 		for (size_t i = 0; i < n; i++)
@@ -191,7 +189,10 @@ void gscan_kill_holders(ino_t ino)
 	for (int pass = 0; pass < KILL_PASSES; pass++) {
 		size_t n = kill_holders_once(want, fds, GSCAN_MAX_CHILDREN);
 		if (n > 0) {
-			gscan_wait_gone(0, 0, -1, fds, n);
+			/* SIGKILLed: gone in a moment, unless stuck in the
+			 * kernel; then the next pass finds it again, and the
+			 * passes are counted. */
+			(void)gscan_wait_gone(0, 0, -1, fds, n, KILL_WAIT_MS);
 			for (size_t i = 0; i < n; i++)
 				sys_close(&fds[i]);
 			continue;
@@ -204,7 +205,7 @@ void gscan_kill_holders(ino_t ino)
 		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (ms >= KILL_GRACE_MS)
 			return;
-		gscan_sleep_ms(KILL_GRACE_STEP_MS);
+		sys_sleep_ms(KILL_GRACE_STEP_MS);
 	}
 }
 

@@ -25,8 +25,9 @@ int gscan_alive(int pidfd);
 size_t gscan_sandbox_children(pid_t bwrap, int *fds, size_t max);
 
 /* Until bwrap (pidfd, or pid and start time) and the children have all
- * exited. */
-void gscan_wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nkids);
+ * exited: 0, or -ETIMEDOUT after timeout_ms. */
+int gscan_wait_gone(pid_t pid, uint64_t start, int pidfd, int *kids, size_t nkids,
+		    long timeout_ms);
 
 /* SIGKILL to every process holding the socket of inode ino, pass after
  * pass, until a pass finds nobody and a grace period has gone by. */

@@ -129,10 +129,16 @@ static int settle_record(struct registry *reg, const struct loaded *l, const cha
 		    (rc = record_add(&left, en->kind, en->dev, en->ino, en->path)) < 0)
 			rc = err_set(e, -rc, "out of memory");
 	}
-	if (rc == 0 && left.n > 0)
-		rc = registry_write(reg, name, &left, e);
-	else if (rc == 0 && unlinkat(reg->dirfd, name, 0) < 0 && errno != ENOENT)
+	/* Every entry kept: the file already says exactly this (a run's own
+	 * copy aside, which the file may lag behind).  A guardian that sweeps
+	 * again and again while another sandbox binds a directory rewrote it
+	 * on every round. */
+	if (rc == 0 && left.n > 0) {
+		if (left.n < l->rec.n || l->trusted)
+			rc = registry_write(reg, name, &left, e);
+	} else if (rc == 0 && unlinkat(reg->dirfd, name, 0) < 0 && errno != ENOENT) {
 		rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, name);
+	}
 	record_free(&left);
 	return rc;
 }
@@ -296,7 +302,7 @@ int registry_release(struct registry *reg, const char *name, const struct record
 	return sweep(reg, name, mine, NULL, NULL, e);
 }
 
-int registry_wait_unbound(const struct registry *reg, const char *name)
+int registry_wait_unbound(const struct registry *reg, const char *name, long timeout_ms)
 {
 	struct record rec = { 0 };
 	struct rec_time written;
@@ -304,12 +310,28 @@ int registry_wait_unbound(const struct registry *reg, const char *name)
 	int rc = registry_read(reg, name, &rec, &written, why, sizeof(why));
 	if (rc < 0)
 		return rc;
-	for (size_t i = 0; i < rec.n; i++)
-		if (rec.v[i].kind == REC_CREATED &&
-		    entrypath_name_protected(path_base(rec.v[i].path)))
-			(void)entrypath_wait_unbound(rec.v[i].path, rec.v[i].dev, rec.v[i].ino);
+	/* Every entry the sweep may remove, not only the ones the run
+	 * created: a placeholder it shared from a run that is gone now (a
+	 * referenced one), or one it made but recorded only as an intent (it
+	 * was killed between its two writes), is removed as well, and a
+	 * sandbox started meanwhile that found the directory there binds and
+	 * locks it.  Skipping those made the guardian's sweep and this wait a
+	 * loop without a pause for as long as that sandbox ran. */
+	long long until = sys_now_ms() + timeout_ms;
+	int waited = 0;
+	for (size_t i = 0; i < rec.n && rc == 0; i++) {
+		const struct rec_entry *en = &rec.v[i];
+		if (!entrypath_name_protected(path_base(en->path)))
+			continue;
+		long left = (long)(until - sys_now_ms());
+		int r = entrypath_wait_unbound(en->path, en->dev, en->ino, left > 0 ? left : 0);
+		if (r == 1)
+			waited = 1;
+		else if (r == -ETIMEDOUT)
+			rc = r;
+	}
 	record_free(&rec);
-	return 0;
+	return rc < 0 ? rc : waited;
 }
 
 static void print_report(void *ctx, const char *path, enum reclaim_verdict v, const char *why)

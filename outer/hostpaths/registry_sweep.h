@@ -38,10 +38,14 @@ int registry_sweep(struct registry *reg, const char *released, registry_report_f
 int registry_release(struct registry *reg, const char *name, const struct record *mine,
 		     struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* Not locked.  Block until no sandbox binds any directory the record
- * `name` created (each holds a shared flock on it while its bwrap runs).
- * 0, or -errno (no such record). */
-int registry_wait_unbound(const struct registry *reg, const char *name);
+/* Not locked.  Wait, at most timeout_ms, until no sandbox binds any
+ * directory of the record `name` (created, meant to create or shared:
+ * whatever a sweep may remove; each sandbox holds a
+ * shared flock on it while its bwrap runs).  1 when one was held and is
+ * free now, 0 when none was held (what holds the sweep up is not a lock
+ * this wait can see: only time may change it), -ETIMEDOUT, or -errno (no
+ * such record). */
+int registry_wait_unbound(const struct registry *reg, const char *name, long timeout_ms);
 
 /* cordon reclaim: sweep and print "removed PATH" or "kept PATH: reason" per
  * path to out.  0 or -errno with *e filled. */

@@ -183,24 +183,53 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e)
 	return 0;
 }
 
-/* Kill bwrap's child first (see bwrap.h): learn its pid from --info-fd if
- * it is not known (bwrap reports it right after clone, or exits: bounded
- * wait), and only while it is still bwrap's child. */
+/* SIGKILL every child bwrap has: the pids listed in its task's children
+ * file ("1234 1240 ").  The caller stopped bwrap, so each is still its
+ * child (a stopped bwrap reaps nothing: no pid in the list can be reused)
+ * and the list is complete (it cannot clone while stopped). */
+static void kill_listed_children(pid_t bwrap)
+{
+	char path[64], buf[512];
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)bwrap, (int)bwrap);
+	AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *p = buf, *end; *p; p = end) {
+		long c = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (c > 1)
+			(void)kill((pid_t)c, SIGKILL);
+	}
+}
+
+/* Kill bwrap's children first (see bwrap.h): bwrap's child waits for its
+ * release, and a bwrap killed alone leaves it waiting forever.  bwrap is
+ * stopped (it is cordon's child: waitid says when), so that it cannot
+ * clone meanwhile, and every child it has then is killed.  This used to
+ * read the child's pid from --info-fd, for at most 2 s: a bwrap slower
+ * than that to clone (a loaded machine) was killed just after, its child
+ * left blocked, and the guardian dismissed. */
 static void kill_child(struct bwrap *b)
 {
-	struct cordon_err ignored;
-	char path[32];
+	siginfo_t si;
 	if (!b->args_sent)
 		return; /* no options, no clone */
-	if (b->child <= 0 &&
-	    (b->info[0] < 0 || bwrap_read_child(b->info[0], 2000, &b->child, &ignored) < 0))
-		return; /* bwrap exited before clone, or never said: no child */
-	(void)snprintf(path, sizeof(path), "/proc/%d", (int)b->child);
-	AUTO_FD dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	/* While bwrap waits for its release it reaps nothing: the pid is still
-	 * its child's if the parent check passes. */
-	if (dir >= 0 && userns_check_parent(dir, b->pid) == 0)
-		(void)kill(b->child, SIGKILL);
+	if (kill(b->pid, SIGSTOP) < 0)
+		return;
+	memset(&si, 0, sizeof(si));
+	int r;
+	while ((r = waitid(P_PID, (id_t)b->pid, &si, WSTOPPED | WEXITED | WNOWAIT)) < 0 &&
+	       errno == EINTR) {
+	}
+	if (r == 0 && si.si_code == CLD_STOPPED) {
+		kill_listed_children(b->pid);
+		return;
+	}
+	/* It exited first: its child, if any, is no longer its own to find
+	 * here (the guardian ends whoever holds the sandbox's socket). */
 }
 
 /* End bwrap (if it runs) and its child, and reap it; its wait status. */

@@ -12,10 +12,12 @@
  *                      bwrap's child, write its user namespace's map
  *   bwrap_release      the byte on --userns-block-fd: it may mount now
  *   bwrap_reaped       the supervisor waited for it
- *   bwrap_close        whatever is left: kill the unreleased child (it gets
- *                      no parent-death signal until just before its exec, so
- *                      it would wait forever or set up a sandbox nobody
- *                      supervises), kill bwrap, reap it, close the channels.
+ *   bwrap_close        whatever is left: stop bwrap, kill every child it
+ *                      has then (the unreleased one gets no parent-death
+ *                      signal until just before its exec, so it would wait
+ *                      forever or set up a sandbox nobody supervises; its
+ *                      pid may not be reported yet), kill bwrap, reap it,
+ *                      close the channels.
  * Each step that finds bwrap gone ends it and says so once (bwrap_fail).
  * Sockets rather than pipes for args and release: cordon writes with
  * MSG_NOSIGNAL, so a bwrap that died early is an error, never a SIGPIPE. */

@@ -142,6 +142,46 @@ Test(bwrap_close, kills_the_waiting_child_of_bwrap)
 	cr_assert_eq(bw.info[0], -1);
 }
 
+/* bwrap between its clone and its --info-fd report (a loaded machine, or
+ * the report never comes): the child is there, its pid unknown.  cordon
+ * failing then must not leave it waiting for a release that never comes
+ * (it read --info-fd for 2 s, then killed bwrap alone). */
+Test(bwrap_close, kills_a_child_bwrap_has_not_reported)
+{
+	int info[2], back[2];
+	cr_assert_eq(pipe2(info, O_CLOEXEC), 0);
+	cr_assert_eq(pipe2(back, O_CLOEXEC), 0);
+	pid_t b = fork();
+	cr_assert_geq(b, 0);
+	if (b == 0) {
+		pid_t c = fork();
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		if (write(back[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(back[1]);
+	pid_t c = 0;
+	cr_assert_eq(read(back[0], &c, sizeof(c)), (ssize_t)sizeof(c));
+	close(back[0]);
+	struct bwrap bw = BWRAP_INIT;
+	bw.pid = b;
+	bw.args_sent = 1;
+	bw.info[0] = info[0];
+	bw.info[1] = info[1];
+	bwrap_close(&bw);
+	for (int i = 0; i < 200 && !dead(c); i++)
+		usleep(5000);
+	int killed = dead(c);
+	kill(c, SIGKILL);
+	cr_assert(killed, "bwrap's unreported child is left waiting");
+	cr_assert_eq(bw.pid, 0, "bwrap is reaped");
+}
+
 Test(bwrap_close, spares_a_process_that_is_not_bwraps_child)
 {
 	int info[2];

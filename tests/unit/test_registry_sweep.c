@@ -3,6 +3,8 @@
 #include "registry_scratch.h"
 #include "hostpaths/registry_sweep.h"
 
+#include <sys/file.h>
+
 TestSuite(registry, .init = scratch_init, .fini = scratch_fini);
 
 Test(registry, sweep_removes_a_dead_runs_empty_dirs_and_keeps_the_rest)
@@ -286,5 +288,79 @@ Test(registry, an_intent_is_reclaimed_when_its_directory_was_born_after_it)
 	snprintf(line, sizeof(line), "kept %s: it existed before", codex);
 	cr_assert(seen_has(&s, line), "%s", line);
 	cr_assert_not(exists_at(reg.dirfd, name), "the record stayed after final verdicts");
+	registry_close(&reg);
+}
+
+/* Another sandbox binds (holds a shared flock on) a directory of a released
+ * record: the sweep says so (-EBUSY) and keeps the entry, and a second
+ * sweep that finds the same leaves the file as it was: a guardian sweeps
+ * again after each wait, and used to rewrite the record on every round. */
+Test(registry, a_held_directory_keeps_its_record_unchanged)
+{
+	char ws[PATH_MAX], git[PATH_MAX], aws[PATH_MAX], name[REC_NAME_MAX];
+	sub(ws, "ws");
+	sub(git, "ws/.git");
+	sub(aws, "ws/.aws");
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	cr_assert_eq(mkdir(aws, 0755), 0);
+	struct registry reg = REGISTRY_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(registry_open(&reg, &e), 0, "%s", e.msg);
+	struct rec_entry v[] = { created(git), created(aws) };
+	plant_entries(&reg, v, 2, name);
+	int held = open(git, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(held, 0);
+	cr_assert_eq(flock(held, LOCK_SH), 0);
+
+	cr_assert_eq(registry_lock(&reg, &e), 0);
+	cr_assert_eq(registry_sweep(&reg, name, NULL, NULL, &e), -EBUSY);
+	registry_unlock(&reg);
+	cr_assert(access(aws, F_OK) != 0, "the free directory was not removed");
+	cr_assert_eq(access(git, F_OK), 0, "the held directory was removed");
+	struct stat first, again;
+	cr_assert_eq(fstatat(reg.dirfd, name, &first, 0), 0, "the record of a held directory went");
+	cr_assert_eq(registry_lock(&reg, &e), 0);
+	cr_assert_eq(registry_sweep(&reg, name, NULL, NULL, &e), -EBUSY);
+	registry_unlock(&reg);
+	cr_assert_eq(fstatat(reg.dirfd, name, &again, 0), 0);
+	cr_assert(first.st_ino == again.st_ino && first.st_mtim.tv_sec == again.st_mtim.tv_sec &&
+		  first.st_mtim.tv_nsec == again.st_mtim.tv_nsec,
+		  "a sweep that changed nothing rewrote the record");
+
+	/* The wait sees the lock, gives up after its limit, and sees it go. */
+	cr_assert_eq(registry_wait_unbound(&reg, name, 100), -ETIMEDOUT);
+	close(held);
+	cr_assert_eq(registry_wait_unbound(&reg, name, 100), 0, "nothing holds it any more");
+	cr_assert_eq(registry_lock(&reg, &e), 0);
+	cr_assert_eq(registry_sweep(&reg, name, NULL, NULL, &e), 0, "%s", e.msg);
+	registry_unlock(&reg);
+	cr_assert(access(git, F_OK) != 0);
+	cr_assert_not(exists_at(reg.dirfd, name));
+	registry_close(&reg);
+}
+
+/* A run killed between its two writes leaves an intent for a directory it
+ * made; a sandbox started meanwhile binds it as a directory it found, and
+ * locks it.  The wait sees that lock too (it skipped intents, and the
+ * guardian swept without a pause). */
+Test(registry, the_wait_sees_a_lock_on_an_intents_directory)
+{
+	char ws[PATH_MAX], git[PATH_MAX], name[REC_NAME_MAX];
+	sub(ws, "ws");
+	sub(git, "ws/.git");
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	struct registry reg = REGISTRY_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(registry_open(&reg, &e), 0, "%s", e.msg);
+	struct rec_entry v[] = { { REC_INTENT, 0, 0, git } };
+	plant_entries(&reg, v, 1, name);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	int held = open(git, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(held, 0);
+	cr_assert_eq(flock(held, LOCK_SH), 0);
+	cr_assert_eq(registry_wait_unbound(&reg, name, 100), -ETIMEDOUT);
+	close(held);
+	cr_assert_eq(registry_wait_unbound(&reg, name, 100), 0);
 	registry_close(&reg);
 }
