@@ -33,15 +33,6 @@ static int tell_guardian(const struct watch *w, struct protect_run *prot)
 	return 0;
 }
 
-/* Names this run in quarantined names (NAME.cordon-quarantine-TAG). */
-static const char *run_tag(void)
-{
-	static char tag[16];
-	if (!tag[0])
-		(void)snprintf(tag, sizeof(tag), "%d", (int)getpid());
-	return tag;
-}
-
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
 static void command_gone(struct protect_run *prot)
@@ -116,7 +107,7 @@ static void report_found(void *rep, const struct watch_found *f)
 /* watch_settle for this run: the names it finds go to the report too. */
 static size_t settle(struct watch *w, const struct config *c, struct report *rep)
 {
-	return watch_settle(w, c, run_tag(), report_found, rep);
+	return watch_settle(w, c, report_found, rep);
 }
 
 static void on_exited(void *ctx)

@@ -240,8 +240,7 @@ static void say_found(const struct config *c, const struct watch_found *f)
 			  "or with --no-default-protect" : "");
 }
 
-size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
-		    watch_found_fn *found, void *ctx)
+size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx)
 {
 	size_t nfound = 0;
 	if (w->settled)
@@ -255,7 +254,7 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
 		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		nfound++;
-		int r = quarantine_move(dirfd, n->name, tag, moved, sizeof(moved));
+		int r = quarantine_move(dirfd, n->name, moved, sizeof(moved));
 		if (r == 0)
 			(void)snprintf(where, sizeof(where), "%.*s/%s",
 				       (int)(n->name - n->path - 1), n->path, moved);

@@ -78,7 +78,7 @@ void watch_stop(struct watch *w);
 struct watch_found {
 	const char *name;     /* the protected name, ".git" */
 	const char *path;     /* where it was created, root/name */
-	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-TAG;
+	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-RANDOM;
 			       * NULL: it could not be (move_err) */
 	const char *kind;     /* "a directory", "a file", ... */
 	int move_err;         /* -errno of the failed move, or 0 */
@@ -87,11 +87,10 @@ struct watch_found {
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
 
 /* The sandbox is gone: look at every watched name, move each one found
- * aside (NAME.cordon-quarantine-TAG), say on stderr what was created, that
+ * aside (hostpaths/quarantine.h), say on stderr what was created, that
  * it is protected and which flag would allow it, and pass it to found (may
  * be NULL) with ctx.  The number of names found (0: the run created none). */
-size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
-		    watch_found_fn *found, void *ctx);
+size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx);
 
 void watch_free(struct watch *w);
 
