@@ -158,6 +158,7 @@ static void on_name(struct supervise_watch *sw, short revents)
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
 	(void)kill(x->sandbox, SIGKILL);
+	watch_move_aside(x->w);
 	sw->fd = -1;
 }
 
@@ -281,7 +282,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	pid_t parent = getppid();
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
-	    (r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0) {
+	    (r = nesting_check(e)) < 0 || (r = cgroup_run_name_pick(e)) < 0 ||
+	    (r = supervise_block_signals(&sig, e)) < 0) {
 		write_report(rep, c, &p, &prot, NULL, r, e);
 		prepare_free(&p);
 		return r;
@@ -305,7 +307,10 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	 * The limits are set while bwrap mounts (its longest step), off the
 	 * path the start waits on: cordon-inner starts nothing before it has
 	 * the checks, which go only once every limit holds. */
-	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
+	/* The run's cgroup is made, and bwrap moved in, before bwrap has its
+	 * options: its child must be born there (hostpaths/cgroup.h). */
+	if ((r = cgroup_run_make(&p.cgroup, &p.limits, p.bwrap.pid, e)) < 0 ||
+	    (r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
@@ -314,7 +319,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
-	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
+	    (r = cgroup_run_enter(&p.cgroup, p.bwrap.pid, p.bwrap.child, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);

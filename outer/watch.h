@@ -38,6 +38,8 @@ struct watch_name {
 	size_t dir;          /* index into dirs */
 	char *path;          /* root/name, owned */
 	const char *name;    /* points into path */
+	char *early;         /* root/MOVED, where watch_move_aside put it; owned, NULL: not */
+	mode_t early_mode;   /* what it was */
 };
 
 struct watch {
@@ -67,6 +69,16 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
  * name appeared (the sandbox must be stopped), else 0. */
 int watch_on_event(void *w);
 
+/* The sandbox was just sent SIGKILL for a name: move every watched name
+ * there now aside at once (hostpaths/quarantine.h), without waiting for the
+ * sandbox to be gone, which takes milliseconds (PID 1 must run to die, then
+ * the kernel ends the rest of its namespace and bwrap reaps it): that is
+ * how long a host process could find the name otherwise.  What is moved is
+ * remembered for watch_settle, which reports it and still looks at every
+ * name again once bwrap is gone (a process of the sandbox not yet dead
+ * could make the name again, or rename the entry back).  Says nothing. */
+void watch_move_aside(struct watch *w);
+
 /* Remove the watches (the command is gone).  Closing an inotify descriptor
  * waits for the kernel to free its marks (an SRCU grace period, several ms
  * on a loaded machine); removed early, they are freed in the background
@@ -86,8 +98,9 @@ struct watch_found {
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
 
-/* The sandbox is gone: look at every watched name, move each one found
- * aside (hostpaths/quarantine.h), say on stderr what was created, that
+/* The sandbox is gone: take what watch_move_aside moved, look at every
+ * watched name, move each one found aside (hostpaths/quarantine.h), say on
+ * stderr what was created, that
  * it is protected and which flag would allow it, and pass it to found (may
  * be NULL) with ctx.  The number of names found (0: the run created none). */
 size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx);

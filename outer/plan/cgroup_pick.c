@@ -200,3 +200,52 @@ int cgroup_pick_run_name(const char *name, long *pid, unsigned long long *start)
 	*start = strtoull(s, &end, 10);
 	return *end == '\0' && *pid > 0;
 }
+
+int cgroup_pick_run_random(const char *name)
+{
+	if (strncmp(name, "cordon-", 7) != 0 || strlen(name) != CGROUP_PICK_RANDOM_LEN)
+		return 0;
+	return strspn(name + 7, "0123456789abcdef") == CGROUP_PICK_RANDOM_LEN - 7;
+}
+
+int cgroup_pick_sweep_random(const struct cgroup_sweep_facts *f)
+{
+	if (f->mine)
+		return 1;
+	if (f->held)
+		return 0;
+	/* Processes are moved in only once cordon holds the lock: with
+	 * members and no lock, cordon is gone. */
+	if (f->members)
+		return 1;
+	return f->age >= CGROUP_PICK_EMPTY_GRACE;
+}
+
+size_t cgroup_pick_lock_holders(const char *locks, unsigned major, unsigned minor,
+				unsigned long long ino, long *pids, size_t max)
+{
+	size_t n = 0;
+	for (const char *l = locks; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		char line[256];
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		if (len < sizeof(line)) {
+			char kind[16], mode[16], rw[16];
+			long pid;
+			unsigned ma, mi;
+			unsigned long long in;
+			memcpy(line, l, len);
+			line[len] = '\0';
+			/* "N: FLOCK ADVISORY WRITE PID MA:MI:INO 0 EOF"; a waiter's
+			 * line has "->" after the number. */
+			const char *p = strchr(line, ':');
+			if (p && sscanf(p + 1, " %15s %15s %15s %ld %x:%x:%llu", kind, mode, rw, &pid,
+					&ma, &mi, &in) == 7 &&
+			    strcmp(kind, "FLOCK") == 0 && ma == major && mi == minor && in == ino &&
+			    n < max)
+				pids[n++] = pid;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}

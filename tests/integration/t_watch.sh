@@ -42,7 +42,9 @@ try() {
 		C -- sh -c "$script; sleep 2; touch after"
 	assert "$desc: the command was stopped before it went on" -- test ! -e "$ws/after"
 	assert "$desc: $name is not on the host any more" -- test ! -e "$ws/$name" -a ! -L "$ws/$name"
-	assert "$desc: it was moved aside, not deleted" -- test "$(quarantined "$name")" -eq 1
+	# Moved aside at the kill; a process of the sandbox not dead yet may
+	# make it again before bwrap is gone, and that one is moved aside too.
+	assert "$desc: it was moved aside, not deleted" -- test "$(quarantined "$name")" -ge 1
 	assert "$desc: stderr says what was created and where it went" -- \
 		grep -q "$ws/$name was created during the run.*moved aside, not deleted, to $ws/$name.cordon-quarantine-" "$ERR"
 	assert "$desc: stderr names the flag that would allow it" -- grep -q -- "--no-default-protect" "$ERR"
