@@ -30,7 +30,6 @@
  * made it (cordon; the guardian, forked before, did not). */
 static char run_name[CGROUP_PICK_RANDOM_LEN + 1];
 static int made_here;
-
 /* The whole of a small kernel-made text file, NUL-terminated, in a buffer
  * of the caller's to free; NULL if it cannot be read. */
 static char *read_text(const char *path)
@@ -302,17 +301,12 @@ static int run_gone(const char *name, const char *path, int *lockfd)
 	if (f.mine)
 		return cgroup_pick_sweep_random(&f);
 	struct stat st;
-	char procs[PATH_MAX + 16];
 	/* The lock this takes, if it can, is held (*lockfd, the caller's to
 	 * close) until the removal that follows is done. */
 	int fd = *lockfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || (f.held = held_outside(fd, path)))
+	if (fd < 0 || fstat(fd, &st) < 0)
 		return 0;
-	(void)snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
-	char *members = read_text(procs);
-	f.members = !members || members[0] != '\0';
-	free(members);
-	f.age = (long long)time(NULL) - (long long)st.st_ctime;
+	f.held = held_outside(fd, path);
 	return cgroup_pick_sweep_random(&f);
 }
 
@@ -345,25 +339,31 @@ void cgroup_sweep(void)
 	}
 }
 
-/* Open the run's cgroup just made and take its exclusive lock, held until
- * it is removed.  A sweep may hold it for a moment (it looks at every
- * unlocked cgroup, and leaves a young empty one alone): a few tries. */
-static int lock_dir(const char *path, int *out)
+/* Make the run's cgroup at path and take its exclusive lock, held until it
+ * is removed.  Until it holds the lock, a sweep takes it for a dead run's
+ * and may remove it: the lock in hand, the directory at path must still be
+ * the one locked, else it is made again (a few tries). */
+static int make_locked(const char *path, int *out)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	int err = EAGAIN;
 	for (int i = 0; i < LOCK_TRIES; i++) {
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		struct stat here, locked;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT)
+			return -errno;
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &locked) == 0 &&
+		    stat(path, &here) == 0 && here.st_ino == locked.st_ino &&
+		    here.st_dev == locked.st_dev) {
 			*out = fd;
 			return 0;
 		}
-		if (errno != EWOULDBLOCK)
-			break;
+		if (fd >= 0)
+			err = errno;
+		sys_close(&fd);
 		sleep_ms(LOCK_STEP_MS);
 	}
-	int err = errno;
-	sys_close(&fd);
 	return -err;
 }
 
@@ -405,16 +405,11 @@ static int make_dir(struct cgroup_run *r, const struct limits_cgroup *g, const c
 			return 0;
 		}
 	cgroup_sweep_in(parent);
-	if (mkdir(path, 0755) < 0)
-		return err_sys(e, errno, "cannot make the run's cgroup %s (cordon doctor says which "
-			       "limits this machine enforces, and how)", path);
 	made_here = 1;
-	int rc = lock_dir(path, &r->lock[r->n]);
-	if (rc < 0) {
-		(void)rmdir(path);
-		return err_sys(e, -rc, "cannot lock the run's cgroup %s (another sweep holds it); "
-			       "run again", path);
-	}
+	int rc = make_locked(path, &r->lock[r->n]);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot make the run's cgroup %s (cordon doctor says which "
+			       "limits this machine enforces, and how)", path);
 	memcpy(r->dir[r->n], path, (size_t)len + 1);
 	r->ctrl[r->n] = g->way == CGROUP_PICK_V1 ? ctrl : NULL;
 	*dir = r->dir[r->n++];

@@ -210,15 +210,7 @@ int cgroup_pick_run_random(const char *name)
 
 int cgroup_pick_sweep_random(const struct cgroup_sweep_facts *f)
 {
-	if (f->mine)
-		return 1;
-	if (f->held)
-		return 0;
-	/* Processes are moved in only once cordon holds the lock: with
-	 * members and no lock, cordon is gone. */
-	if (f->members)
-		return 1;
-	return f->age >= CGROUP_PICK_EMPTY_GRACE;
+	return f->mine || !f->held;
 }
 
 size_t cgroup_pick_lock_holders(const char *locks, unsigned major, unsigned minor,

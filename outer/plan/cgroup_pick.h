@@ -91,15 +91,12 @@ struct cgroup_sweep_facts {
 	int held;        /* its flock is held by a process outside the cgroup (its
 			    cordon); a holder inside it is the command, which cannot
 			    keep a dead run's cgroup alive that way */
-	int members;     /* processes are in it */
-	long long age;   /* seconds since it was made */
 };
 
-/* A cgroup made moments ago may not be locked yet: one with no process
- * and no lock is left this long (s) before it counts as a dead run's. */
-#define CGROUP_PICK_EMPTY_GRACE 60
-
-/* 1 if a sweep removes that cgroup (its run is gone), else 0. */
+/* 1 if a sweep removes that cgroup (its run is gone), else 0.  A cgroup
+ * made a moment ago may not be locked yet: removed then, it is made again
+ * (hostpaths/cgroup.c checks, lock in hand, that the directory it locked
+ * is still the one at its path). */
 int cgroup_pick_sweep_random(const struct cgroup_sweep_facts *f);
 
 /* The pids holding a FLOCK (not waiting for one) on inode ino of device
