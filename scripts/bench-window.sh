@@ -22,7 +22,9 @@
 #
 # Usage: scripts/bench-window.sh [-n TRIALS] [-i|-b]   (default 200; -i idle
 #        only, -b busy only)
-# Env:   CORDON (default build/cordon), BENCH_USER (default cordontest: run
+# Env:   CORDON (default build/cordon), CORDON_OLD (another build, e.g. the
+#        one before a change: its trials alternate with CORDON's, and it gets
+#        lines of its own, "old"), BENCH_USER (default cordontest: run
 #        as root, it re-runs as that user unless BENCH_USER=root),
 #        BENCH_TMPDIR (default /var/tmp; not /tmp, which the sandbox hides).
 set -euo pipefail
@@ -43,6 +45,7 @@ if [[ $(id -u) == 0 && ${BENCH_USER:-cordontest} != root ]]; then
 		((IDLE)) || opts+=(-b)
 		((BUSY)) || opts+=(-i)
 		exec runuser -u "$BENCH_USER" -- env CORDON="$(readlink -f "${CORDON:-$ROOT/build/cordon}")" \
+			CORDON_OLD="${CORDON_OLD:+$(readlink -f "$CORDON_OLD")}" \
 			BENCH_TMPDIR="${BENCH_TMPDIR:-}" BENCH_USER="$BENCH_USER" bash "$SELF" "${opts[@]}"
 	fi
 	echo "bench-window: warning: no user $BENCH_USER, measuring as root" >&2
@@ -50,6 +53,8 @@ fi
 
 CORDON=$(readlink -f "${CORDON:-$ROOT/build/cordon}")
 [[ -x $CORDON ]] || die "no $CORDON (run make all)"
+OLD=${CORDON_OLD:-}
+[[ -z $OLD || -x $OLD ]] || die "no $OLD"
 command -v gcc >/dev/null || die "gcc missing (scripts/deps.sh installs it)"
 T=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/cordon-window.XXXXXX") || die "mktemp failed"
 LOAD=()
@@ -139,13 +144,19 @@ gcc -O2 -o "$T/trial" "$T/trial.c"
 trials() {
 	local i d
 	: >"$T/$1.txt"
+	: >"$T/$1-old.txt"
 	for i in $(seq "$N"); do
 		d="$T/w$i"
 		mkdir "$d"
 		"$T/trial" "$d" "$CORDON" "$T/probe" >>"$T/$1.txt" || die "trial $i ($1) failed"
 		rm -rf "$d"
+		[ -n "$OLD" ] || continue
+		mkdir "$d"
+		"$T/trial" "$d" "$OLD" "$T/probe" >>"$T/$1-old.txt" || die "trial $i ($1, old) failed"
+		rm -rf "$d"
 	done
 	summary "$1"
+	[ -z "$OLD" ] || summary "$1-old"
 }
 # The nearest-rank percentile of one column, in microseconds.
 summary() {
@@ -155,7 +166,7 @@ summary() {
 		sort -n -k$col,$col "$T/$1.txt" | awk -v c=$col -v label="$1" -v name="$name" '
 			{ v[NR] = $c }
 			function p(q) { i = int(q * NR + 0.999999); if (i < 1) i = 1; return v[i] / 1000 }
-			END { printf "%-5s %s  p50 %8.1f us  p90 %8.1f us  p99 %8.1f us  max %8.1f us  (%d trials)\n",
+			END { printf "%-9s %s  p50 %8.1f us  p90 %8.1f us  p99 %8.1f us  max %8.1f us  (%d trials)\n",
 				label, name, p(0.5), p(0.9), p(0.99), v[NR] / 1000, NR }'
 	done
 }
