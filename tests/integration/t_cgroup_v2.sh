@@ -114,7 +114,7 @@ F="$HELPERS/forkloop"
 # run's cgroup, the root of its cgroup namespace), so it finds its run's
 # cgroups as any command could: the cordon-RANDOM of the read-only hierarchy
 # whose cgroup.procs lists it.  SHOW prints both ("cg NAME" lines).
-SHOW='cat /proc/self/cgroup; for d in /sys/fs/cgroup/unified/cordon-* /sys/fs/cgroup/unified/*/cordon-* /sys/fs/cgroup/unified/*/*/cordon-* /sys/fs/cgroup/memory/cordon-*; do grep -qsx $$ "$d/cgroup.procs" && echo "cg ${d##*/}"; done; :;'
+SHOW='cat /proc/self/cgroup; for d in $(find /sys/fs/cgroup/unified /sys/fs/cgroup/memory -maxdepth 4 -type d -name "cordon-*" 2>/dev/null); do grep -qsx $$ "$d/cgroup.procs" && echo "cg ${d##*/}"; done; :;'
 run_name() { sed -n 's/^cg \(cordon-[0-9a-f]\{16\}\)$/\1/p' "$1" | head -n 1; }
 gone() { [ ! -e "$1" ]; }
 
