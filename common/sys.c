@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,3 +105,25 @@ int sys_set_inheritable(int fd)
 	return 0;
 }
 
+int sys_random_hex(char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[64];
+	size_t got = 0;
+	if (n > sizeof(b))
+		return -EINVAL;
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		got += (size_t)r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return 0;
+}

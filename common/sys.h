@@ -28,6 +28,11 @@ int sys_close_except(const int *keep, size_t nkeep) WUR;
 /* Clear FD_CLOEXEC on fd, for a descriptor meant to cross one exec. */
 int sys_set_inheritable(int fd) WUR;
 
+/* n bytes from the kernel's random pool (getrandom(2), retried on EINTR and
+ * short reads) as 2n lowercase hex digits and a NUL in out (2n + 1 bytes):
+ * a name no other process can predict.  n at most 64. */
+int sys_random_hex(char *out, size_t n) WUR;
+
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 
 /* Transfer ownership out of an AUTO_FD variable: returns it, leaves -1. */

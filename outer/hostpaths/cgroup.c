@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -369,23 +368,11 @@ static int make_locked(const char *path, int *out)
 
 int cgroup_run_name_pick(struct cordon_err *e)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char b[8];
-	size_t got = 0;
-	while (got < sizeof(b)) {
-		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_sys(e, errno, "cannot name the run's cgroup: getrandom");
-		got += (size_t)n;
-	}
-	memcpy(run_name, "cordon-", 7);
-	for (size_t i = 0; i < sizeof(b); i++) {
-		run_name[7 + 2 * i] = hex[b[i] >> 4];
-		run_name[8 + 2 * i] = hex[b[i] & 15];
-	}
-	run_name[CGROUP_PICK_RANDOM_LEN] = '\0';
+	char rnd[17];
+	int rc = sys_random_hex(rnd, 8);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot name the run's cgroup: getrandom");
+	(void)snprintf(run_name, sizeof(run_name), "cordon-%s", rnd);
 	return 0;
 }
 

@@ -6,37 +6,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "sys.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
 #endif
-
-/* 16 hex digits from the kernel's random pool: a name no process can
- * predict, so none can have made it in advance. */
-static int random_hex(char out[17])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char b[8];
-	size_t got = 0;
-	while (got < sizeof(b)) {
-		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		got += (size_t)n;
-	}
-	for (size_t i = 0; i < sizeof(b); i++) {
-		out[2 * i] = hex[b[i] >> 4];
-		out[2 * i + 1] = hex[b[i] & 15];
-	}
-	out[16] = '\0';
-	return 0;
-}
 
 /* rename(2) of name to moved in dirfd, never over an existing entry. */
 static int rename_noreplace(int dirfd, const char *name, const char *moved)
@@ -68,8 +45,10 @@ int quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 	/* No fixed bound: every name that is taken is a fresh guess out of
 	 * 2^64, so a run of EEXIST ends at once unless the filesystem lies. */
 	for (;;) {
+		/* A name no process can predict, so none can have made it in
+		 * advance. */
 		char rnd[17];
-		int r = random_hex(rnd);
+		int r = sys_random_hex(rnd, 8);
 		if (r < 0)
 			return r;
 		int n = shorter ? snprintf(moved, len, ".cordon-quarantine-%s", rnd)
