@@ -91,6 +91,7 @@ struct run_ctx {
 	struct protect_run *prot;
 	struct pty *pty;
 	struct watch *w;
+	const struct cgroup_run *cgroup;
 	pid_t sandbox;
 	int stopped;          /* cordon killed the sandbox for a name */
 };
@@ -158,6 +159,7 @@ static void on_name(struct supervise_watch *sw, short revents)
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
 	(void)kill(x->sandbox, SIGKILL);
+	cgroup_run_kill(x->cgroup);
 	watch_move_aside(x->w);
 	sw->fd = -1;
 }
@@ -171,7 +173,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
-	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
+	struct run_ctx ctx = { prot, pty, w, &p->cgroup, p->bwrap.child, 0 };
 	struct supervise_watch watches[PTY_NENDS + 1];
 	struct relay relay = { pty, watches };
 	for (int i = 0; i < PTY_NENDS; i++)

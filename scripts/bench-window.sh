@@ -26,7 +26,9 @@
 #        one before a change: its trials alternate with CORDON's, and it gets
 #        lines of its own, "old"), BENCH_USER (default cordontest: run
 #        as root, it re-runs as that user unless BENCH_USER=root),
-#        BENCH_TMPDIR (default /var/tmp; not /tmp, which the sandbox hides).
+#        BENCH_TMPDIR (default /var/tmp; not /tmp, which the sandbox hides),
+#        BENCH_FLAGS (more cordon options for every trial, split on spaces:
+#        "--limit-cpu 100" gives a run a cgroup v2 where it can have one).
 set -euo pipefail
 
 die() { echo "bench-window: $*" >&2; exit 1; }
@@ -45,7 +47,7 @@ if [[ $(id -u) == 0 && ${BENCH_USER:-cordontest} != root ]]; then
 		((IDLE)) || opts+=(-b)
 		((BUSY)) || opts+=(-i)
 		exec runuser -u "$BENCH_USER" -- env CORDON="$(readlink -f "${CORDON:-$ROOT/build/cordon}")" \
-			CORDON_OLD="${CORDON_OLD:+$(readlink -f "$CORDON_OLD")}" \
+			CORDON_OLD="${CORDON_OLD:+$(readlink -f "$CORDON_OLD")}" BENCH_FLAGS="${BENCH_FLAGS:-}" \
 			BENCH_TMPDIR="${BENCH_TMPDIR:-}" BENCH_USER="$BENCH_USER" bash "$SELF" "${opts[@]}"
 	fi
 	echo "bench-window: warning: no user $BENCH_USER, measuring as root" >&2
@@ -54,6 +56,7 @@ fi
 CORDON=$(readlink -f "${CORDON:-$ROOT/build/cordon}")
 [[ -x $CORDON ]] || die "no $CORDON (run make all)"
 OLD=${CORDON_OLD:-}
+FLAGS=${BENCH_FLAGS:-}
 [[ -z $OLD || -x $OLD ]] || die "no $OLD"
 command -v gcc >/dev/null || die "gcc missing (scripts/deps.sh installs it)"
 T=$(mktemp -d "${BENCH_TMPDIR:-/var/tmp}/cordon-window.XXXXXX") || die "mktemp failed"
@@ -84,7 +87,7 @@ int main(int argc, char **argv) {
 }
 EOF
 cat >"$T/trial.c" <<'EOF'
-/* trial DIR CORDON PROBE: one run; prints "alive_ns visible_ns". */
+/* trial DIR CORDON PROBE [OPTION...]: one run; prints "alive_ns visible_ns". */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,7 +102,7 @@ cat >"$T/trial.c" <<'EOF'
 static int64_t now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
 int main(int argc, char **argv) {
 	char ts[4096];
-	if (argc != 4) return 2;
+	if (argc < 4) return 2;
 	snprintf(ts, sizeof ts, "%s/ts", argv[1]);
 	int fd = open(ts, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, 4096) < 0) { perror(ts); return 1; }
@@ -111,7 +114,13 @@ int main(int argc, char **argv) {
 		int z = open("/dev/null", O_RDWR);
 		dup2(z, 0); dup2(z, 1); dup2(z, 2);
 		if (chdir(argv[1]) < 0) _exit(126);
-		execl(argv[2], argv[2], "-w", argv[1], "-C", argv[1], "--", argv[3], "ts", (char *)0);
+		char *av[64];
+		int n = 0;
+		av[n++] = argv[2];
+		for (int i = 4; i < argc && n < 56; i++) av[n++] = argv[i];
+		av[n++] = "-w"; av[n++] = argv[1]; av[n++] = "-C"; av[n++] = argv[1];
+		av[n++] = "--"; av[n++] = argv[3]; av[n++] = "ts"; av[n] = 0;
+		execv(argv[2], av);
 		_exit(127);
 	}
 	int64_t created = 0, moved = 0;
@@ -148,11 +157,11 @@ trials() {
 	for i in $(seq "$N"); do
 		d="$T/w$i"
 		mkdir "$d"
-		"$T/trial" "$d" "$CORDON" "$T/probe" >>"$T/$1.txt" || die "trial $i ($1) failed"
+		"$T/trial" "$d" "$CORDON" "$T/probe" $FLAGS >>"$T/$1.txt" || die "trial $i ($1) failed"
 		rm -rf "$d"
 		[ -n "$OLD" ] || continue
 		mkdir "$d"
-		"$T/trial" "$d" "$OLD" "$T/probe" >>"$T/$1-old.txt" || die "trial $i ($1, old) failed"
+		"$T/trial" "$d" "$OLD" "$T/probe" $FLAGS >>"$T/$1-old.txt" || die "trial $i ($1, old) failed"
 		rm -rf "$d"
 	done
 	summary "$1"
@@ -171,8 +180,8 @@ summary() {
 	done
 }
 
-echo "bench-window: $CORDON as $(id -un), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$T/trial" "$T" "$CORDON" "$T/probe" >/dev/null || die "a first trial failed (is cordon built? run it by hand: $CORDON -w $T -- $T/probe ts)"
+echo "bench-window: $CORDON${FLAGS:+ $FLAGS} as $(id -un), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$T/trial" "$T" "$CORDON" "$T/probe" $FLAGS >/dev/null || die "a first trial failed (is cordon built? run it by hand: $CORDON -w $T -- $T/probe ts)"
 rm -f "$T/ts"
 if ((IDLE)); then
 	trials idle

@@ -241,9 +241,17 @@ static int remove_dir(const char *dir)
 	return -EBUSY;
 }
 
+void cgroup_run_kill(const struct cgroup_run *r)
+{
+	if (r->kill_fd >= 0 && pwrite(r->kill_fd, "1", 1, 0) < 0) {
+		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
+	}
+}
+
 void cgroup_run_remove(struct cgroup_run *r)
 {
 	sys_close(&r->cpu_fd);
+	sys_close(&r->kill_fd);
 	while (r->n > 0) {
 		r->n--;
 		int rc = remove_dir(r->dir[r->n]);
@@ -399,6 +407,12 @@ static int make_dir(struct cgroup_run *r, const struct limits_cgroup *g, const c
 			       "limits this machine enforces, and how)", path);
 	memcpy(r->dir[r->n], path, (size_t)len + 1);
 	r->ctrl[r->n] = g->way == CGROUP_PICK_V1 ? ctrl : NULL;
+	if (g->way == CGROUP_PICK_V2 && r->kill_fd < 0) {
+		char kill_path[PATH_MAX + 16];
+		(void)snprintf(kill_path, sizeof(kill_path), "%s/cgroup.kill", path);
+		/* Missing before Linux 5.14: then PID 1's death ends the rest. */
+		r->kill_fd = open(kill_path, O_WRONLY | O_CLOEXEC);
+	}
 	*dir = r->dir[r->n++];
 	return 0;
 }
