@@ -101,7 +101,7 @@ static void report_found(void *rep, const struct watch_found *f)
 {
 	char detail[64];
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s", f->kind,
-		       f->moved ? "" : "; not moved aside");
+		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
 }
 

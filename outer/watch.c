@@ -229,7 +229,10 @@ static void say_found(const struct config *c, const struct watch_found *f)
 	fprintf(stderr,
 		"cordon: %s was created during the run (%s): %s is a protected name (host "
 		"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
-	if (f->moved)
+	if (f->moved && f->removed)
+		fprintf(stderr, " and it was moved aside, not deleted, to %s, where the command "
+			"removed it before it died", f->moved);
+	else if (f->moved)
 		fprintf(stderr, " and it was moved aside, not deleted, to %s", f->moved);
 	else
 		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
@@ -295,14 +298,17 @@ size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *fou
 		mode_t mode = 0;
 		int err = 0;
 		if (n->early) {
-			struct watch_found f = { n->name, n->path, n->early, kind_of(n->early_mode), 0 };
+			struct stat st;
+			struct watch_found f = { n->name, n->path, n->early, kind_of(n->early_mode), 0,
+						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
+							 AT_SYMLINK_NOFOLLOW) < 0 };
 			nfound++;
 			tell(c, &f, found, ctx);
 		}
 		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
 			continue;
 		struct watch_found f = { n->name, n->path, err == 0 ? where : NULL, kind_of(mode),
-					 err };
+					 err, 0 };
 		nfound++;
 		tell(c, &f, found, ctx);
 	}

@@ -94,6 +94,8 @@ struct watch_found {
 			       * NULL: it could not be (move_err) */
 	const char *kind;     /* "a directory", "a file", ... */
 	int move_err;         /* -errno of the failed move, or 0 */
+	int removed;          /* moved aside at the kill, then removed by a process of
+			       * the sandbox not yet dead (git's cleanup of a clone) */
 };
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
