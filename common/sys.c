@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -105,7 +106,6 @@ int sys_set_inheritable(int fd)
 	return 0;
 }
 
-
 void sys_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -118,4 +118,27 @@ long long sys_now_ms(void)
 	struct timespec ts;
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sys_random_hex(char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[64];
+	size_t got = 0;
+	if (n > sizeof(b))
+		return -EINVAL;
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		got += (size_t)r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return 0;
 }

@@ -33,6 +33,10 @@ void sys_sleep_ms(long ms);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 long long sys_now_ms(void);
+/* n bytes from the kernel's random pool (getrandom(2), retried on EINTR and
+ * short reads) as 2n lowercase hex digits and a NUL in out (2n + 1 bytes):
+ * a name no other process can predict.  n at most 64. */
+int sys_random_hex(char *out, size_t n) WUR;
 
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 

@@ -43,7 +43,7 @@ struct gwire_sandbox {
 struct gwire_watch {
 	int64_t since_sec;
 	uint32_t since_nsec;
-	int32_t owner;    /* cordon's pid: names the quarantined entries */
+	int32_t owner;    /* cordon's pid */
 	uint64_t dev, ino;
 	int64_t born_sec;  /* the root's birth time (quarantine_time): a root */
 	uint32_t born_nsec;/* removed and made again at the same inode number */

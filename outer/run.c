@@ -34,15 +34,6 @@ static int tell_guardian(const struct watch *w, struct protect_run *prot)
 	return 0;
 }
 
-/* Names this run in quarantined names (NAME.cordon-quarantine-TAG). */
-static const char *run_tag(void)
-{
-	static char tag[16];
-	if (!tag[0])
-		(void)snprintf(tag, sizeof(tag), "%d", (int)getpid());
-	return tag;
-}
-
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
 static void command_gone(struct protect_run *prot)
@@ -101,6 +92,7 @@ struct run_ctx {
 	struct protect_run *prot;
 	struct pty *pty;
 	struct watch *w;
+	const struct cgroup_run *cgroup;
 	pid_t sandbox;
 	int stopped;          /* cordon killed the sandbox for a name */
 };
@@ -110,7 +102,7 @@ static void report_found(void *rep, const struct watch_found *f)
 {
 	char detail[64];
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s", f->kind,
-		       f->moved ? "" : "; not moved aside");
+		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
 }
 
@@ -125,7 +117,7 @@ static void report_moved(void *rep, const struct rootcheck_moved *m)
 /* watch_settle for this run: the names it finds go to the report too. */
 static size_t settle(struct watch *w, const struct config *c, struct report *rep)
 {
-	return watch_settle(w, c, run_tag(), report_found, rep);
+	return watch_settle(w, c, report_found, rep);
 }
 
 static void on_exited(void *ctx)
@@ -176,6 +168,8 @@ static void on_name(struct supervise_watch *sw, short revents)
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
 	(void)kill(x->sandbox, SIGKILL);
+	cgroup_run_kill(x->cgroup);
+	watch_move_aside(x->w);
 	sw->fd = -1;
 }
 
@@ -188,7 +182,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
-	struct run_ctx ctx = { prot, pty, w, p->bwrap.child, 0 };
+	struct run_ctx ctx = { prot, pty, w, &p->cgroup, p->bwrap.child, 0 };
 	struct supervise_watch watches[PTY_NENDS + 1];
 	struct relay relay = { pty, watches };
 	for (int i = 0; i < PTY_NENDS; i++)
@@ -304,7 +298,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	pid_t parent = getppid();
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
-	    (r = nesting_check(e)) < 0 || (r = supervise_block_signals(&sig, e)) < 0) {
+	    (r = nesting_check(e)) < 0 || (r = cgroup_run_name_pick(e)) < 0 ||
+	    (r = supervise_block_signals(&sig, e)) < 0) {
 		write_report(rep, c, &p, &prot, NULL, r, e);
 		prepare_free(&p);
 		return r;
@@ -328,7 +323,10 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	 * The limits are set while bwrap mounts (its longest step), off the
 	 * path the start waits on: cordon-inner starts nothing before it has
 	 * the checks, which go only once every limit holds. */
-	if ((r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
+	/* The run's cgroup is made, and bwrap moved in, before bwrap has its
+	 * options: its child must be born there (hostpaths/cgroup.h). */
+	if ((r = cgroup_run_make(&p.cgroup, &p.limits, p.bwrap.pid, e)) < 0 ||
+	    (r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
@@ -337,7 +335,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
-	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
+	    (r = cgroup_run_enter(&p.cgroup, p.bwrap.pid, p.bwrap.child, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;
 	resolved_close(&p.res);

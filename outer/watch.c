@@ -70,7 +70,7 @@ static int add_name(struct watch *w, size_t dir, const char *path,
 		return err_set(e, ENOMEM, "out of memory");
 	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), found != NULL,
 					      found ? (dev_t)found->dev : 0,
-					      found ? (ino_t)found->ino : 0 };
+					      found ? (ino_t)found->ino : 0, NULL, 0 };
 	return 0;
 }
 
@@ -243,7 +243,10 @@ static void say_found(const struct config *c, const struct watch_found *f)
 	fprintf(stderr,
 		"cordon: %s was created during the run (%s): %s is a protected name (host "
 		"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
-	if (f->moved)
+	if (f->moved && f->removed)
+		fprintf(stderr, " and it was moved aside, not deleted, to %s, where the command "
+			"removed it before it died", f->moved);
+	else if (f->moved)
 		fprintf(stderr, " and it was moved aside, not deleted, to %s", f->moved);
 	else
 		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
@@ -254,8 +257,50 @@ static void say_found(const struct config *c, const struct watch_found *f)
 			  "or with --no-default-protect" : "");
 }
 
-size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
-		    watch_found_fn *found, void *ctx)
+/* Move name n aside if it is there: 1 with *where (root/MOVED) and *mode
+ * set, or *err set when it could not be; 0 when it is not there. */
+static int move_one(const struct watch *w, const struct watch_name *n, char *where, size_t len,
+		    mode_t *mode, int *err)
+{
+	int dirfd = w->dirs[n->dir].fd;
+	struct stat st;
+	char moved[NAME_MAX + 1];
+	if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !new_entry(n, &st))
+		return 0;
+	*mode = st.st_mode;
+	*err = quarantine_move(dirfd, n->name, moved, sizeof(moved));
+	if (*err == -ENOENT)
+		return 0;
+	if (*err == 0)
+		(void)snprintf(where, len, "%.*s/%s", (int)(n->name - n->path - 1), n->path, moved);
+	return 1;
+}
+
+void watch_move_aside(struct watch *w)
+{
+	for (size_t i = 0; i < w->nnames; i++) {
+		struct watch_name *n = &w->names[i];
+		char where[PATH_MAX];
+		mode_t mode = 0;
+		int err = 0;
+		/* Once: a second entry the dying sandbox makes is settle's. */
+		if (n->early || move_one(w, n, where, sizeof(where), &mode, &err) != 1 || err < 0)
+			continue;
+		/* Out of memory: settle finds the entry, but not where it went. */
+		n->early = strdup(where);
+		n->early_mode = mode;
+	}
+}
+
+static void tell(const struct config *c, const struct watch_found *f, watch_found_fn *found,
+		 void *ctx)
+{
+	say_found(c, f);
+	if (found)
+		found(ctx, f);
+}
+
+size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx)
 {
 	size_t nfound = 0;
 	if (w->settled)
@@ -263,21 +308,23 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
 	w->settled = 1;
 	for (size_t i = 0; i < w->nnames; i++) {
 		const struct watch_name *n = &w->names[i];
-		int dirfd = w->dirs[n->dir].fd;
-		struct stat st;
-		char moved[NAME_MAX + 1], where[PATH_MAX];
-		if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !new_entry(n, &st))
+		char where[PATH_MAX];
+		mode_t mode = 0;
+		int err = 0;
+		if (n->early) {
+			struct stat st;
+			struct watch_found f = { n->name, n->path, n->early, kind_of(n->early_mode), 0,
+						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
+							 AT_SYMLINK_NOFOLLOW) < 0 };
+			nfound++;
+			tell(c, &f, found, ctx);
+		}
+		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
 			continue;
+		struct watch_found f = { n->name, n->path, err == 0 ? where : NULL, kind_of(mode),
+					 err, 0 };
 		nfound++;
-		int r = quarantine_move(dirfd, n->name, tag, moved, sizeof(moved));
-		if (r == 0)
-			(void)snprintf(where, sizeof(where), "%.*s/%s",
-				       (int)(n->name - n->path - 1), n->path, moved);
-		struct watch_found f = { n->name, n->path, r == 0 ? where : NULL,
-					 kind_of(st.st_mode), r };
-		say_found(c, &f);
-		if (found)
-			found(ctx, &f);
+		tell(c, &f, found, ctx);
 	}
 	return nfound;
 }
@@ -288,8 +335,10 @@ void watch_free(struct watch *w)
 		sys_close(&w->dirs[i].fd);
 		free(w->dirs[i].path);
 	}
-	for (size_t i = 0; i < w->nnames; i++)
+	for (size_t i = 0; i < w->nnames; i++) {
 		free(w->names[i].path);
+		free(w->names[i].early);
+	}
 	free(w->dirs);
 	free(w->names);
 	sys_close(&w->fd);

@@ -41,6 +41,8 @@ struct watch_name {
 	int as_found;        /* another user's link was there (PROTECT_WATCH_LINK): */
 	dev_t dev;           /* that link, (dev, ino), is no new entry */
 	ino_t ino;
+	char *early;         /* root/MOVED, where watch_move_aside put it; owned, NULL: not */
+	mode_t early_mode;   /* what it was */
 };
 
 struct watch {
@@ -72,6 +74,16 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
  * name appeared (the sandbox must be stopped), else 0. */
 int watch_on_event(void *w);
 
+/* The sandbox was just sent SIGKILL for a name: move every watched name
+ * there now aside at once (hostpaths/quarantine.h), without waiting for the
+ * sandbox to be gone, which takes milliseconds (PID 1 must run to die, then
+ * the kernel ends the rest of its namespace and bwrap reaps it): that is
+ * how long a host process could find the name otherwise.  What is moved is
+ * remembered for watch_settle, which reports it and still looks at every
+ * name again once bwrap is gone (a process of the sandbox not yet dead
+ * could make the name again, or rename the entry back).  Says nothing. */
+void watch_move_aside(struct watch *w);
+
 /* Remove the watches (the command is gone).  Closing an inotify descriptor
  * waits for the kernel to free its marks (an SRCU grace period, several ms
  * on a loaded machine); removed early, they are freed in the background
@@ -83,20 +95,22 @@ void watch_stop(struct watch *w);
 struct watch_found {
 	const char *name;     /* the protected name, ".git" */
 	const char *path;     /* where it was created, root/name */
-	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-TAG;
+	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-RANDOM;
 			       * NULL: it could not be (move_err) */
 	const char *kind;     /* "a directory", "a file", ... */
 	int move_err;         /* -errno of the failed move, or 0 */
+	int removed;          /* moved aside at the kill, then removed by a process of
+			       * the sandbox not yet dead (git's cleanup of a clone) */
 };
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
 
-/* The sandbox is gone: look at every watched name, move each one found
- * aside (NAME.cordon-quarantine-TAG), say on stderr what was created, that
+/* The sandbox is gone: take what watch_move_aside moved, look at every
+ * watched name, move each one found aside (hostpaths/quarantine.h), say on
+ * stderr what was created, that
  * it is protected and which flag would allow it, and pass it to found (may
  * be NULL) with ctx.  The number of names found (0: the run created none). */
-size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
-		    watch_found_fn *found, void *ctx);
+size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx);
 
 void watch_free(struct watch *w);
 

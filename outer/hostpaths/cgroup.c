@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "procstat.h"
@@ -19,7 +21,14 @@
 #define REMOVE_TRIES 200
 #define REMOVE_STEP_MS 10
 #define MEMBERS_MAX 4096
+#define LOCK_TRIES 100
+#define LOCK_STEP_MS 1
+#define HOLDERS_MAX 64
 
+/* This run's cgroup name (cgroup_run_name_pick); made_here: this process
+ * made it (cordon; the guardian, forked before, did not). */
+static char run_name[CGROUP_PICK_RANDOM_LEN + 1];
+static int made_here;
 /* The whole of a small kernel-made text file, NUL-terminated, in a buffer
  * of the caller's to free; NULL if it cannot be read. */
 static char *read_text(const char *path)
@@ -232,16 +241,80 @@ static int remove_dir(const char *dir)
 	return -EBUSY;
 }
 
+void cgroup_run_kill(const struct cgroup_run *r)
+{
+	if (r->kill_fd >= 0 && pwrite(r->kill_fd, "1", 1, 0) < 0) {
+		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
+	}
+}
+
 void cgroup_run_remove(struct cgroup_run *r)
 {
 	sys_close(&r->cpu_fd);
+	sys_close(&r->kill_fd);
 	while (r->n > 0) {
 		r->n--;
 		int rc = remove_dir(r->dir[r->n]);
+		/* Released only now: a sweep meanwhile takes it for a live run's. */
+		sys_close(&r->lock[r->n]);
 		if (rc < 0)
 			fprintf(stderr, "cordon: cannot remove the run's cgroup %s: %s (the next run "
 				"removes it)\n", r->dir[r->n], strerror(-rc));
 	}
+}
+
+/* 1 if a process outside the cgroup at dir holds the flock on fd (its
+ * cordon); 0 if nobody does, or only the command inside it (then this
+ * process may hold the lock now: fd keeps it until closed). */
+static int held_outside(int fd, const char *dir)
+{
+	struct stat st;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK || fstat(fd, &st) < 0)
+		return 1;
+	char procs[PATH_MAX + 16];
+	(void)snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	char *locks = read_text("/proc/locks"), *members = read_text(procs);
+	long pids[HOLDERS_MAX];
+	size_t n = locks ? cgroup_pick_lock_holders(locks, major(st.st_dev), minor(st.st_dev),
+						    (unsigned long long)st.st_ino, pids,
+						    HOLDERS_MAX) : 0;
+	/* Unreadable, or a holder not found: as if its cordon held it. */
+	int outside = !locks || !members || n == 0 || n == HOLDERS_MAX;
+	for (size_t i = 0; i < n && !outside; i++)
+		outside = !listed(members, pids[i]);
+	free(locks);
+	free(members);
+	return outside;
+}
+
+/* Is the cgroup at path, named name, a run's that is gone?  1 for a
+ * random name that cgroup_pick_sweep_random gives up, or an older
+ * cordon-PID-START whose cordon is gone. */
+static int run_gone(const char *name, const char *path, int *lockfd)
+{
+	long pid;
+	unsigned long long start;
+	uint64_t now;
+	if (cgroup_pick_run_name(name, &pid, &start)) {
+		int rc = procstat_start((pid_t)pid, &now);
+		return rc == 0 ? now != start : rc == -ESRCH;
+	}
+	if (!cgroup_pick_run_random(name))
+		return 0;
+	struct cgroup_sweep_facts f = { 0 };
+	f.mine = !made_here && strcmp(name, run_name) == 0;
+	if (f.mine)
+		return cgroup_pick_sweep_random(&f);
+	struct stat st;
+	/* The lock this takes, if it can, is held (*lockfd, the caller's to
+	 * close) until the removal that follows is done. */
+	int fd = *lockfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return 0;
+	f.held = held_outside(fd, path);
+	return cgroup_pick_sweep_random(&f);
 }
 
 void cgroup_sweep_in(const char *parent)
@@ -250,17 +323,12 @@ void cgroup_sweep_in(const char *parent)
 	if (!d)
 		return;
 	for (struct dirent *de; (de = readdir(d));) {
-		long pid;
-		unsigned long long start;
-		uint64_t now;
 		char path[PATH_MAX + 256];
-		if (!cgroup_pick_run_name(de->d_name, &pid, &start))
-			continue;
-		int rc = procstat_start((pid_t)pid, &now);
-		if (rc == 0 ? now == start : rc != -ESRCH)
-			continue; /* its cordon runs, or cannot be told apart */
 		(void)snprintf(path, sizeof(path), "%s/%s", parent, de->d_name);
-		(void)remove_dir(path);
+		int lockfd = -1;
+		if (run_gone(de->d_name, path, &lockfd))
+			(void)remove_dir(path);
+		sys_close(&lockfd);
 	}
 	(void)closedir(d);
 }
@@ -278,10 +346,50 @@ void cgroup_sweep(void)
 	}
 }
 
-/* Make (or find, v2: one for both) the run's cgroup beneath parent. */
-static int make_dir(struct cgroup_run *r, const char *parent, const char *name, char **dir,
-		    struct cordon_err *e)
+/* Make the run's cgroup at path and take its exclusive lock, held until it
+ * is removed.  Until it holds the lock, a sweep takes it for a dead run's
+ * and may remove it: the lock in hand, the directory at path must still be
+ * the one locked, else it is made again (a few tries). */
+static int make_locked(const char *path, int *out)
 {
+	int err = EAGAIN;
+	for (int i = 0; i < LOCK_TRIES; i++) {
+		struct stat here, locked;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT)
+			return -errno;
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &locked) == 0 &&
+		    stat(path, &here) == 0 && here.st_ino == locked.st_ino &&
+		    here.st_dev == locked.st_dev) {
+			*out = fd;
+			return 0;
+		}
+		if (fd >= 0)
+			err = errno;
+		sys_close(&fd);
+		sleep_ms(LOCK_STEP_MS);
+	}
+	return -err;
+}
+
+int cgroup_run_name_pick(struct cordon_err *e)
+{
+	char rnd[17];
+	int rc = sys_random_hex(rnd, 8);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot name the run's cgroup: getrandom");
+	(void)snprintf(run_name, sizeof(run_name), "cordon-%s", rnd);
+	return 0;
+}
+
+/* Make (or find, v2: one for both) the run's cgroup beneath g's directory;
+ * ctrl names its v1 controller. */
+static int make_dir(struct cgroup_run *r, const struct limits_cgroup *g, const char *ctrl,
+		    const char *name, char **dir, struct cordon_err *e)
+{
+	const char *parent = g->dir;
 	char path[PATH_MAX];
 	int len = snprintf(path, sizeof(path), "%s/%s", parent, name);
 	if (len < 0 || (size_t)len >= sizeof(path))
@@ -292,10 +400,19 @@ static int make_dir(struct cgroup_run *r, const char *parent, const char *name, 
 			return 0;
 		}
 	cgroup_sweep_in(parent);
-	if (mkdir(path, 0755) < 0)
-		return err_sys(e, errno, "cannot make the run's cgroup %s (cordon doctor says which "
+	made_here = 1;
+	int rc = make_locked(path, &r->lock[r->n]);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot make the run's cgroup %s (cordon doctor says which "
 			       "limits this machine enforces, and how)", path);
 	memcpy(r->dir[r->n], path, (size_t)len + 1);
+	r->ctrl[r->n] = g->way == CGROUP_PICK_V1 ? ctrl : NULL;
+	if (g->way == CGROUP_PICK_V2 && r->kill_fd < 0) {
+		char kill_path[PATH_MAX + 16];
+		(void)snprintf(kill_path, sizeof(kill_path), "%s/cgroup.kill", path);
+		/* Missing before Linux 5.14: then PID 1's death ends the rest. */
+		r->kill_fd = open(kill_path, O_WRONLY | O_CLOEXEC);
+	}
 	*dir = r->dir[r->n++];
 	return 0;
 }
@@ -331,7 +448,7 @@ static int count_cpu(struct cgroup_run *r, const struct limits_cgroup *g, const 
 		     struct cordon_err *e)
 {
 	char *dir = NULL, path[PATH_MAX + 32];
-	int rc = make_dir(r, g->dir, name, &dir, e);
+	int rc = make_dir(r, g, "cpuacct", name, &dir, e);
 	if (rc < 0)
 		return rc;
 	r->cpu_v2 = g->way == CGROUP_PICK_V2;
@@ -356,33 +473,73 @@ int cgroup_run_cpu_usec(const struct cgroup_run *r, unsigned long long *usec)
 	return cgroup_pick_cpu_usec(buf, r->cpu_v2, usec);
 }
 
-int cgroup_run_enter(struct cgroup_run *r, const struct limits_plan *p, pid_t sandbox,
-		     struct cordon_err *e)
+int cgroup_run_make(struct cgroup_run *r, const struct limits_plan *p, pid_t bwrap,
+		    struct cordon_err *e)
 {
-	char name[64], v[32];
-	uint64_t start;
+	char v[32];
+	const char *name = run_name;
 	char *mem = NULL, *pids = NULL;
+	int rc;
 	if (!p->memory && p->pids_way != LIMITS_PIDS_CGROUP && !p->cpu_tree)
 		return 0;
-	int rc = procstat_start(getpid(), &start);
-	if (rc < 0)
-		return err_sys(e, -rc, "cannot read cordon's own start time to name its cgroup");
-	(void)snprintf(name, sizeof(name), "cordon-%d-%llu", (int)getpid(),
-		       (unsigned long long)start);
-	if (p->memory && ((rc = make_dir(r, p->memory_cg.dir, name, &mem, e)) < 0 ||
+	if (!run_name[0])
+		return err_set(e, EINVAL, "internal: the run's cgroup has no name yet");
+	if (p->memory && ((rc = make_dir(r, &p->memory_cg, "memory", name, &mem, e)) < 0 ||
 			  (rc = set_memory(mem, p, e)) < 0))
 		return rc;
 	(void)snprintf(v, sizeof(v), "%lu\n", p->pids);
 	if (p->pids_way == LIMITS_PIDS_CGROUP &&
-	    ((rc = make_dir(r, p->pids_cg.dir, name, &pids, e)) < 0 ||
+	    ((rc = make_dir(r, &p->pids_cg, "pids", name, &pids, e)) < 0 ||
 	     (rc = set(pids, "pids.max", v, 0, e)) < 0))
 		return rc;
 	if (p->cpu_tree && (rc = count_cpu(r, &p->cpu_cg, name, e)) < 0)
 		return rc;
-	(void)snprintf(v, sizeof(v), "%d\n", (int)sandbox);
+	(void)snprintf(v, sizeof(v), "%d\n", (int)bwrap);
 	for (size_t i = 0; i < r->n; i++)
 		if ((rc = write_text(r->dir[i], "cgroup.procs", v)) < 0)
-			return err_sys(e, -rc, "cannot move the sandbox into the run's cgroup %s",
+			return err_sys(e, -rc, "cannot move bwrap into the run's cgroup %s",
 				       r->dir[i]);
 	return 0;
+}
+
+/* The directory of cordon's own cgroup in the hierarchy of ctrl (NULL:
+ * v2), where bwrap came from. */
+static int own_dir(const char *self, const char *mi, const char *ctrl, char *out, size_t n)
+{
+	char path[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX];
+	int rc;
+	if (!self || !mi)
+		return -EIO;
+	if ((rc = cgroup_pick_self(self, ctrl, path, sizeof(path))) < 0 ||
+	    (rc = cgroup_pick_mount(mi, ctrl, mnt, sizeof(mnt), root, sizeof(root))) < 0)
+		return rc;
+	return cgroup_pick_dir(mnt, root, path, out, n);
+}
+
+int cgroup_run_enter(struct cgroup_run *r, pid_t bwrap, pid_t sandbox, struct cordon_err *e)
+{
+	char v[32], home[PATH_MAX] = "?";
+	int rc = 0;
+	if (r->n == 0)
+		return 0;
+	char *self = read_text("/proc/self/cgroup");
+	char *mi = self ? read_text("/proc/self/mountinfo") : NULL;
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
+		(void)snprintf(v, sizeof(v), "%d\n", (int)sandbox);
+		if ((rc = write_text(r->dir[i], "cgroup.procs", v)) < 0) {
+			rc = err_sys(e, -rc, "cannot move the sandbox into the run's cgroup %s",
+				     r->dir[i]);
+			break;
+		}
+		(void)snprintf(v, sizeof(v), "%d\n", (int)bwrap);
+		if ((rc = own_dir(self, mi, r->ctrl[i], home, sizeof(home))) < 0 ||
+		    (rc = write_text(home, "cgroup.procs", v)) < 0)
+			rc = err_sys(e, -rc, "cannot move bwrap from the run's cgroup %s back to "
+				     "cordon's own (%s): the limits would count it; cordon doctor "
+				     "says which limits this machine enforces, and how",
+				     r->dir[i], home);
+	}
+	free(self);
+	free(mi);
+	return rc;
 }

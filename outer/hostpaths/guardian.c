@@ -41,12 +41,16 @@ struct watched {
 };
 
 /* cordon is gone and so is the sandbox: every watched name that is there
- * now and was born during the run is moved aside, as cordon would have
- * (outer/watch.c); nothing is deleted.  Nobody is left to tell. */
+ * now is moved aside, as cordon would have (outer/watch.c); nothing is
+ * deleted.  Each was missing when the run started (cordon watches only
+ * missing names, and refuses to start when one appears before the
+ * command), so whatever is there now was made during the run, whatever
+ * its timestamps say: a directory renamed into place, or an old file
+ * linked there, keeps its old birth time.  Nobody is left to tell. */
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
-		char tag[16], moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
+		char moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
 		 * checked against the identity cordon sent. */
@@ -58,13 +62,11 @@ static void recheck_watched(struct watched *wd)
 		    quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
 		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
 			continue;
-		(void)snprintf(tag, sizeof(tag), "%d", (int)wd->w[i].owner);
 		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
 		char *save = NULL;
 		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
-			if (quarantine_born_since(root, n, wd->w[i].since_sec,
-						  wd->w[i].since_nsec) == 1 &&
-			    quarantine_move(root, n, tag, moved, sizeof(moved)) < 0) {
+			if (fstatat(root, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    quarantine_move(root, n, moved, sizeof(moved)) < 0) {
 				/* Left in place: nothing else may be done with it. */
 			}
 	}

@@ -3,41 +3,73 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "sys.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE 1
 #endif
 
-int quarantine_move(int dirfd, const char *name, const char *tag, char *moved, size_t len)
+/* rename(2) of name to moved in dirfd, never over an existing entry. */
+static int rename_noreplace(int dirfd, const char *name, const char *moved)
 {
-	for (int i = 1; i < 100; i++) {
-		int n = i == 1 ? snprintf(moved, len, "%s.cordon-quarantine-%s", name, tag)
-			       : snprintf(moved, len, "%s.cordon-quarantine-%s-%d", name, tag, i);
-		if (n < 0 || (size_t)n >= len)
-			return -ENAMETOOLONG;
-		/* musl has no renameat2() wrapper.  NOREPLACE: never over an
-		 * entry that is there already. */
-		if (syscall(SYS_renameat2, dirfd, name, dirfd, moved, RENAME_NOREPLACE) == 0)
-			return 0;
-		if (errno == EINVAL) {
-			/* A filesystem without RENAME_NOREPLACE: look first
-			 * (a race only with someone creating that very name). */
-			struct stat st;
-			if (fstatat(dirfd, moved, &st, AT_SYMLINK_NOFOLLOW) == 0)
-				continue;
-			if (errno != ENOENT)
-				return -errno;
-			return renameat(dirfd, name, dirfd, moved) == 0 ? 0 : -errno;
+	/* musl has no renameat2() wrapper. */
+	if (syscall(SYS_renameat2, dirfd, name, dirfd, moved, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* A filesystem without RENAME_NOREPLACE: look first (a race only with
+	 * someone creating that very random name). */
+	struct stat st;
+	if (fstatat(dirfd, moved, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	return renameat(dirfd, name, dirfd, moved) == 0 ? 0 : -errno;
+}
+
+/* The longer form could not be made, but a shorter entry may be. */
+static int try_shorter(int err)
+{
+	return err == -ENAMETOOLONG || err == -ENOSPC || err == -EDQUOT;
+}
+
+int quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+{
+	int shorter = 0;
+	/* No fixed bound: every name that is taken is a fresh guess out of
+	 * 2^64, so a run of EEXIST ends at once unless the filesystem lies. */
+	for (;;) {
+		/* A name no process can predict, so none can have made it in
+		 * advance. */
+		char rnd[17];
+		int r = sys_random_hex(rnd, 8);
+		if (r < 0)
+			return r;
+		int n = shorter ? snprintf(moved, len, ".cordon-quarantine-%s", rnd)
+				: snprintf(moved, len, "%s.cordon-quarantine-%s", name, rnd);
+		if (n < 0 || (size_t)n >= len || (size_t)n > NAME_MAX) {
+			if (shorter)
+				return -ENAMETOOLONG;
+			shorter = 1;
+			continue;
 		}
-		if (errno != EEXIST)
-			return -errno;
+		r = rename_noreplace(dirfd, name, moved);
+		if (r == 0)
+			return 0;
+		if (r == -EEXIST)
+			continue;
+		if (!shorter && try_shorter(r)) {
+			shorter = 1;
+			continue;
+		}
+		return r;
 	}
-	return -EEXIST;
 }
 
 /* struct statx as far as needed (musl 1.2.3 has none; see entrypath.c):
@@ -63,16 +95,4 @@ int quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32
 	memcpy(sec, buf + off, sizeof(*sec));
 	memcpy(nsec, buf + off + sizeof(*sec), sizeof(*nsec));
 	return 0;
-}
-
-int quarantine_born_since(int dirfd, const char *name, int64_t sec, uint32_t nsec)
-{
-	int64_t ts = 0;
-	uint32_t tn = 0;
-	int r = quarantine_time(dirfd, name, 0, &ts, &tn);
-	if (r == -ENOENT || r == -ENODATA)
-		return 0;
-	if (r < 0)
-		return r;
-	return ts > sec || (ts == sec && tn >= nsec);
 }

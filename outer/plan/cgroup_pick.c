@@ -200,3 +200,65 @@ int cgroup_pick_run_name(const char *name, long *pid, unsigned long long *start)
 	*start = strtoull(s, &end, 10);
 	return *end == '\0' && *pid > 0;
 }
+
+int cgroup_pick_run_random(const char *name)
+{
+	if (strncmp(name, "cordon-", 7) != 0 || strlen(name) != CGROUP_PICK_RANDOM_LEN)
+		return 0;
+	return strspn(name + 7, "0123456789abcdef") == CGROUP_PICK_RANDOM_LEN - 7;
+}
+
+int cgroup_pick_sweep_random(const struct cgroup_sweep_facts *f)
+{
+	return f->mine || !f->held;
+}
+
+/* "MA:MI:INO" of a /proc/locks line (two hex numbers and a decimal one). */
+static int lock_inode(const char *w, unsigned *major, unsigned *minor, unsigned long long *ino)
+{
+	char *end;
+	unsigned long ma = strtoul(w, &end, 16);
+	if (end == w || *end != ':')
+		return 0;
+	const char *m = end + 1;
+	unsigned long mi = strtoul(m, &end, 16);
+	if (end == m || *end != ':')
+		return 0;
+	const char *n = end + 1;
+	*ino = strtoull(n, &end, 10);
+	*major = (unsigned)ma;
+	*minor = (unsigned)mi;
+	return end != n && *end == '\0';
+}
+
+size_t cgroup_pick_lock_holders(const char *locks, unsigned major, unsigned minor,
+				unsigned long long ino, long *pids, size_t max)
+{
+	size_t n = 0;
+	for (const char *l = locks; l && *l && n < max;) {
+		const char *start = l, *nl = strchr(l, '\n');
+		char line[256];
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		l = nl ? nl + 1 : NULL;
+		if (len >= sizeof(line))
+			continue;
+		memcpy(line, start, len);
+		line[len] = '\0';
+		/* "N: FLOCK ADVISORY WRITE PID MA:MI:INO 0 EOF"; a waiter's line
+		 * has "->" after the number. */
+		char *w[6], *save = NULL;
+		size_t k = 0;
+		for (char *t = strtok_r(line, " ", &save); t && k < 6; t = strtok_r(NULL, " ", &save))
+			w[k++] = t;
+		unsigned ma, mi;
+		unsigned long long in;
+		char *end;
+		if (k < 6 || strcmp(w[1], "FLOCK") != 0 || !lock_inode(w[5], &ma, &mi, &in) ||
+		    ma != major || mi != minor || in != ino)
+			continue;
+		long pid = strtol(w[4], &end, 10);
+		if (end != w[4] && *end == '\0' && pid > 0)
+			pids[n++] = pid;
+	}
+	return n;
+}

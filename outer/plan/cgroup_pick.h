@@ -70,8 +70,39 @@ int cgroup_pick_v2(const struct cgroup_v2_dir *own, const struct cgroup_v2_dir *
 int cgroup_pick_cpu_usec(const char *text, int v2, unsigned long long *usec)
 	__attribute__((warn_unused_result));
 
-/* 1 if a cgroup directory name is a run's ("cordon-PID-START"), with its
- * owner's pid and start time. */
+/* 1 if a cgroup directory name is a run's of an older cordon
+ * ("cordon-PID-START"), with its owner's pid and start time. */
 int cgroup_pick_run_name(const char *name, long *pid, unsigned long long *start);
+
+/* A run's cgroup is named "cordon-" and 16 random hex digits
+ * (CGROUP_PICK_RANDOM_LEN bytes in all): its name tells nothing of cordon
+ * (the command can list the hierarchy, read-only, and find its own cgroup
+ * there; a name holding cordon's pid told it that pid).  Whether its run
+ * lives is told by a lock instead: cordon holds an exclusive flock(2) on
+ * the directory from right after it made it until it is removed. */
+#define CGROUP_PICK_RANDOM_LEN 23
+
+/* 1 if name is such a run's cgroup name. */
+int cgroup_pick_run_random(const char *name);
+
+/* The facts a sweep gathers about one run's cgroup with a random name. */
+struct cgroup_sweep_facts {
+	int mine;        /* the run of this very process (the guardian, cordon gone) */
+	int held;        /* its flock is held by a process outside the cgroup (its
+			    cordon); a holder inside it is the command, which cannot
+			    keep a dead run's cgroup alive that way */
+};
+
+/* 1 if a sweep removes that cgroup (its run is gone), else 0.  A cgroup
+ * made a moment ago may not be locked yet: removed then, it is made again
+ * (hostpaths/cgroup.c checks, lock in hand, that the directory it locked
+ * is still the one at its path). */
+int cgroup_pick_sweep_random(const struct cgroup_sweep_facts *f);
+
+/* The pids holding a FLOCK (not waiting for one) on inode ino of device
+ * (major, minor) in a /proc/locks text, at most max of them in pids.  The
+ * number found. */
+size_t cgroup_pick_lock_holders(const char *locks, unsigned major, unsigned minor,
+				unsigned long long ino, long *pids, size_t max);
 
 #endif

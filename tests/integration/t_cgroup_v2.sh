@@ -62,7 +62,7 @@ drop_cgroup() { # DIR
 	local c p i
 	for c in $(find "$1" -depth -type d 2>/dev/null); do
 		case "$c" in
-		*/cordon-[0-9]*) echo 1 >"$c/cgroup.kill" 2>/dev/null ;;
+		*/cordon-*) echo 1 >"$c/cgroup.kill" 2>/dev/null ;;
 		*) for p in $(cat "$c/cgroup.procs" 2>/dev/null); do echo "$p" >"$U/cgroup.procs" 2>/dev/null; done ;;
 		esac
 		for i in $(seq 50); do
@@ -77,10 +77,10 @@ restore() {
 	[ -e "$D" ] && drop_cgroup "$D"
 	# Run cgroups a failed root run of this test left in the root (not
 	# there before, and their cordon is gone).
-	for c in $(find "$U" -maxdepth 1 -name 'cordon-[0-9]*'); do
+	# A run's cordon holds a flock on its cgroup while it lives.
+	for c in $(find "$U" -maxdepth 1 -name 'cordon-*'); do
 		printf '%s\n' "$before_u" | grep -qx "$c" && continue
-		p=${c##*/cordon-}
-		kill -0 "${p%%-*}" 2>/dev/null || drop_cgroup "$c"
+		flock -n "$c" true 2>/dev/null && drop_cgroup "$c"
 	done
 	[ $REBOUND = 1 ] || return 0
 	grep -qw pids "$U/cgroup.subtree_control" && echo -pids >"$U/cgroup.subtree_control"
@@ -110,9 +110,12 @@ AS_USER=(bash -c 'echo $$ >"$0/cgroup.procs" && exec setpriv --reuid="$1" --regi
 as_user() { "${AS_USER[@]}" "$@"; }
 
 F="$HELPERS/forkloop"
-# The command's v2 cgroup path, as it sees it (its cgroup namespace's root
-# is the cgroup it was made in: for the user the run's cgroup is "/../cordon-*").
-run_name() { sed -n "s,^${2:-0::}.*/\(cordon-[0-9]*-[0-9]*\)\$,\1,p" "$1" | head -n 1; }
+# The command's /proc/self/cgroup shows "/" (its PID 1 was born in the
+# run's cgroup, the root of its cgroup namespace), so it finds its run's
+# cgroups as any command could: the cordon-RANDOM of the read-only hierarchy
+# whose cgroup.procs lists it.  SHOW prints both ("cg NAME" lines).
+SHOW='cat /proc/self/cgroup; for d in $(find /sys/fs/cgroup/unified /sys/fs/cgroup/memory -maxdepth 4 -type d -name "cordon-*" 2>/dev/null); do grep -qsx $$ "$d/cgroup.procs" && echo "cg ${d##*/}"; done; :;'
+run_name() { sed -n 's/^cg \(cordon-[0-9a-f]\{16\}\)$/\1/p' "$1" | head -n 1; }
 gone() { [ ! -e "$1" ]; }
 
 # --- pids on v2 -------------------------------------------------------------------
@@ -155,7 +158,7 @@ if [ $PIDS_V2 = 0 ]; then
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-pids 20 -- "$F" 60
 	expect_out 0 '^forked 60$' "control: $TU, --limit-pids 100 lets 60 forks through" -- \
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-pids 100 -- "$F" 60
-	assert "no run cgroup was made in the delegated subtree" -- test -z "$(find "$D" -name 'cordon-[0-9]*')"
+	assert "no run cgroup was made in the delegated subtree" -- test -z "$(find "$D" -name 'cordon-*')"
 fi
 
 # --- each caller -------------------------------------------------------------------
@@ -167,7 +170,7 @@ MNT=$U
 LINE='0::'
 check_caller() {
 	local who=$1 ws=$2 parent=$3 rel=${3#$MNT} n mark cpid g sp fw to
-	local own='n=$(sed -n "s,^'"$LINE"'.*/\(cordon-[0-9]*-[0-9]*\)\$,\1,p" /proc/self/cgroup);'
+	local own='n=$(for d in '"$parent"'/cordon-*; do grep -qsx $$ "$d/cgroup.procs" && echo "${d##*/}"; done);'
 	local C=("${RUN[@]}" "$CORDON" -w "$ws" -C "$ws")
 	"${RUN[@]}" "$CORDON" doctor >"$W/doctor" 2>&1
 	assert "$who: doctor: cgroup v$V pids.max on the whole tree in $parent" -- \
@@ -202,10 +205,11 @@ check_caller() {
 	# the command and the sandbox's PID 1.
 	mark=$((8200000 + $$ + ${#who}))
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-pids 50 -- \
-		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cg1" 2>/dev/null </dev/null &
+		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cg1" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cg1"
-	n=$(run_name "$W/cg1" "$LINE")
+	wait_for 100 grep -qs "^cg cordon-" "$W/cg1"
+	n=$(run_name "$W/cg1")
+	assert "$who: /proc/self/cgroup inside shows $LINE/" -- grep -qx "$LINE/" "$W/cg1"
 	assert "$who: the command sees a run cgroup ($n)" -- test -n "$n"
 	assert "$who: the run's cgroup is $parent/$n" -- test -n "$n" -a -d "$parent/$n"
 	assert "$who: its pids.max is 50" -- test "$(cat "$parent/$n/pids.max" 2>/dev/null)" = 50
@@ -221,21 +225,21 @@ check_caller() {
 	assert "$who: and the command is ended" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
 
 	# After a run, and after a failed one.
-	expect 0 "$who: a run" -- "${C[@]}" -- cat /proc/self/cgroup
-	n=$(run_name "$OUT" "$LINE")
+	expect 0 "$who: a run" -- "${C[@]}" -- sh -c "$SHOW"
+	n=$(run_name "$OUT")
 	assert "$who: it ran in a run cgroup ($n), gone after it" -- test -n "$n" -a ! -e "$parent/$n"
-	expect 3 "$who: a failing run" -- "${C[@]}" -- sh -c 'cat /proc/self/cgroup; exit 3'
-	n=$(run_name "$OUT" "$LINE")
+	expect 3 "$who: a failing run" -- "${C[@]}" -- sh -c "$SHOW exit 3"
+	n=$(run_name "$OUT")
 	assert "$who: its run cgroup ($n) is gone" -- test -n "$n" -a ! -e "$parent/$n"
 
 	# cordon and its guardian killed: the next run's sweep removes the
 	# cgroup and ends what is in it.
 	mark=$((mark + 1))
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" -- \
-		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cg2" 2>/dev/null </dev/null &
+		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cg2" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cg2"
-	n=$(run_name "$W/cg2" "$LINE")
+	wait_for 100 grep -qs "^cg cordon-" "$W/cg2"
+	n=$(run_name "$W/cg2")
 	g=$(guardians_of "$mark")
 	assert "$who: the run has a guardian to kill" -- test -n "$g"
 	kill -9 $g "$cpid"
@@ -265,10 +269,12 @@ if [ $PIDS_V2 = 1 ]; then
 	expect_out 0 '^limits: processes 4096 \(cgroup v2 pids.max on the whole tree\); memory 104857600 bytes \(cgroup v1 memory' \
 		"root: explain: pids v2, memory v1" -- "$CORDON" explain -w "$rws" --limit-memory 100M -- true
 	expect 0 "root: a run with --limit-memory" -- \
-		"$CORDON" -w "$rws" -C "$rws" --limit-memory 100M -- cat /proc/self/cgroup
+		"$CORDON" -w "$rws" -C "$rws" --limit-memory 100M -- sh -c "$SHOW"
 	n=$(run_name "$OUT")
 	assert "root: it ran in a v2 run cgroup ($n)" -- test -n "$n"
-	assert "root: and in a v1 memory cgroup of the same name" -- grep -q "^[0-9]*:memory:.*/$n\$" "$OUT"
+	assert "root: and in a v1 memory cgroup of the same name" -- test "$(grep -cx "cg $n" "$OUT")" -eq 2
+	assert "root: /proc/self/cgroup shows / in both" -- \
+		sh -c "grep -qx '0::/' '$OUT' && grep -qx '[0-9]*:memory:/' '$OUT'"
 	assert "root: both are gone after the run" -- \
 		test -n "$n" -a -z "$(find "$U" /sys/fs/cgroup/memory -type d -name "$n" 2>/dev/null)"
 	as_user "$CORDON" doctor >"$W/doctor" 2>&1
@@ -276,7 +282,7 @@ if [ $PIDS_V2 = 1 ]; then
 		grep -q "^limits: --limit-memory: RLIMIT_DATA per process; the sandbox's total is not bounded" "$W/doctor"
 	expect_out 0 '^limits: processes 4096 \(cgroup v2 pids.max on the whole tree\); memory 104857600 bytes \(RLIMIT_DATA per process\)' \
 		"$TU: explain: pids v2, memory RLIMIT_DATA" -- as_user "$CORDON" explain -w "$uws" --limit-memory 100M -- true
-	expect_out 0 '^0::/\.\./cordon-' "$TU: a run with --limit-memory, in its v2 run cgroup" -- \
+	expect_out 0 '^0::/$' "$TU: a run with --limit-memory, in its v2 run cgroup, sees it as /" -- \
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-memory 100M -- cat /proc/self/cgroup
 fi
 
@@ -312,10 +318,11 @@ assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tre
 	# run's sweep does.
 	mark=$((8300000 + $$ + ${#who}))
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
-		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cc1" 2>/dev/null </dev/null &
+		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cc1" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cc1"
+	wait_for 100 grep -qs "^cg cordon-" "$W/cc1"
 	n=$(run_name "$W/cc1")
+	assert "$who: --limit-cpu: /proc/self/cgroup inside shows 0::/" -- grep -qx "0::/" "$W/cc1"
 	sp=$(pgrep -f "^sleep $mark\$" | head -n 1)
 	assert "$who: the command is in $parent/$n" -- test -n "$n" -a -d "$parent/$n"
 	assert "$who: as the host sees it (0::$rel/$n)" -- grep -qsx "0::$rel/$n" "/proc/${sp:-0}/cgroup"
@@ -325,9 +332,9 @@ assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tre
 	assert "$who: and the command is ended" -- wait_for 50 sh -c "! pgrep -f '^sleep $mark\$' >/dev/null"
 	mark=$((mark + 1))
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
-		sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" >"$W/cc2" 2>/dev/null </dev/null &
+		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cc2" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cc2"
+	wait_for 100 grep -qs "^cg cordon-" "$W/cc2"
 	n=$(run_name "$W/cc2")
 	g=$(guardians_of "$mark")
 	assert "$who: the run has a guardian to kill" -- test -n "$g"

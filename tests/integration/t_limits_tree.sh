@@ -136,8 +136,9 @@ fi
 
 # --- the command cannot leave or loosen its cgroup --------------------------------
 # (v1 here; the hierarchy is the host's, bound read-only like all of /sys.)
-own_pids() { # the sandbox's own pids cgroup directory, as the command sees it
-	echo 'd=/sys/fs/cgroup/pids$(sed -n "s/^[0-9]*:pids://p" /proc/self/cgroup);'
+own_pids() { # the sandbox's own pids cgroup directory, found as a command would:
+	# its /proc/self/cgroup shows "/", but the hierarchy is readable
+	echo 'for d in /sys/fs/cgroup/pids/cordon-*; do grep -qx $$ $d/cgroup.procs && break; done;'
 }
 if [ $pids_v1 = 1 ] && [ -f /sys/fs/cgroup/pids/cgroup.procs ]; then
 	for fw in "" --full-write; do
@@ -154,29 +155,51 @@ if [ $pids_v1 = 1 ] && [ -f /sys/fs/cgroup/pids/cgroup.procs ]; then
 fi
 
 # --- the run's cgroup is removed after every end ----------------------------------
-# The sandbox names its own cgroups in /proc/self/cgroup (cordon-PID-START).
-names() { sed -n 's/^[0-9]*:\(pids\|memory\|\):.*\/\(cordon-[0-9]*-[0-9]*\)$/\2/p' "$1" | sort -u; }
+# The sandbox finds its own cgroups (cordon-RANDOM) in the read-only
+# hierarchy, as the one of each that lists it: "cg NAME" lines.
+FIND_OWN='for d in /sys/fs/cgroup/*/cordon-* /sys/fs/cgroup/cordon-*; do grep -qsx $$ "$d/cgroup.procs" && echo "cg ${d##*/}"; done; :;'
+names() { sed -n 's/^cg \(cordon-[0-9a-f]\{16\}\)$/\1/p' "$1" | sort -u; }
+
+# Nothing the command can read names cordon's host pid (issue 19 item 1: it
+# learned it from /proc/self/cgroup, cordon-PID-START, and made in advance
+# every name the quarantine would use).  The sandbox's PID 1 is born in the
+# run's cgroup, the root of its cgroup namespace; the name is random.
+for lim in "" "--limit-memory 100M --limit-cpu 100"; do
+	"${C[@]}" $lim -- sh -c "cat /proc/self/cgroup; $FIND_OWN" >"$W/pid.out" 2>"$W/pid.err" </dev/null &
+	cpid=$!
+	wait "$cpid"
+	st=$?
+	assert "a run (${lim:-no --limit flag}) reads its cgroups" -- test "$st" -eq 0 -a -s "$W/pid.out"
+	assert "/proc/self/cgroup inside shows / in every hierarchy (${lim:-no --limit flag})" -- \
+		sh -c "! grep -v '^cg ' '$W/pid.out' | grep -qv ':/\$'"
+	assert "no cgroup the command finds names cordon's pid $cpid (${lim:-no --limit flag})" -- \
+		sh -c "! grep -q -- '-$cpid\\(-\\|\$\\)' '$W/pid.out'"
+	if [ $any_cgroup = 1 ] && [ -n "$lim" ]; then
+		assert "the command still finds its run's cgroup, named at random" -- \
+			grep -Eq '^cg cordon-[0-9a-f]{16}$' "$W/pid.out"
+	fi
+done
 present() { [ -n "$(find /sys/fs/cgroup -type d -name "$1" 2>/dev/null)" ]; }
 absent() { ! present "$1"; }
 if [ $any_cgroup = 1 ]; then
-	expect 0 "a run reads its own cgroup" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- cat /proc/self/cgroup
+	expect 0 "a run finds its own cgroup" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c "$FIND_OWN"
 	cp "$OUT" "$W/cg1"
 	n=$(names "$W/cg1")
 	assert "the sandbox ran in a cgroup of its run ($n)" -- test -n "$n"
 	for c in $n; do
 		assert "after the run no cgroup $c is left" -- absent "$c"
 	done
-	expect 1 "a failing command" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exit 1'
+	expect 1 "a failing command" -- "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c "$FIND_OWN exit 1"
 	for c in $(names "$OUT"); do
 		assert "after a failed command no cgroup $c is left" -- absent "$c"
 	done
 
 	# cordon killed: its guardian removes the cgroup once the sandbox is gone.
 	mark=$((8100000 + $$))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c "$FIND_OWN"' exec sleep '"$mark" \
 		>"$W/cg2" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cg2"
+	wait_for 100 grep -qs "^cg cordon-" "$W/cg2"
 	n=$(names "$W/cg2")
 	assert "the killed run was in a cgroup ($n)" -- test -n "$n"
 	for c in $n; do
@@ -192,10 +215,10 @@ if [ $any_cgroup = 1 ]; then
 	# cordon and its guardian killed: the next run sweeps the cgroup, and
 	# ends what is still in it.
 	mark=$((mark + 1))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c "$FIND_OWN"' exec sleep '"$mark" \
 		>"$W/cg3" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cg3"
+	wait_for 100 grep -qs "^cg cordon-" "$W/cg3"
 	n=$(names "$W/cg3")
 	g=$(guardians_of "$mark")
 	assert "the run has a guardian to kill" -- test -n "$g"
@@ -209,10 +232,10 @@ if [ $any_cgroup = 1 ]; then
 
 	# The same leftover, removed by cordon reclaim.
 	mark=$((mark + 1))
-	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c 'cat /proc/self/cgroup; exec sleep '"$mark" \
+	env RUN_MARK="$mark" "${C[@]}" --limit-memory 100M --limit-cpu 100 -- sh -c "$FIND_OWN"' exec sleep '"$mark" \
 		>"$W/cg4" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs cordon- "$W/cg4"
+	wait_for 100 grep -qs "^cg cordon-" "$W/cg4"
 	n=$(names "$W/cg4")
 	g=$(guardians_of "$mark")
 	kill -9 $g "$cpid"

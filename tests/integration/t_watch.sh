@@ -2,8 +2,8 @@
 # t_watch.sh: --protect-missing watch, the default (DESIGN.md section 5): a
 # missing protected name stays absent inside, exactly as on the host, and
 # nothing is created on the host for it; creating one, in any way, stops
-# the run, moves the new entry aside (NAME.cordon-quarantine-RUNID, never
-# deleted), says so and ends with status 1; a name made in a subdirectory
+# the run, moves the new entry aside (NAME.cordon-quarantine-RANDOM, never
+# deleted, under a name the command cannot make in advance), says so and ends with status 1; a name made in a subdirectory
 # is fine; nothing of the run is left on disk after any end.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +14,7 @@ snap() { ls -A "$1" | sort | tr '\n' ' '; }
 # The source repository is a second writable root: the private /tmp would
 # hide it otherwise.
 C() { "$CORDON" -w "$ws" -w "$src" -C "$ws" "$@"; }
-quarantined() { ls -A "$ws" | grep -c "^$1\\.cordon-quarantine-[0-9]"; }
+quarantined() { ls -A "$ws" | grep -Ec "^$(printf %s "$1" | sed 's/\./\\./g')\\.cordon-quarantine-[0-9a-f]{16}\$"; }
 
 # A local repository to clone from, outside the workspace.
 src="$W/src"
@@ -42,7 +42,12 @@ try() {
 		C -- sh -c "$script; sleep 2; touch after"
 	assert "$desc: the command was stopped before it went on" -- test ! -e "$ws/after"
 	assert "$desc: $name is not on the host any more" -- test ! -e "$ws/$name" -a ! -L "$ws/$name"
-	assert "$desc: it was moved aside, not deleted" -- test "$(quarantined "$name")" -eq 1
+	# Moved aside at the kill; a process of the sandbox not dead yet may
+	# make it again before bwrap is gone, and that one is moved aside too,
+	# or remove what it made (git clone cleans up the directory it cloned
+	# into when it fails): then stderr says so.
+	assert "$desc: it was moved aside, not deleted by cordon" -- \
+		sh -c "test $(quarantined "$name") -ge 1 || grep -q 'where the command removed it before it died' '$ERR'"
 	assert "$desc: stderr says what was created and where it went" -- \
 		grep -q "$ws/$name was created during the run.*moved aside, not deleted, to $ws/$name.cordon-quarantine-" "$ERR"
 	assert "$desc: stderr names the flag that would allow it" -- grep -q -- "--no-default-protect" "$ERR"
@@ -59,8 +64,8 @@ try "mkdir .agents" .agents 'mkdir .agents'
 try "open(O_CREAT) of .aws" .aws 'echo x > .aws'
 try "git init at the top of the root" .git "${GIT[*]} init -q ."
 try "git clone of a local repository into ." .git "${GIT[*]} clone -q $src ."
-assert "the quarantined .git of the clone is kept as it was made (a directory)" -- \
-	test -d "$(ls -d "$ws"/.git.cordon-quarantine-* | head -n 1)"
+assert "the quarantined .git of the clone is kept as it was made (a directory), unless git removed it" -- \
+	sh -c "test -d \"\$(ls -d '$ws'/.git.cordon-quarantine-* 2>/dev/null | head -n 1)\" || grep -q 'where the command removed it' '$ERR'"
 
 # --- controls --------------------------------------------------------------------------
 fresh
@@ -83,6 +88,14 @@ fresh
 mkdir "$ws/.git"
 refuse "an existing .git stays read-only" -- C -- sh -c 'echo x > .git/config'
 assert "and it is left as it was" -- test -z "$(ls -A "$ws/.git")"
+
+# With a cgroup of the run's own (--limit-cpu: a v2 one where the caller may
+# make it, killed through cgroup.kill), the same.
+fresh
+expect_err 1 "protected name" "with --limit-cpu, mkdir .git stops the run" -- \
+	C --limit-cpu 100 -- sh -c 'sleep 100 & mkdir .git; sleep 2; touch after'
+assert "with --limit-cpu: the command was stopped, .git moved aside" -- \
+	test ! -e "$ws/after" -a ! -e "$ws/.git" -a "$(quarantined .git)" -ge 1
 
 # --protect NAME is watched too, and the message names the flag.
 fresh
@@ -110,24 +123,111 @@ assert "kill -9 of cordon leaves nothing but what the command made" -- test "$(s
 
 # cordon killed after the command created a name (cordon stopped first, so
 # that it cannot react): its guardian moves the name aside once the sandbox
-# is gone.
+# is gone.  The same when the command makes the name by renaming a
+# directory that existed before the run (or by linking an old file): the
+# entry keeps its old birth time, but the name was missing when the run
+# started, so the guardian moves it aside all the same.
+killed_in_window() { # NAME HOW
+	fresh
+	mkdir "$ws/olddir" && echo old >"$ws/olddir/data" && echo old >"$ws/oldfile"
+	sleep 0.05
+	mark="cordon-watch-$$-$RANDOM"
+	"$CORDON" -w "$ws" -C "$ws" -- bash -c \
+		"touch ready; while [ ! -e go ]; do sleep 0.02; done; $2; exec -a $mark sleep 30" \
+		</dev/null >/dev/null 2>&1 &
+	cpid=$!
+	for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
+	kill -STOP "$cpid"
+	touch "$ws/go"
+	for _ in $(seq 250); do [ -e "$ws/$1" ] && break; sleep 0.02; done
+	assert "$2 while cordon was stopped: $1 is there" -- test -e "$ws/$1"
+	kill -9 "$cpid"
+	wait "$cpid" 2>/dev/null
+	for _ in $(seq 250); do [ ! -e "$ws/$1" ] && break; sleep 0.02; done
+	assert "kill -9 of cordon after $2: the guardian moved $1 aside" -- \
+		test ! -e "$ws/$1" -a "$(quarantined "$1")" -eq 1
+	assert "kill -9 of cordon after $2: and the sandbox is gone" -- gone
+}
+killed_in_window .git "mkdir .git"
+killed_in_window .git "mv -T olddir .git"
+assert "the renamed directory is kept whole, moved aside" -- \
+	grep -qx old "$ws"/.git.cordon-quarantine-*/data
+killed_in_window .gitconfig "ln oldfile .gitconfig"
+assert "the linked file is kept, and its other name too" -- \
+	test "$(cat "$ws"/.gitconfig.cordon-quarantine-*)" = old -a -f "$ws/oldfile"
+# Control: an old entry under a name that is not watched stays where it is.
+killed_in_window .git "mv -T olddir .git; mv oldfile notes"
+assert "control: a rename to an unprotected name is left alone" -- test -f "$ws/notes"
+
+# --- the quarantine cannot be blocked (issue 19 item 1) -----------------------------
+# The old scheme moved .git to .git.cordon-quarantine-PID (then -PID-2 ...
+# -PID-99), cordon's pid being one the command could learn: with all of
+# them made in advance the move failed and .git stayed on the host.
 fresh
-mark="cordon-watch-$$-$RANDOM"
-"$CORDON" -w "$ws" -w "$src" -C "$ws" -- bash -c \
-	"touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git; exec -a $mark sleep 30" \
-	</dev/null >/dev/null 2>&1 &
+"$CORDON" -w "$ws" -C "$ws" -- sh -c \
+	'touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git; echo x > .git/config; sleep 30' \
+	</dev/null >/dev/null 2>"$W/col.err" &
 cpid=$!
 for _ in $(seq 250); do [ -e "$ws/ready" ] && break; sleep 0.02; done
-kill -STOP "$cpid"
+mkdir "$ws/.git.cordon-quarantine-$cpid"
+for i in $(seq 2 99); do mkdir "$ws/.git.cordon-quarantine-$cpid-$i"; done
 touch "$ws/go"
-for _ in $(seq 250); do [ -e "$ws/.git" ] && break; sleep 0.02; done
-assert "the command created .git while cordon was stopped" -- test -d "$ws/.git"
-kill -9 "$cpid"
-wait "$cpid" 2>/dev/null
-for _ in $(seq 250); do [ ! -e "$ws/.git" ] && break; sleep 0.02; done
-assert "kill -9 of cordon: the guardian moved .git aside" -- \
-	test ! -e "$ws/.git" -a "$(quarantined .git)" -eq 1
-assert "kill -9 of cordon: and the sandbox is gone" -- gone
+wait "$cpid"
+st=$?
+assert "every predictable name taken: the run still stops (status 1)" -- test "$st" -eq 1
+assert "every predictable name taken: .git is not on the host" -- test ! -e "$ws/.git" -a ! -L "$ws/.git"
+assert "every predictable name taken: .git moved aside under a random name" -- test "$(quarantined .git)" -eq 1
+assert "every predictable name taken: the directory the command made is what moved" -- \
+	test -d "$(ls -d "$ws"/.git.cordon-quarantine-* | grep -E -- '-[0-9a-f]{16}$')"
+assert "every predictable name taken: those 99 names are left as they were" -- \
+	test "$(find "$ws" -maxdepth 1 -name ".git.cordon-quarantine-$cpid*" -empty | wc -l)" -eq 99
+assert "every predictable name taken: stderr names where .git went" -- \
+	grep -q "moved aside, not deleted, to $ws/.git.cordon-quarantine-" "$W/col.err"
+
+# A 250-byte --protect name leaves no room for the suffix (NAME_MAX 255):
+# it is moved aside under the short form.
+fresh
+long=$(head -c 250 /dev/zero | tr '\0' p)
+expect_err 1 "protected name" "a 250-byte --protect name created inside stops the run" -- \
+	C --protect "$long" -- sh -c "mkdir $long; sleep 2; touch after"
+assert "the 250-byte name is not on the host any more" -- test ! -e "$ws/$long"
+assert "it was moved aside as .cordon-quarantine-RANDOM (the directory made)" -- \
+	test "$(ls -A "$ws" | grep -Ec '^\.cordon-quarantine-[0-9a-f]{16}$')" -eq 1 -a -d "$ws"/.cordon-quarantine-*
+assert "and the command was stopped" -- test ! -e "$ws/after"
+expect_err 1 "protected name" "control: --protect .secret2" -- C --protect .secret2 -- mkdir .secret2
+assert "control: moved to .secret2.cordon-quarantine-RANDOM" -- test "$(quarantined .secret2)" -eq 1
+
+# A full filesystem: the rename needs no space.  Root mounts a small tmpfs
+# as the writable root and runs cordon as itself and as the test user.
+TU=${CORDON_TEST_USER:-cordontest}
+if ! is_root; then
+	echo "  skip [$WHO] a full filesystem needs a mount (the root pass runs it as root and as $TU)"
+elif ! id "$TU" >/dev/null 2>&1 || ! command -v setpriv >/dev/null; then
+	echo "  skip [$WHO] a full filesystem: no test user $TU or no setpriv"
+else
+	full="$W/full"
+	mkdir "$full"
+	if mount -t tmpfs -o size=256k tmpfs "$full"; then
+		trap 'umount "$full" 2>/dev/null; rm -rf "${cleanup_dirs[@]}"' EXIT
+		for who in root "$TU"; do
+			rm -rf "${full:?}"/* "$full"/.[!.]* 2>/dev/null
+			chown "$who:" "$full"
+			run=("$CORDON")
+			[ "$who" = root ] || run=(setpriv --reuid="$TU" --regid="$TU" --init-groups \
+				env HOME="$(getent passwd "$TU" | cut -d: -f6)" "$CORDON")
+			expect_err 1 "protected name" "$who: .git made on a full filesystem stops the run" -- \
+				"${run[@]}" -w "$full" -C "$full" -- sh -c \
+				'cat /dev/zero > fill 2>/dev/null; df -k . | tail -n 1; mkdir .git; sleep 5; touch after'
+			assert "$who: the filesystem was full" -- test "$(awk '{ print $4 }' "$OUT")" = 0
+			assert "$who: .git is not on the full filesystem any more" -- test ! -e "$full/.git"
+			assert "$who: it was moved aside, and the filler is kept" -- \
+				test "$(ls -A "$full" | grep -Ec '^\.git\.cordon-quarantine-[0-9a-f]{16}$')" -eq 1 -a -s "$full/fill"
+		done
+		umount "$full"
+	else
+		bad "cannot mount a small tmpfs at $full"
+	fi
+fi
 
 # --- a host process creating the name concurrently loses nothing -------------------
 fresh

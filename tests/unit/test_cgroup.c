@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -215,9 +216,10 @@ Test(cgroup, a_limit_that_cannot_be_set_is_an_error_and_nothing_is_left)
 	fake("unified", NULL);
 	p.pids_cg.way = CGROUP_PICK_V2;
 	(void)snprintf(p.pids_cg.dir, sizeof(p.pids_cg.dir), "%s/unified", tmp);
+	cr_assert_eq(cgroup_run_name_pick(&e), 0);
 	/* A plain directory has no pids.max: as a cgroup without the
 	 * controller would not. */
-	cr_assert_lt(cgroup_run_enter(&r, &p, getpid(), &e), 0);
+	cr_assert_lt(cgroup_run_make(&r, &p, getpid(), &e), 0);
 	cr_assert(strstr(e.msg, "pids.max"), "%s", e.msg);
 	cr_assert_eq(r.n, 1, "the directory made is recorded for removal");
 	cr_assert(strstr(r.dir[0], "/unified/cordon-"), "%s", r.dir[0]);
@@ -231,6 +233,58 @@ Test(cgroup, no_cgroup_asked_for_makes_nothing)
 	struct limits_plan p = { .pids_way = LIMITS_PIDS_RLIMIT, .pids = 10, .data = 1 << 20 };
 	struct cgroup_run r = CGROUP_RUN_INIT;
 	struct cordon_err e = { 0 };
-	cr_assert_eq(cgroup_run_enter(&r, &p, getpid(), &e), 0);
+	cr_assert_eq(cgroup_run_make(&r, &p, getpid(), &e), 0);
 	cr_assert_eq(r.n, 0);
+}
+
+Test(cgroup, nothing_made_has_nothing_to_enter)
+{
+	struct cgroup_run r = CGROUP_RUN_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(cgroup_run_enter(&r, getpid(), getpid(), &e), 0);
+}
+
+/* Runs' cgroups named at random: the sweep tells a dead run's by its lock.
+ * Plain empty directories stand in. */
+Test(cgroup, sweep_of_random_names_by_their_lock)
+{
+	char path[512];
+	make("cordon-00000000000000aa");      /* locked by its cordon */
+	make("cordon-00000000000000bb");      /* no lock: dead */
+	make("user.slice");
+	(void)snprintf(path, sizeof(path), "%s/cordon-00000000000000aa", tmp);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(flock(fd, LOCK_EX), 0);
+	/* From another process: a flock is per open file, and the sweep must
+	 * see this one held by someone else. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		cgroup_sweep_in(tmp);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	cr_assert(exists("cordon-00000000000000aa"), "held by a live run");
+	cr_assert_not(exists("cordon-00000000000000bb"), "no lock: a dead run");
+	cr_assert(exists("user.slice"), "not a run's name");
+	(void)close(fd);
+	cgroup_sweep_in(tmp);
+	cr_assert_not(exists("cordon-00000000000000aa"), "its lock released: a dead run");
+}
+
+/* cgroup_run_kill writes "1" to the v2 cgroup.kill it holds (a plain file
+ * stands in), and does nothing without one. */
+Test(cgroup, kill_writes_to_cgroup_kill)
+{
+	char path[512], got[8] = { 0 };
+	struct cgroup_run r = CGROUP_RUN_INIT;
+	cgroup_run_kill(&r);
+	(void)snprintf(path, sizeof(path), "%s/cgroup.kill", tmp);
+	r.kill_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(r.kill_fd, 0);
+	cgroup_run_kill(&r);
+	cr_assert_eq(pread(r.kill_fd, got, sizeof(got) - 1, 0), 1);
+	cr_assert_str_eq(got, "1");
+	cgroup_run_remove(&r);
+	cr_assert_eq(r.kill_fd, -1, "closed with the run's cgroup");
 }

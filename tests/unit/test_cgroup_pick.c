@@ -200,3 +200,43 @@ Test(cgroup_pick, cpu_usage_v1_is_nanoseconds)
 	cr_assert_eq(cgroup_pick_cpu_usec("\n", 0, &u), -EINVAL);
 	cr_assert_eq(cgroup_pick_cpu_usec("12 34\n", 0, &u), -EINVAL);
 }
+
+Test(cgroup_pick, random_run_names)
+{
+	cr_assert(cgroup_pick_run_random("cordon-0123456789abcdef"));
+	cr_assert_not(cgroup_pick_run_random("cordon-0123456789abcde"), "15 digits");
+	cr_assert_not(cgroup_pick_run_random("cordon-0123456789abcdef0"), "17 digits");
+	cr_assert_not(cgroup_pick_run_random("cordon-0123456789ABCDEF"), "upper case");
+	cr_assert_not(cgroup_pick_run_random("cordon-1234-567890"), "the older form");
+	cr_assert_not(cgroup_pick_run_random("user.slice"));
+}
+
+/* facts in, verdict out: what a sweep does with a cordon-RANDOM cgroup. */
+Test(cgroup_pick, sweep_of_random_names)
+{
+	struct cgroup_sweep_facts f = { .mine = 1, .held = 1 };
+	cr_assert(cgroup_pick_sweep_random(&f), "the guardian's own run: whatever the lock says");
+	f = (struct cgroup_sweep_facts){ .held = 1 };
+	cr_assert_not(cgroup_pick_sweep_random(&f), "its cordon holds the lock: a live run");
+	f = (struct cgroup_sweep_facts){ 0 };
+	cr_assert(cgroup_pick_sweep_random(&f), "no lock, or one held from inside: its cordon is gone");
+}
+
+Test(cgroup_pick, lock_holders)
+{
+	const char *locks =
+		"1: FLOCK  ADVISORY  WRITE 17582 00:24:11258 0 EOF\n"
+		"1: -> FLOCK  ADVISORY  WRITE 999 00:24:11258 0 EOF\n"
+		"2: FLOCK  ADVISORY  READ 42 00:24:11258 0 EOF\n"
+		"3: POSIX  ADVISORY  WRITE 7 00:24:11258 0 EOF\n"
+		"4: FLOCK  ADVISORY  WRITE 8 00:24:11259 0 EOF\n"
+		"5: FLOCK  ADVISORY  WRITE 9 00:25:11258 0 EOF\n";
+	long pids[4];
+	size_t n = cgroup_pick_lock_holders(locks, 0, 0x24, 11258, pids, 4);
+	cr_assert_eq(n, 2, "holders only, FLOCK only, that inode of that device");
+	cr_assert_eq(pids[0], 17582);
+	cr_assert_eq(pids[1], 42);
+	cr_assert_eq(cgroup_pick_lock_holders(locks, 0, 0x24, 11258, pids, 1), 1, "at most max");
+	cr_assert_eq(cgroup_pick_lock_holders("", 0, 0x24, 11258, pids, 4), 0);
+	cr_assert_eq(cgroup_pick_lock_holders(NULL, 0, 0x24, 11258, pids, 4), 0);
+}

@@ -1,0 +1,148 @@
+/* test_quarantine.c: moving a protected name aside under a name nobody can
+ * have made in advance. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hostpaths/quarantine.h"
+
+static char base[PATH_MAX];
+static int dirfd = -1;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static void setup(void)
+{
+	char t[] = "/tmp/cordon-quarantine-XXXXXX";
+	cr_assert_not_null(mkdtemp(t));
+	(void)snprintf(base, sizeof(base), "%s", t);
+	dirfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dirfd, 0);
+}
+
+/* Nothing of a test is left in /tmp. */
+static void cleanup(void)
+{
+	if (dirfd >= 0)
+		(void)close(dirfd);
+	dirfd = -1;
+	if (base[0])
+		(void)nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	base[0] = '\0';
+}
+
+TestSuite(quarantine, .init = setup, .fini = cleanup);
+
+static int there(const char *name)
+{
+	struct stat st;
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* moved is PREFIX followed by 16 lowercase hex digits and nothing else. */
+static void assert_random_form(const char *moved, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	cr_assert_eq(strncmp(moved, prefix, pl), 0, "%s", moved);
+	cr_assert_eq(strlen(moved), pl + 16, "%s", moved);
+	cr_assert_eq(strspn(moved + pl, "0123456789abcdef"), 16, "%s", moved);
+}
+
+Test(quarantine, a_directory_moves_aside_with_its_content)
+{
+	char moved[NAME_MAX + 1];
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	int fd = openat(dirfd, ".git/config", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	(void)close(fd);
+	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
+	assert_random_form(moved, ".git.cordon-quarantine-");
+	cr_assert(!there(".git"));
+	char inside[NAME_MAX + 16];
+	(void)snprintf(inside, sizeof(inside), "%s/config", moved);
+	cr_assert(there(inside));
+}
+
+/* The old scheme named the entry after cordon's pid (-2 ... -99 when
+ * taken): all of those made in advance change nothing now. */
+Test(quarantine, the_old_predictable_names_taken_change_nothing)
+{
+	char moved[NAME_MAX + 1], name[NAME_MAX + 1];
+	for (int i = 1; i < 100; i++) {
+		if (i == 1)
+			(void)snprintf(name, sizeof(name), ".git.cordon-quarantine-%d", (int)getpid());
+		else
+			(void)snprintf(name, sizeof(name), ".git.cordon-quarantine-%d-%d",
+				       (int)getpid(), i);
+		cr_assert_eq(mkdirat(dirfd, name, 0700), 0);
+	}
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
+	cr_assert(!there(".git"));
+	assert_random_form(moved, ".git.cordon-quarantine-");
+}
+
+Test(quarantine, two_moves_get_two_names)
+{
+	char a[NAME_MAX + 1], b[NAME_MAX + 1];
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	cr_assert_eq(quarantine_move(dirfd, ".git", a, sizeof(a)), 0);
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	cr_assert_eq(quarantine_move(dirfd, ".git", b, sizeof(b)), 0);
+	cr_assert_str_neq(a, b);
+	cr_assert(there(a) && there(b) && !there(".git"));
+}
+
+/* A 250-byte --protect name has no room for the suffix within NAME_MAX:
+ * the shorter form frees it all the same. */
+Test(quarantine, a_long_name_moves_under_the_short_form)
+{
+	char moved[NAME_MAX + 1], name[251];
+	memset(name, 'a', 250);
+	name[250] = '\0';
+	cr_assert_eq(mkdirat(dirfd, name, 0700), 0);
+	cr_assert_eq(quarantine_move(dirfd, name, moved, sizeof(moved)), 0);
+	cr_assert(!there(name));
+	assert_random_form(moved, ".cordon-quarantine-");
+	cr_assert(there(moved));
+}
+
+Test(quarantine, a_link_moves_as_it_is)
+{
+	char moved[NAME_MAX + 1], target[64];
+	cr_assert_eq(symlinkat("/etc", dirfd, ".codex"), 0);
+	cr_assert_eq(quarantine_move(dirfd, ".codex", moved, sizeof(moved)), 0);
+	ssize_t n = readlinkat(dirfd, moved, target, sizeof(target) - 1);
+	cr_assert_eq(n, 4);
+	target[n] = '\0';
+	cr_assert_str_eq(target, "/etc");
+	cr_assert(!there(".codex"));
+}
+
+Test(quarantine, a_missing_name_is_enoent)
+{
+	char moved[NAME_MAX + 1];
+	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENOENT);
+}
+
+Test(quarantine, too_small_a_buffer_is_an_error_not_a_truncated_name)
+{
+	char moved[20];
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENAMETOOLONG);
+	cr_assert(there(".git"));
+}
