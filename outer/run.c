@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,6 +41,23 @@ static const char *run_tag(void)
 	if (!tag[0])
 		(void)snprintf(tag, sizeof(tag), "%d", (int)getpid());
 	return tag;
+}
+
+/* The watch's inotify instance, taken before the names are decided: when
+ * the caller has none left, the run holds its missing names with
+ * placeholders instead, and says so once. */
+static int reserve_watch(struct watch *w, const struct prepared *p, struct protect_run *prot,
+			 struct cordon_err *e)
+{
+	int r = watch_reserve(w, &p->res, prot, e);
+	if (r == 0 && prot->watch_lost)
+		fprintf(stderr, "cordon: note: this user has no inotify %s left (%s: %s), so "
+			"missing protected names get empty read-only placeholders for this run, "
+			"removed at its end, instead of being watched; other processes of yours "
+			"hold them (see cordon doctor)\n",
+			prot->watch_lost == ENOSPC ? "watch" : "instance", prot->watch_lost_limit,
+			strerror(prot->watch_lost));
+	return r;
 }
 
 /* Nothing of the command is left: the host paths can go before bwrap has
@@ -299,6 +317,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
+	    (r = reserve_watch(&w, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||

@@ -69,7 +69,7 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 			return err_sys(e, errno, "cannot read cordon's own resource limits");
 		}
 		lims[nlims++] = (struct child_rlimit){ shared_counts_resources[i],
-						       shared_counts_half(own) };
+						       shared_counts_rlimit(i, own) };
 	}
 	struct child_spec spec = {
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,

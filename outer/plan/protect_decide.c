@@ -96,7 +96,8 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 		return 0;
 	if (l != SIZE_MAX && f->live[l].fd >= 0)
 		return push(d, PROTECT_ADOPT, n->path, l, -1, 0);
-	return push(d, f->watch || n->watch_only ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
+	int watched = (f->watch || n->watch_only) && !f->watch_lost;
+	return push(d, watched ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
 }
 
 int protect_decide(const struct protect_facts *f, struct protect_decision *out,
