@@ -275,6 +275,10 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
 	rep->limits = p->limits;
 	rep->have_limits = p->limits.decided;
+	if (prot->watch_lost)
+		(void)snprintf(rep->watch_fallback, sizeof(rep->watch_fallback),
+			       "placeholders instead of a watch: %s reached (%s)",
+			       prot->watch_lost_limit, strerror(prot->watch_lost));
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
