@@ -157,6 +157,9 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 			memcpy(names + len, w->names[i].name, l + 1);
 			len += l;
 		}
+		/* A root watch_reserve took that holds no missing name. */
+		if (!names[0])
+			continue;
 		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
 					     w->dirs[d].ino,
 					     names, &w->since, e);

@@ -168,9 +168,35 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 	return 0;
 }
 
+/* Pending signals, message-queue bytes and locked memory are counted per
+ * user at each level of user namespaces, and the level above the sandbox
+ * is checked against the limit its creator (bwrap) had: set there, a
+ * budget would bound the caller's whole count as seen from that sandbox, so
+ * one sandbox that took its budget left every other sandbox of the caller
+ * none (a new bwrap then could not even start).  So bwrap keeps the
+ * caller's limits and the sandbox's first process gets the budget, which
+ * bounds the sandbox's own level: each process checks its rlimit against
+ * the count of its user namespace, and nothing inside may raise a hard
+ * limit (CAP_SYS_RESOURCE in the caller's namespace). */
+static int share_rlimits(pid_t sandbox, struct cordon_err *e)
+{
+	for (size_t i = 0; i < SHARED_COUNTS_N; i++) {
+		struct rlimit own;
+		if (prlimit(0, shared_counts_resources[i], NULL, &own) < 0)
+			return err_sys(e, errno, "cannot read cordon's own resource limits");
+		struct rlimit want = shared_counts_rlimit(i, own);
+		if (prlimit(sandbox, shared_counts_resources[i], &want, NULL) < 0)
+			return err_sys(e, errno, "cannot give the sandbox (process %d) its budget "
+				       "of the caller's per-user counts", (int)sandbox);
+	}
+	return 0;
+}
+
 int sandbox_limits_apply(pid_t sandbox, const struct limits_plan *p, struct cordon_err *e)
 {
 	int r = share_ucounts(sandbox, e);
+	if (r == 0)
+		r = share_rlimits(sandbox, e);
 	if (r < 0)
 		return r;
 	if (p->pids_way == LIMITS_PIDS_RLIMIT)
