@@ -53,7 +53,9 @@ for script in 'mkdir .git/hooks' 'rmdir .git' 'mv .git x' 'echo x > .bashrc' 'rm
 	refuse "without a watch, '$script' fails inside" -- \
 		"$CORDON" -w "$ws" -C "$ws" -- sh -c "$script"
 done
-assert "and nothing was planted on the host" -- test -z "$(ls -A "$ws")"
+assert "and no protected name was planted on the host (only d: $(ls -A "$ws" | paste -sd' '))" -- \
+	test "$(ls -A "$ws")" = d
+rm -rf "$ws/d"
 expect 0 "control: other files can be written meanwhile" -- \
 	"$CORDON" -w "$ws" -C "$ws" -- sh -c 'echo ok > file && mkdir sub && mkdir sub/.git'
 assert "control: they are on the host" -- test -f "$ws/file" -a -d "$ws/sub/.git"
@@ -91,6 +93,9 @@ pkill -f "$UC" 2>/dev/null
 wait
 
 # --- many at once ---------------------------------------------------------
+# pgrep from a function: an `sh -c "pgrep -f MARK"` would find itself.
+no_process_of_runs() { ! pgrep -f -- "$MARK" >/dev/null; }
+
 # many N TAG ARGS...: N runs at once, run i with workspace ws-TAG-i and exit
 # status i % 7; every status must come back, nothing may stay.
 many() {
@@ -112,7 +117,7 @@ many() {
 	assert "$tag: $good of $n concurrent runs exited with their command's status" -- test "$good" -eq "$n"
 	[ "$good" -eq "$n" ] || { grep -h cordon "$W"/m/"$tag"-*.err | sort | uniq -c | head -3; }
 	assert "$tag: no name left in any of the $n workspaces ($leftovers)" -- test "$leftovers" -eq 0
-	assert "$tag: no process of the runs left" -- wait_for 50 sh -c "! pgrep -f '$MARK' >/dev/null"
+	assert "$tag: no process of the runs left" -- wait_for 50 no_process_of_runs
 	assert "$tag: no guardian of the runs left" -- no_guardian_left "$MARK"
 	assert "$tag: no registry record names their workspaces" -- \
 		sh -c "! grep -qs '$W/m/$tag-' '$REG'/run-*"
