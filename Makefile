@@ -40,7 +40,7 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
-OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting.c \
+OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting.c \
               outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c outer/report.c \
               outer/rootcheck.c outer/run.c outer/supervise.c outer/toolenv.c outer/watch.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \

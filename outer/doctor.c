@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "budgets.h"
 #include "launch/bwrap_find.h"
 #include "config.h"
 #include "hostpaths/caches.h"
@@ -249,6 +251,42 @@ static void check_registry(void)
 	registry_close(&reg);
 }
 
+/* The per-user counts runs depend on: the caller's inotify instances (one
+ * per run for its watch, outside the sandbox), and each sandbox's budget of
+ * every count it shares with the caller. */
+static void check_budgets(void)
+{
+	struct budget b[BUDGETS_N];
+	budgets_read(b);
+	long used = budgets_inotify_in_use();
+	if (!b[0].known) {
+		line(0, "inotify", "cannot read /proc/sys/user/max_inotify_instances: every run "
+		     "then holds missing names with placeholders");
+	} else if (used < 0) {
+		line(1, "inotify", "limit %llu instances (fs.inotify.max_user_instances); cannot "
+		     "count those in use (/proc)", b[0].limit);
+	} else {
+		unsigned long long left = (unsigned long long)used < b[0].limit
+						  ? b[0].limit - (unsigned long long)used : 0;
+		line(1, "inotify", "%ld of %llu instances in use by your processes; each run "
+		     "takes 1 for its watch, and its sandbox may take %llu more: %llu more runs "
+		     "can watch at once, later ones hold missing protected names with "
+		     "placeholders (raise with sysctl fs.inotify.max_user_instances=N)",
+		     used, b[0].limit, b[0].sandbox, left);
+	}
+	printf("budgets: each sandbox may take");
+	for (size_t i = 0; i < BUDGETS_N; i++) {
+		if (!b[i].known)
+			continue;
+		if (b[i].sandbox == ULLONG_MAX)
+			printf("%s %s: unlimited", i ? ";" : "", b[i].name);
+		else
+			printf("%s %s: %llu of your %llu (%s)", i ? ";" : "", b[i].name,
+			       b[i].sandbox, b[i].limit, b[i].raise);
+	}
+	putchar('\n');
+}
+
 /* The cache directory (--cache private): usable, and how big. */
 static void check_caches(void)
 {
@@ -267,6 +305,7 @@ int doctor_run(void)
 	check_registry();
 	check_limits();
 	check_caches();
+	check_budgets();
 	(void)fflush(stdout);
 	check_trial();
 	return failures ? 1 : 0;

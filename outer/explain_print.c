@@ -3,7 +3,9 @@
 #include "explain_print.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+#include "budgets.h"
 #include "input/policy_out.h"
 #include "plan/policy_view.h"
 #include "seccomp_policy.h"
@@ -117,6 +119,52 @@ static void text_limits(FILE *out, const struct limits_plan *p)
 	if (p->cpu)
 		fprintf(out, "; CPU %u s (%s)", p->cpu, limits_how(p, LIMITS_CPU));
 	fputc('\n', out);
+}
+
+/* What each sandbox may take of the counts it shares with its caller
+ * (budgets.h), and what a run of cordon does when the caller has no inotify
+ * instance left for its watch. */
+static void text_budgets(FILE *out)
+{
+	struct budget b[BUDGETS_N];
+	budgets_read(b);
+	fprintf(out, "per-user counts, each sandbox's budget of the caller's limit:");
+	for (size_t i = 0; i < BUDGETS_N; i++) {
+		if (!b[i].known)
+			continue;
+		if (b[i].sandbox == ULLONG_MAX)
+			fprintf(out, "%s %s unlimited", i ? ";" : "", b[i].name);
+		else
+			fprintf(out, "%s %s %llu of %llu", i ? ";" : "", b[i].name, b[i].sandbox,
+				b[i].limit);
+	}
+	fprintf(out, "\nmissing protected names: watched with one inotify instance of the "
+		"caller's; when none is left they get empty read-only placeholders instead\n");
+}
+
+static void json_budgets(struct json_out *j)
+{
+	struct budget b[BUDGETS_N];
+	budgets_read(b);
+	json_out_array(j, "budgets");
+	for (size_t i = 0; i < BUDGETS_N; i++) {
+		if (!b[i].known)
+			continue;
+		json_out_object(j, NULL);
+		json_out_str(j, "count", b[i].name);
+		if (b[i].limit == ULLONG_MAX)
+			json_out_null(j, "caller_limit");
+		else
+			json_out_int(j, "caller_limit", (long long)b[i].limit);
+		if (b[i].sandbox == ULLONG_MAX)
+			json_out_null(j, "sandbox");
+		else
+			json_out_int(j, "sandbox", (long long)b[i].sandbox);
+		json_out_end(j);
+	}
+	json_out_end(j);
+	json_out_str(j, "watch_fallback", "placeholders when the caller has no inotify instance "
+		     "or watch left");
 }
 
 void explain_limits_json(struct json_out *j, const struct limits_plan *p)
@@ -277,6 +325,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 		return rc;
 	}
 	explain_limits_json(&j, lim);
+	json_budgets(&j);
 	json_out_array(&j, "seccomp");
 	for (size_t i = 0; i < n; i++) {
 		json_out_object(&j, NULL);
@@ -320,6 +369,7 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 	text_env(out, c);
 	text_run(out, c);
 	text_limits(out, lim);
+	text_budgets(out);
 	text_seccomp(out);
 	fprintf(out, "\nbwrap argv (one argument per line):\n");
 	for (size_t i = 0; i < bwrap->n; i++)

@@ -214,6 +214,7 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	json_out_str(j, "started_at", when);
 	json_out_double(j, "duration_s", dur);
 	write_rusage(j, r);
+	json_out_str(j, "watch_fallback", r->watch_fallback[0] ? r->watch_fallback : NULL);
 	write_lists(j, r, c);
 	if (c) {
 		struct resolved none = { .cwd = { .fd = -1 } };

@@ -66,6 +66,10 @@ struct report {
 	size_t nrefusals;
 	struct limits_plan limits; /* how the run's limits were enforced */
 	int have_limits;
+	/* Why missing protected names got placeholders instead of a watch
+	 * (watch.h: the caller's inotify budget was spent), "" when they did
+	 * not. */
+	char watch_fallback[160];
 };
 
 /* Start the clock; no report yet (dirfd -1).  Never fails. */

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,23 @@ static int tell_guardian(const struct watch *w, struct protect_run *prot)
 	struct cordon_err ignored;
 	(void)watch_tell(w, &prot->guard, &ignored);
 	return 0;
+}
+
+/* The watch's inotify instance, taken before the names are decided: when
+ * the caller has none left, the run holds its missing names with
+ * placeholders instead, and says so once. */
+static int reserve_watch(struct watch *w, const struct prepared *p, struct protect_run *prot,
+			 struct cordon_err *e)
+{
+	int r = watch_reserve(w, &p->res, prot, e);
+	if (r == 0 && prot->watch_lost)
+		fprintf(stderr, "cordon: note: this user has no inotify %s left (%s: %s), so "
+			"missing protected names get empty read-only placeholders for this run, "
+			"removed at its end, instead of being watched; other processes of yours "
+			"hold them (see cordon doctor)\n",
+			prot->watch_lost == ENOSPC ? "watch" : "instance", prot->watch_lost_limit,
+			strerror(prot->watch_lost));
+	return r;
 }
 
 /* Nothing of the command is left: the host paths can go before bwrap has
@@ -265,6 +283,10 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
 	rep->limits = p->limits;
 	rep->have_limits = p->limits.decided;
+	if (prot->watch_lost)
+		(void)snprintf(rep->watch_fallback, sizeof(rep->watch_fallback),
+			       "placeholders instead of a watch: %s reached (%s)",
+			       prot->watch_lost_limit, strerror(prot->watch_lost));
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
@@ -308,6 +330,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
+	    (r = reserve_watch(&w, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||

@@ -50,9 +50,7 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 		int err = errno;
 		sys_close(&d->fd);
 		free(d->path);
-		return err_sys(e, err, "cannot watch %s for protected names (is "
-			       "fs.inotify.max_user_watches reached?); or pass --protect-missing mount",
-			       rootpath);
+		return err_sys(e, err, "cannot watch %s for protected names (inotify)", rootpath);
 	}
 	*out = w->ndirs++;
 	return 0;
@@ -89,6 +87,43 @@ static int exists(const struct watch *w, const struct watch_name *n)
 	       new_entry(n, &st);
 }
 
+/* The per-user counts an inotify instance or watch is charged to ran out
+ * (fs.inotify.max_user_instances, max_user_watches): the caller's other
+ * processes or other runs hold them, which says nothing about this run. */
+static int watch_budget_spent(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOSPC || err == ENOMEM;
+}
+
+int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run *p,
+		  struct cordon_err *e)
+{
+	if (!protect_wants_watch(p))
+		return 0;
+	(void)clock_gettime(CLOCK_REALTIME, &w->since);
+	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
+		if (!watch_budget_spent(errno))
+			return err_sys(e, errno, "cannot start watching the writable roots for "
+				       "protected names (inotify)");
+		protect_watch_lost(p, errno, "fs.inotify.max_user_instances");
+		return 0;
+	}
+	for (size_t i = 0; i < r->nroots; i++) {
+		if (!r->roots[i].is_dir)
+			continue;
+		size_t dir = 0;
+		int rc = dir_of(w, r->roots[i].fd, &dir, e, r->roots[i].path);
+		if (rc < 0 && !watch_budget_spent(-rc))
+			return rc;
+		if (rc < 0) {
+			protect_watch_lost(p, -rc, "fs.inotify.max_user_watches");
+			watch_free(w);
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e)
 {
@@ -99,19 +134,19 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 			continue;
 		const struct protect_name *pn = &p->names[d->v[i].src];
 		const struct rpath *root = &r->roots[pn->root];
-		if (w->fd < 0) {
-			(void)clock_gettime(CLOCK_REALTIME, &w->since);
-			if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
-				return err_sys(e, errno, "cannot watch the writable roots for "
-					       "protected names (inotify); or pass "
-					       "--protect-missing mount");
-		}
+		if (w->fd < 0)
+			return err_set(e, EINVAL, "cannot watch %s: no inotify instance was "
+				       "reserved for it", d->v[i].path);
 		size_t dir = 0;
 		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
 		    (rc = add_name(w, dir, d->v[i].path,
 				   d->v[i].act == PROTECT_WATCH_LINK ? pn : NULL, e)) < 0)
 			return rc;
 	}
+	/* Nothing left to watch (every name exists, or the root is read-only):
+	 * the reserved instance goes back to the caller's budget. */
+	if (w->nnames == 0)
+		watch_free(w);
 	/* Made between cordon's look and the watch: not by the command, which
 	 * has not started, and not bound read-only either. */
 	for (size_t i = 0; i < w->nnames; i++)
@@ -136,6 +171,9 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 			memcpy(names + len, w->names[i].name, l + 1);
 			len += l;
 		}
+		/* A root watch_reserve took that holds no missing name. */
+		if (!names[0])
+			continue;
 		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
 					     w->dirs[d].ino,
 					     names, &w->since, e);

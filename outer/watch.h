@@ -56,12 +56,22 @@ struct watch {
 
 #define WATCH_INIT { .fd = -1 }
 
+/* Before protect_prepare: take the inotify instance and a watch on each
+ * writable root, while the run can still choose another way.  When the
+ * caller's inotify budget is spent (its other processes, or 128 other runs,
+ * hold fs.inotify.max_user_instances), the run never refuses and never
+ * watches less: protect_watch_lost gives every missing name a placeholder
+ * instead.  Other failures are errors. */
+int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run *p,
+		  struct cordon_err *e) __attribute__((warn_unused_result));
+
 /* Watch every name protect decided to watch (PROTECT_WATCH, and
  * PROTECT_WATCH_LINK: another user's link, which counts as absent while it
  * is the same link), then look at each once: one that exists already was
  * made by someone on the host since cordon looked (the command has not
- * started), and the run is refused (-EAGAIN, "run again").  Nothing to
- * watch: 0 with w->fd -1. */
+ * started), and the run is refused (-EAGAIN, "run again").  Uses the
+ * instance watch_reserve took; nothing to watch: 0 with w->fd -1 (the
+ * instance given back). */
 int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e) __attribute__((warn_unused_result));
 

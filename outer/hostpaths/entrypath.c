@@ -18,6 +18,9 @@ int entrypath_name_protected(const char *name)
 	for (const char *const *n = config_default_protect; *n; n++)
 		if (strcmp(*n, name) == 0)
 			return 1;
+	for (const char *const *n = config_default_dotfiles; *n; n++)
+		if (strcmp(*n, name) == 0)
+			return 1;
 	return 0;
 }
 

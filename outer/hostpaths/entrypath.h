@@ -24,7 +24,9 @@ struct entrypath {
 #define ENTRYPATH_INIT { -1, NULL, 0, 0 }
 
 /* 1 if name is one of the protected names a record may ask cordon to
- * remove (config_default_protect): a forged record can name nothing else. */
+ * remove (config_default_protect, and config_default_dotfiles, which get
+ * placeholders when a run cannot watch: watch.h): a forged record can name
+ * nothing else, and even then only an empty directory with its inode. */
 int entrypath_name_protected(const char *name);
 
 /* Fill *f about `path`.  trusted: the entry comes from the run's own memory,

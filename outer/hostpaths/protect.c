@@ -51,6 +51,7 @@ static void facts_of(const struct protect_run *p, int full_write, struct protect
 		.roots = p->roots, .nroots = p->nroots,
 		.full_write = full_write,
 		.watch = p->watch,
+		.watch_lost = p->watch_lost != 0,
 		.live = p->live, .nlive = p->nlive,
 		.swept = (const char *const *)p->swept, .nswept = p->nswept,
 	};
@@ -269,7 +270,7 @@ int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struc
 		 * materialize, there is nothing it could add.  One that exists
 		 * but cannot be used fails the run: its sweep, its carve-out
 		 * and the pins of live runs would be skipped. */
-		if (!p->reg.absent || (!p->watch && count_missing(p)))
+		if (!p->reg.absent || ((!p->watch || p->watch_lost) && count_missing(p)))
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
 		facts_of(p, full_write, &f);
@@ -298,6 +299,20 @@ int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 	struct protect_facts f;
 	facts_of(p, full_write, &f);
 	return protect_decide(&f, &p->plan, e);
+}
+
+int protect_wants_watch(const struct protect_run *p)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		if (p->watch || p->names[i].watch_only)
+			return 1;
+	return 0;
+}
+
+void protect_watch_lost(struct protect_run *p, int err, const char *limit)
+{
+	p->watch_lost = err;
+	p->watch_lost_limit = limit;
 }
 
 const struct protect_decision *protect_decision(const struct protect_run *p)

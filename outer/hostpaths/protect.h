@@ -43,6 +43,11 @@ struct protect_run {
 	char name[REC_NAME_MAX];     /* its file name; "" while there is none */
 	pid_t bwrap;                 /* bwrap forked before the registry work, or 0 */
 	int watch;                   /* --protect-missing watch */
+	/* Watching was asked for, but the caller's inotify budget is spent
+	 * (watch_reserve): the errno and the sysctl that ran out; every
+	 * missing name then gets a placeholder, as in mount mode. */
+	int watch_lost;
+	const char *watch_lost_limit;
 	pid_t sandbox;               /* bwrap, once started */
 	/* Facts (protect_gather, protect_prepare); paths owned. */
 	struct protect_name *names;  size_t nnames;
@@ -88,6 +93,18 @@ int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 
 /* What to bind: the mount plan's input (plan/mount_plan.h). */
 const struct protect_decision *protect_decision(const struct protect_run *p);
+
+/* After protect_gather: may this run have a name to watch (watch mode, or
+ * the protected dotfiles in mount mode)?  Whether each is missing is known
+ * only after protect_prepare's sweep, so this looks at the names alone. */
+int protect_wants_watch(const struct protect_run *p);
+
+/* Before protect_prepare: inotify is not to be had (err, the limit named by
+ * limit ran out), so no missing name is left to a watch: each gets an empty
+ * read-only placeholder through the registry, as --protect-missing mount
+ * does, and the run says so once on stderr and in its report.  Never less
+ * protection: a placeholder holds the name for the whole run. */
+void protect_watch_lost(struct protect_run *p, int err, const char *limit);
 
 /* If the run will own or share anything: start the guardian, record the
  * run (intent first), create the directories and open what is bound by

@@ -13,7 +13,6 @@
 #include "argv.h"
 #include "launch/child.h"
 #include "launch/userns.h"
-#include "plan/shared_counts.h"
 #include "sys.h"
 
 static const char not_built[] = "bwrap could not build the sandbox (its message, if any, is "
@@ -58,22 +57,13 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 		argv_free(&argv);
 		return r;
 	}
-	/* bwrap creates the sandbox's user namespace: what it may use of the
-	 * caller's per-user counts is set by bwrap's own limits then. */
-	struct child_rlimit lims[SHARED_COUNTS_N];
-	size_t nlims = 0;
-	for (size_t i = 0; i < SHARED_COUNTS_N; i++) {
-		struct rlimit own;
-		if (getrlimit(shared_counts_resources[i], &own) < 0) {
-			argv_free(&argv);
-			return err_sys(e, errno, "cannot read cordon's own resource limits");
-		}
-		lims[nlims++] = (struct child_rlimit){ shared_counts_resources[i],
-						       shared_counts_half(own) };
-	}
+	/* bwrap starts with the caller's own limits: the user namespace it
+	 * creates takes them as the ceiling of the caller's whole count, so a
+	 * smaller one there would be shared by every sandbox of the caller
+	 * (launch/sandbox_limits.c gives each sandbox its budget instead). */
 	struct child_spec spec = {
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
-		lims, nlims,
+		NULL, 0,
 	};
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launch/vclone.h"
+#include "plan/shared_counts.h"
 #include "sys.h"
 
 static int set_limit(pid_t pid, int res, const char *flag, unsigned long long soft,
@@ -78,21 +79,9 @@ static int set_pid_max(pid_t sandbox, unsigned long pid_max, struct cordon_err *
 }
 
 /* The per-user inotify and fanotify counts are charged in every user
- * namespace up to the caller's own: a command that took them all (128
- * instances by default; fanotify needs no privilege since Linux 5.13) left
- * none to the caller's other processes for as long as it ran (an editor's
- * file watcher, the watch of a concurrent cordon run).  The sandbox's user
- * namespace, which cordon owns, gets half of each of the caller's limits.
- * The fanotify files are younger than 5.13: where they are missing, so is
- * unprivileged fanotify, and they are skipped. */
-static const char *const ucount_files[] = {
-	"/proc/sys/user/max_inotify_instances",
-	"/proc/sys/user/max_inotify_watches",
-	"/proc/sys/user/max_fanotify_groups",
-	"/proc/sys/user/max_fanotify_marks",
-};
-#define UCOUNT_REQUIRED 2   /* the first ones must exist */
-#define NUCOUNTS (sizeof(ucount_files) / sizeof(ucount_files[0]))
+ * namespace up to the caller's own: the sandbox's user namespace, which
+ * cordon owns, gets its budget of each (plan/shared_counts.h). */
+#define NUCOUNTS SHARED_UCOUNTS_N
 
 static int read_ucount_limit(const char *path, unsigned long *out, struct cordon_err *e)
 {
@@ -131,7 +120,7 @@ static int ucount_helper(void *arg)
 	for (size_t i = 0; i < NUCOUNTS; i++) {
 		if (!j->values[i][0])
 			continue;
-		int fd = (int)syscall(SYS_openat, AT_FDCWD, ucount_files[i], O_WRONLY | O_CLOEXEC);
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, shared_ucount_files[i], O_WRONLY | O_CLOEXEC);
 		size_t len = strlen(j->values[i]);
 		if (fd < 0 || syscall(SYS_write, fd, j->values[i], len) != (long)len) {
 			j->err = errno ? errno : EIO;
@@ -148,14 +137,16 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 	struct ucount_job j = { .nsfd = -1, .err = 0 };
 	for (size_t i = 0; i < NUCOUNTS; i++) {
 		unsigned long v = 0;
-		if (i >= UCOUNT_REQUIRED && access(ucount_files[i], F_OK) < 0 && errno == ENOENT) {
+		if (i >= SHARED_UCOUNTS_REQUIRED && access(shared_ucount_files[i], F_OK) < 0 &&
+		    errno == ENOENT) {
 			j.values[i][0] = '\0';
 			continue;
 		}
-		int rc = read_ucount_limit(ucount_files[i], &v, e);
+		int rc = read_ucount_limit(shared_ucount_files[i], &v, e);
 		if (rc < 0)
 			return rc;
-		(void)snprintf(j.values[i], sizeof(j.values[i]), "%lu\n", v / 2);
+		(void)snprintf(j.values[i], sizeof(j.values[i]), "%llu\n",
+			       shared_counts_budget(v, shared_ucount_caps[i]));
 	}
 	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)sandbox);
 	AUTO_FD ns = open(path, O_RDONLY | O_CLOEXEC);
@@ -177,9 +168,35 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 	return 0;
 }
 
+/* Pending signals, message-queue bytes and locked memory are counted per
+ * user at each level of user namespaces, and the level above the sandbox
+ * is checked against the limit its creator (bwrap) had: set there, a
+ * budget would bound the caller's whole count as seen from that sandbox, so
+ * one sandbox that took its budget left every other sandbox of the caller
+ * none (a new bwrap then could not even start).  So bwrap keeps the
+ * caller's limits and the sandbox's first process gets the budget, which
+ * bounds the sandbox's own level: each process checks its rlimit against
+ * the count of its user namespace, and nothing inside may raise a hard
+ * limit (CAP_SYS_RESOURCE in the caller's namespace). */
+static int share_rlimits(pid_t sandbox, struct cordon_err *e)
+{
+	for (size_t i = 0; i < SHARED_COUNTS_N; i++) {
+		struct rlimit own;
+		if (prlimit(0, shared_counts_resources[i], NULL, &own) < 0)
+			return err_sys(e, errno, "cannot read cordon's own resource limits");
+		struct rlimit want = shared_counts_rlimit(i, own);
+		if (prlimit(sandbox, shared_counts_resources[i], &want, NULL) < 0)
+			return err_sys(e, errno, "cannot give the sandbox (process %d) its budget "
+				       "of the caller's per-user counts", (int)sandbox);
+	}
+	return 0;
+}
+
 int sandbox_limits_apply(pid_t sandbox, const struct limits_plan *p, struct cordon_err *e)
 {
 	int r = share_ucounts(sandbox, e);
+	if (r == 0)
+		r = share_rlimits(sandbox, e);
 	if (r < 0)
 		return r;
 	if (p->pids_way == LIMITS_PIDS_RLIMIT)

@@ -82,11 +82,19 @@ static int push(struct protect_decision *d, enum protect_act act, const char *pa
  * --protect-missing says: replacing the link (a root caller owns /tmp and
  * may) is a new entry under the name, and stops the run; the link itself is
  * left alone, as everything of another user's. */
-static int watch_foreign_link(const struct protect_facts *f, size_t i, struct protect_decision *d)
+static int watch_foreign_link(const struct protect_facts *f, size_t i, struct protect_decision *d,
+			      struct cordon_err *e)
 {
 	const struct protect_name *n = &f->names[i];
 	if (f->roots[n->root].read_only)
 		return 0;
+	/* No placeholder can stand in for it: without a watch it cannot be
+	 * held at all, and the run must not go on with it unprotected. */
+	if (f->watch_lost)
+		return err_set(e, EAGAIN, "protected %s is another user's symbolic link, which "
+			       "cordon can only watch, and this user has no inotify instance "
+			       "left; close some of your other watchers (cordon doctor counts "
+			       "them) or raise fs.inotify.max_user_instances", n->path);
 	return push(d, PROTECT_WATCH_LINK, n->path, i, -1, 0);
 }
 
@@ -97,7 +105,7 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 	size_t l = live_at(f, n->path);
 	if (!name_gone(f, n)) {
 		if (n->is_symlink && n->link == LINK_FOREIGN && !f->full_write)
-			return watch_foreign_link(f, i, d);
+			return watch_foreign_link(f, i, d, e);
 		if (n->is_symlink && n->link != LINK_OWN)
 			return err_set(e, EPERM,
 				       "protected %s is another user's symbolic link, and the command "
@@ -120,7 +128,8 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 		return 0;
 	if (l != SIZE_MAX && f->live[l].fd >= 0)
 		return push(d, PROTECT_ADOPT, n->path, l, -1, 0);
-	return push(d, f->watch || n->watch_only ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
+	int watched = (f->watch || n->watch_only) && !f->watch_lost;
+	return push(d, watched ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
 }
 
 int protect_decide(const struct protect_facts *f, struct protect_decision *out,

@@ -83,6 +83,7 @@ struct protect_facts {
 	const struct protect_root *roots;  size_t nroots;
 	int full_write;                    /* "/" counts as a writable root */
 	int watch;                         /* --protect-missing watch */
+	int watch_lost;                    /* no inotify for this run: nothing watched */
 	const struct protect_live *live;   size_t nlive;
 	const char *const *swept;          size_t nswept;  /* paths the sweep removed */
 };

@@ -132,7 +132,8 @@ assert "the caller can still open an inotify instance while the command holds al
 	python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).inotify_init1(0) < 0)'
 echo > "$iw/go"
 wait "$ipid"
-assert "the command got at most half the caller's limit ($got of $limit)" -- test "$got" -le $((limit / 2))
+assert "the command got at most its budget, an eighth of the caller's limit ($got of $limit)" -- \
+	test "$got" -le $((limit / 8))
 assert "control: the command can open inotify instances ($got)" -- test "$got" -ge 1
 
 # fanotify needs no privilege since Linux 5.13 and is counted the same way.
@@ -150,8 +151,8 @@ if [ -e /proc/sys/user/max_fanotify_groups ]; then
 		python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).fanotify_init(0x200, 0) < 0)'
 	echo > "$fg/go"
 	wait "$gpid"
-	assert "the command got at most half the caller's fanotify groups ($got of $limit)" -- \
-		test "$got" -le $((limit / 2))
+	assert "the command got at most an eighth of the caller's fanotify groups ($got of $limit)" -- \
+		test "$got" -le $((limit / 8))
 	assert "control: the command can make fanotify groups ($got)" -- test "$got" -ge 1
 fi
 
@@ -159,7 +160,8 @@ fi
 # Counted per user up to the caller's own user namespace like inotify's: a
 # command that queued signals (or made message queues) until refused left
 # the caller's other processes none (sigqueue: EAGAIN) while it ran.  The
-# sandbox's user namespace gets half of each of the caller's limits.
+# sandbox gets a budget of each: an eighth of the caller's limit, at most
+# 1024 signals and 100 KiB of queues (plan/shared_counts.h).
 hold_share() {  # hold_share KIND CHECK DESCRIPTION...: the command takes all it can of KIND
 	local kind=$1 check=$2 what=$3 d="$W/share-$1"
 	mkdir -p "$d"
@@ -174,15 +176,15 @@ hold_share() {  # hold_share KIND CHECK DESCRIPTION...: the command takes all it
 }
 limit=$(bash -c 'ulimit -i')
 hold_share sig "$HELPERS/probe sigq" "queue a real-time signal"
-assert "the command queued at most half the caller's pending signals ($got of $limit)" -- \
-	test "$got" -le $((limit / 2))
+assert "the command queued at most its budget of pending signals ($got of $limit)" -- \
+	test "$got" -le $((limit / 8)) -a "$got" -le 1024
 assert "control: the command can queue signals ($got)" -- test "$got" -ge 1
 # Landlock refuses opening a queue (its internal mount lies beneath no
 # allowed path), so the queues are the layer-alone case: the no-Landlock pass.
 limit=$(bash -c 'ulimit -q')
 hold_share mq "$HELPERS/probe mqone cordon-review-$$" "create a message queue"
-assert "the command's queues took at most half the caller's message queue bytes ($got of $limit)" -- \
-	test "$got" -le $((limit / 2))
+assert "the command's queues took at most its budget of message queue bytes ($got of $limit)" -- \
+	test "$got" -le $((limit / 8)) -a "$got" -le 102400
 if [ "${CORDON_NO_LANDLOCK:-0}" = 1 ]; then
 	assert "control: the command can create message queues ($got bytes)" -- test "$got" -ge 1
 else

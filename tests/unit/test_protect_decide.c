@@ -299,6 +299,23 @@ Test(protect_decide, a_missing_dotfile_is_watched_in_mount_mode_too)
 	expect(1, PROTECT_CREATE, "/ws/.git", -1);
 }
 
+/* No inotify to be had (watch.h): every missing name, dotfiles too, gets a
+ * placeholder; what exists is bound as always. */
+Test(protect_decide, without_a_watch_every_missing_name_gets_a_placeholder)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.bashrc", .fd = -1,
+						 .watch_only = 1 };
+	name_missing(0, "/ws/.git");
+	name_dir(0, "/ws/.codex", 41, 9);
+	f.watch = 1;
+	f.watch_lost = 1;
+	decide();
+	cr_assert_eq(d.n, 3);
+	expect(0, PROTECT_CREATE, "/ws/.bashrc", -1);
+	expect(1, PROTECT_CREATE, "/ws/.git", -1);
+	expect(2, PROTECT_BIND, "/ws/.codex", 9);
+}
+
 Test(protect_decide, an_existing_dotfile_is_bound_read_only)
 {
 	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.bashrc", .exists = 1,
