@@ -58,7 +58,7 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 	return 0;
 }
 
-static int add_name(struct watch *w, size_t dir, const char *path, struct cordon_err *e)
+static int add_name(struct watch *w, size_t dir, const char *path, int git, struct cordon_err *e)
 {
 	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
 	if (!v)
@@ -67,7 +67,7 @@ static int add_name(struct watch *w, size_t dir, const char *path, struct cordon
 	char *p = strdup(path);
 	if (!p)
 		return err_set(e, ENOMEM, "out of memory");
-	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p) };
+	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), git };
 	return 0;
 }
 
@@ -85,7 +85,18 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 	for (size_t i = 0; i < d->n; i++) {
 		if (d->v[i].act != PROTECT_WATCH)
 			continue;
-		const struct rpath *root = &r->roots[p->names[d->v[i].src].root];
+		const struct protect_name *pn = &p->names[d->v[i].src];
+		const struct rpath *root = &r->roots[pn->root];
+		/* --git commit: a git entry is watched in its own (pinned) directory */
+		char gitdir[PATH_MAX];
+		int dirfd = root->fd;
+		const char *dirpath = root->path;
+		if (pn->why) {
+			(void)snprintf(gitdir, sizeof(gitdir), "%.*s",
+				       (int)(path_base(pn->path) - pn->path - 1), pn->path);
+			dirfd = pn->dirfd;
+			dirpath = gitdir;
+		}
 		if (w->fd < 0) {
 			(void)clock_gettime(CLOCK_REALTIME, &w->since);
 			if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
@@ -94,8 +105,8 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 					       "--protect-missing mount");
 		}
 		size_t dir = 0;
-		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
-		    (rc = add_name(w, dir, d->v[i].path, e)) < 0)
+		if ((rc = dir_of(w, dirfd, &dir, e, dirpath)) < 0 ||
+		    (rc = add_name(w, dir, d->v[i].path, pn->why != NULL, e)) < 0)
 			return rc;
 	}
 	/* Made between cordon's look and the watch: not by the command, which
@@ -225,6 +236,17 @@ static void allow_hint(const struct config *c, const char *name, char *out, size
 static void say_found(const struct config *c, const struct watch_found *f)
 {
 	char hint[NAME_MAX + 64];
+	if (f->git) {
+		fprintf(stderr, "cordon: %s was created during the run (%s): with --git commit git's "
+			"data is writable but this entry would make a later host git run a program "
+			"or read configuration, so the sandbox was stopped", f->path, f->kind);
+		if (f->moved)
+			fprintf(stderr, " and it was moved aside, not deleted, to %s.\n", f->moved);
+		else
+			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
+				"git runs there.\n", strerror(-f->move_err));
+		return;
+	}
 	allow_hint(c, f->name, hint, sizeof(hint));
 	fprintf(stderr,
 		"cordon: %s was created during the run (%s): %s is a protected name (host "
@@ -260,7 +282,7 @@ size_t watch_settle(struct watch *w, const struct config *c, const char *tag,
 			(void)snprintf(where, sizeof(where), "%.*s/%s",
 				       (int)(n->name - n->path - 1), n->path, moved);
 		struct watch_found f = { n->name, n->path, r == 0 ? where : NULL,
-					 kind_of(st.st_mode), r };
+					 kind_of(st.st_mode), r, n->git };
 		say_found(c, &f);
 		if (found)
 			found(ctx, &f);

@@ -38,6 +38,7 @@ struct watch_name {
 	size_t dir;          /* index into dirs */
 	char *path;          /* root/name, owned */
 	const char *name;    /* points into path */
+	int git;             /* an entry of a git dir (--git commit, plan/gitdir.h) */
 };
 
 struct watch {
@@ -82,6 +83,7 @@ struct watch_found {
 			       * NULL: it could not be (move_err) */
 	const char *kind;     /* "a directory", "a file", ... */
 	int move_err;         /* -errno of the failed move, or 0 */
+	int git;              /* an entry of a git dir (--git commit) */
 };
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
