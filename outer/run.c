@@ -288,7 +288,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
-	struct gitstate gs = { NULL, 0 };
+	struct gitstate gs = GITSTATE_INIT;
 	/* pty_init sets what is read; the 128 KiB of buffers are left
 	 * untouched (no -ftrivial-auto-var-init zeroing, no page faults). */
 	struct pty pty __attribute__((uninitialized));

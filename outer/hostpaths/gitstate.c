@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 #include "hostpaths/quarantine.h"
 #include "path.h"
@@ -44,11 +45,36 @@ static int add_file(struct gitstate *g, const struct protect_gitdir *d, const st
 	return 0;
 }
 
+/* Watch the git dir d (g->v[first] holds a descriptor of it) for created
+ * entries. */
+static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t first,
+		     struct cordon_err *e)
+{
+	if (g->ifd < 0 && (g->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+		return err_sys(e, errno, "--git commit: cannot watch the git directories (inotify)");
+	struct gitstate_dir *v = realloc(g->dirs, (g->ndirs + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	g->dirs = v;
+	const struct gitstate_file *f = &g->v[first];
+	char link[64];
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", f->gitfd);
+	int wd = inotify_add_watch(g->ifd, link, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+	if (wd < 0)
+		return err_sys(e, errno, "--git commit: cannot watch %s (is "
+			       "fs.inotify.max_user_watches reached?)", f->path);
+	if (!(v[g->ndirs].path = strdup(d->path)))
+		return err_set(e, ENOMEM, "out of memory");
+	v[g->ndirs++].wd = wd;
+	return 0;
+}
+
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 {
 	for (size_t i = 0; i < p->ngitdirs; i++) {
 		if (!p->gitdirs[i].is_gitdir)
 			continue;
+		size_t first = g->n;
 		for (size_t j = 0; j < gitdir_nrules; j++) {
 			if (gitdir_rules[j].role != GITDIR_STATE)
 				continue;
@@ -56,8 +82,45 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 			if (rc < 0)
 				return rc;
 		}
+		int rc = g->n > first ? watch_dir(g, &p->gitdirs[i], first, e) : 0;
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
+}
+
+/* The lock files git made during the run beside a read-only config. */
+static void say_config_writes(struct gitstate *g)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	unsigned char said[64] = { 0 };
+	for (;;) {
+		ssize_t n = read(g->ifd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			p += sizeof(*ev) + ev->len;
+			if (ev->len == 0 || (strcmp(ev->name, "config.lock") != 0 &&
+					     strcmp(ev->name, "config.worktree.lock") != 0))
+				continue;
+			for (size_t d = 0; d < g->ndirs; d++) {
+				int bit = strcmp(ev->name, "config.lock") == 0 ? 1 : 2;
+				if (g->dirs[d].wd != ev->wd || (d < sizeof(said) && (said[d] & bit)))
+					continue;
+				if (d < sizeof(said))
+					said[d] |= (unsigned char)bit;
+				fprintf(stderr, "cordon: git tried to write %s/%.*s, which --git commit "
+					"keeps read-only (git reads programs to run from it); commands "
+					"that change git's configuration (git config, git remote add, "
+					"git branch -u, git submodule init) fail inside: run them "
+					"outside cordon\n", g->dirs[d].path,
+					(int)(strlen(ev->name) - 5), ev->name);
+			}
+		}
+	}
 }
 
 static int same(const struct stat *a, const struct stat *b)
@@ -147,6 +210,8 @@ static size_t settle_one(struct gitstate_file *f, const char *tag, gitstate_foun
 size_t gitstate_settle(struct gitstate *g, const char *tag, gitstate_found_fn *found, void *ctx)
 {
 	size_t n = 0;
+	if (g->ifd >= 0)
+		say_config_writes(g);
 	for (size_t i = 0; i < g->n; i++)
 		n += settle_one(&g->v[i], tag, found, ctx);
 	return n;
@@ -159,6 +224,9 @@ void gitstate_free(struct gitstate *g)
 		free(g->v[i].path);
 	}
 	free(g->v);
-	g->v = NULL;
-	g->n = 0;
+	for (size_t i = 0; i < g->ndirs; i++)
+		free(g->dirs[i].path);
+	free(g->dirs);
+	sys_close(&g->ifd);
+	*g = (struct gitstate)GITSTATE_INIT;
 }

@@ -29,19 +29,35 @@ struct gitstate_file {
 	struct stat before, dir_before;
 };
 
+/* Git writes its config through CONFIG.lock beside it: one appearing in a
+ * git dir is git trying to change a read-only part, said once at the end
+ * (the command only sees git's own EBUSY).  An inotify watch per git dir,
+ * read only at the end: nothing of it is in the supervisor's loop. */
+struct gitstate_dir {
+	int wd;
+	char *path;                 /* the git dir, owned */
+};
+
 struct gitstate {
 	struct gitstate_file *v;
 	size_t n;
+	int ifd;                    /* inotify, -1: none */
+	struct gitstate_dir *dirs;
+	size_t ndirs;
 };
+
+#define GITSTATE_INIT { NULL, 0, -1, NULL, 0 }
 
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);
 
-/* Note every state file of every git dir protect split.  0 or -errno. */
+/* Note every state file of every git dir protect split, and watch each
+ * git dir for its config's lock file.  0 or -errno. */
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* The sandbox is gone: move aside what the run wrote that would run a
+/* The sandbox is gone: say which read-only configuration git tried to
+ * write (one line each), move aside what the run wrote that would run a
  * command, say so on stderr, and pass each to found.  The number moved. */
 size_t gitstate_settle(struct gitstate *g, const char *tag, gitstate_found_fn *found, void *ctx);
 
