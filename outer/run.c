@@ -22,6 +22,7 @@
 #include "prepare.h"
 #include "supervise.h"
 #include "watch.h"
+#include "gitrefs.h"
 #include "hostpaths/gitstate.h"
 #include "path.h"
 
@@ -289,6 +290,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
 	struct gitstate gs = GITSTATE_INIT;
+	struct gitrefs refs = GITREFS_INIT;
 	/* pty_init sets what is read; the 128 KiB of buffers are left
 	 * untouched (no -ftrivial-auto-var-init zeroing, no page faults). */
 	struct pty pty __attribute__((uninitialized));
@@ -327,6 +329,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = gitstate_start(&gs, &prot, e)) < 0 ||
+	    (r = gitrefs_start(&refs, &prot) < 0 ? err_set(e, ENOMEM, "out of memory") : 0) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
@@ -352,6 +355,8 @@ done:
 	/* bwrap is gone here on every path: the state files are final. */
 	(void)gitstate_settle(&gs, run_tag(), report_state, rep);
 	gitstate_free(&gs);
+	(void)gitrefs_settle(&refs, rep);
+	gitrefs_free(&refs);
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out)
 		bridge_decisions(&p.bridge, report_add_net_line, rep);

@@ -159,6 +159,23 @@ assert "control: its todo stays" -- test -f "$ws/repo/.git/rebase-merge/git-reba
 (cd "$ws/repo" && G rebase --continue) >/dev/null 2>&1 </dev/null
 assert "control: and the host can finish it" -- test ! -e "$ws/repo/.git/rebase-merge"
 
+# --- the refs that moved: --report and one line on stderr ------------------------------
+fresh
+old=$(G -C "$ws/repo" rev-parse main)
+expect 0 "a commit and a new branch inside" -- \
+	C --report "$ws/repo/rep.json" -- sh -c 'git commit -q --allow-empty -m r && git branch nb'
+new=$(G -C "$ws/repo" rev-parse main)
+assert "one stderr line names both refs, old and new ids" -- \
+	test "$(grep -c "^cordon: refs changed (--git commit): $ws/repo/.git refs/heads/main ${old:0:12}..${new:0:12}, $ws/repo/.git refs/heads/nb (new)..${new:0:12}$" "$ERR")" -eq 1
+assert "the report lists them" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))['git_refs']
+want = [{'repo': '$ws/repo/.git', 'ref': 'refs/heads/main', 'old': '$old', 'new': '$new'},
+        {'repo': '$ws/repo/.git', 'ref': 'refs/heads/nb', 'old': None, 'new': '$new'}]
+sys.exit(0 if sorted(r, key=str) == sorted(want, key=str) else 1)"
+expect 0 "control: a run that commits nothing" -- C -- git status --short
+assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
+
 # --- writes to a read-only part fail with git's error ----------------------------------
 fresh
 for op in "git config foo.bar 1" "git remote add o /x" "git checkout -q -b x && git branch -u main"; do
