@@ -353,10 +353,10 @@ done:
 		(void)settle(&w, c, rep);
 	watch_free(&w);
 	/* bwrap is gone here on every path: the state files are final. */
-	(void)gitstate_settle(&gs, run_tag(), report_state, rep);
-	gitstate_free(&gs);
 	(void)gitrefs_settle(&refs, rep);
 	gitrefs_free(&refs);
+	(void)gitstate_settle(&gs, run_tag(), report_state, rep);
+	gitstate_free(&gs);
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out)
 		bridge_decisions(&p.bridge, report_add_net_line, rep);
