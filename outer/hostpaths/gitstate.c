@@ -178,11 +178,9 @@ static size_t settle_one(struct gitstate_file *f, const char *tag, gitstate_foun
 		if (f->existed && same(&st, &f->before))
 			return 0; /* the user's own, from before the run */
 		AUTO_FD fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 && errno != ELOOP)
-			why = "it cannot be read";
-		else if (fd < 0)
+		if (fd < 0 && errno == ELOOP)
 			why = "it is a symbolic link";
-		else if (fstat(fd, &st) < 0)
+		else if (fd < 0 || fstat(fd, &st) < 0)
 			why = "it cannot be read";
 		else
 			why = verdict(f, fd, &st);
