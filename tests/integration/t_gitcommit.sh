@@ -97,6 +97,18 @@ fresh
 expect_err 128 "index.lock" "default: git commit fails (the index cannot be written)" -- \
 	"$CORDON" -w "$ws/repo" -C "$ws/repo" -- git commit -q --allow-empty -m x
 
+# --- explain prints the table; a symbolic link cordon cannot pin is refused ----------
+fresh
+expect_out 0 "objects/info/alternates +ro/watched" "explain --git commit prints the rule's table" -- \
+	"$CORDON" explain --git commit -w "$ws/repo" -- true
+assert "and the split of this .git, row by row" -- \
+	grep -Eq "^  $ws/repo/.git/hooks +protected +--git commit: hooks run" "$OUT"
+mv "$ws/repo/.git/hooks" "$ws/repo/hooks-real" && ln -s ../hooks-real "$ws/repo/.git/hooks"
+expect_err 125 "hooks is a symbolic link.*--git read-only" "a .git/hooks that is a symbolic link is refused" -- \
+	C -- true
+expect 0 "control: the default mode binds that .git read-only as a whole" -- \
+	"$CORDON" -w "$ws/repo" -C "$ws/repo" -- git status --short
+
 # --- a linked worktree whose git dir is inside the root -------------------------------
 fresh
 G -C "$ws/repo" worktree add -q wt >/dev/null 2>&1
