@@ -19,6 +19,8 @@
 /* A todo list of a long rebase is a few hundred KiB at most; a larger one
  * cannot be judged in bounded memory and is moved aside. */
 #define GITSTATE_MAX (4u << 20)
+/* An index of a million files is some 100 MiB. */
+#define GITSTATE_MAX_INDEX (512u << 20)
 
 static int add_file(struct gitstate *g, const struct protect_gitdir *d, const struct gitdir_rule *r,
 		    struct cordon_err *e)
@@ -69,8 +71,117 @@ static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t 
 	return 0;
 }
 
+/* The directory path (relative to rootfd) opened without following a link
+ * at any step; -1 when it cannot be. */
+static int open_under(int rootfd, const char *path)
+{
+	char buf[PATH_MAX];
+	(void)snprintf(buf, sizeof(buf), "%s", path);
+	int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next = strcmp(c, "..") == 0 ? -1
+			   : openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sys_close(&fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/* lstat of path/.git under rootfd: 0 with *st, or -1 when absent. */
+static int link_state(int rootfd, const char *path, struct stat *st)
+{
+	AUTO_FD d = open_under(rootfd, path);
+	return d >= 0 && fstatat(d, ".git", st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -1;
+}
+
+struct links {
+	struct gitstate_link *v;
+	size_t n;
+	int rootfd;
+};
+
+static int collect_link(void *ctx, const char *path, size_t len)
+{
+	struct links *l = ctx;
+	struct gitstate_link *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	if (!(v[l->n].path = strndup(path, len)))
+		return -ENOMEM;
+	v[l->n].existed = link_state(l->rootfd, v[l->n].path, &v[l->n].before) == 0;
+	l->n++;
+	return 0;
+}
+
+static void links_free(struct links *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* The gitlinks of the index in gitfd (SHA-1, else SHA-256 ids).  0, or
+ * -errno (an index too large or unreadable is -EFBIG / -EIO). */
+static int read_links(int gitfd, struct links *l)
+{
+	AUTO_FD fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -EIO;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -EIO;
+	if (st.st_size > (off_t)GITSTATE_MAX_INDEX)
+		return -EFBIG;
+	unsigned char *buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = sys_read_full(fd, buf, (size_t)st.st_size);
+	int rc = n < 0 ? -EIO : gitdir_index_gitlinks(buf, (size_t)n, 20, collect_link, l);
+	if (rc == -EINVAL) {
+		links_free(l);
+		rc = gitdir_index_gitlinks(buf, (size_t)n, 32, collect_link, l);
+	}
+	free(buf);
+	return rc == -EINVAL ? -EIO : rc;
+}
+
+/* A root's own .git (not modules/X, not worktrees/X): its index. */
+static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct cordon_err *e)
+{
+	struct gitstate_repo *v = realloc(g->repos, (g->nrepos + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	g->repos = v;
+	struct gitstate_repo *r = &v[g->nrepos++];
+	*r = (struct gitstate_repo){ .gitfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 3), .rootfd = -1 };
+	r->root = strndup(d->path, (size_t)(path_base(d->path) - d->path - 1));
+	if (!r->root || r->gitfd < 0)
+		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
+	r->rootfd = openat(r->gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0)
+		return err_sys(e, errno, "cannot open the directory of %s", d->path);
+	struct links l = { NULL, 0, r->rootfd };
+	int rc = read_links(r->gitfd, &l);
+	r->links = l.v;
+	r->nlinks = l.n;
+	if (rc == -ENOMEM)
+		return err_set(e, ENOMEM, "out of memory");
+	/* unreadable now: every gitlink then counts as new at the end */
+	return 0;
+}
+
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 {
+	for (size_t i = 0; i < p->ngitdirs; i++) {
+		int rc;
+		if (p->gitdirs[i].is_gitdir && strcmp(path_base(p->gitdirs[i].path), ".git") == 0 &&
+		    (rc = add_repo(g, &p->gitdirs[i], e)) < 0)
+			return rc;
+	}
 	for (size_t i = 0; i < p->ngitdirs; i++) {
 		if (!p->gitdirs[i].is_gitdir)
 			continue;
@@ -205,6 +316,60 @@ static size_t settle_one(struct gitstate_file *f, const char *tag, gitstate_foun
 	return 1;
 }
 
+static const struct gitstate_link *link_at(const struct gitstate_repo *r, const char *path)
+{
+	for (size_t i = 0; i < r->nlinks; i++)
+		if (strcmp(r->links[i].path, path) == 0)
+			return &r->links[i];
+	return NULL;
+}
+
+static int same(const struct stat *a, const struct stat *b);
+
+/* Each gitlink of the index now whose checkout's .git the run made or
+ * changed: moved aside, so that a host git status does not run git (and
+ * that repository's config) there. */
+static size_t settle_links(struct gitstate_repo *r, const char *tag, gitstate_found_fn *found,
+			   void *ctx)
+{
+	struct links now = { NULL, 0, r->rootfd };
+	size_t moved_n = 0;
+	if (r->rootfd < 0)
+		return 0;
+	int rc = read_links(r->gitfd, &now);
+	if (rc < 0 && rc != -ENOMEM)
+		fprintf(stderr, "cordon: %s/.git/index cannot be checked for submodule entries "
+			"(%s): before running git status there on the host, check that no "
+			"submodule was added during the run (git ls-files -s | grep ^160000)\n",
+			r->root, rc == -EFBIG ? "too large" : "unreadable");
+	for (size_t i = 0; i < now.n; i++) {
+		const struct gitstate_link *was = link_at(r, now.v[i].path);
+		if (!now.v[i].existed ||
+		    (was && was->existed && same(&now.v[i].before, &was->before)))
+			continue;
+		char what[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
+		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i].path);
+		AUTO_FD d = open_under(r->rootfd, now.v[i].path);
+		int m = d >= 0 ? quarantine_move(d, ".git", tag, moved, sizeof(moved)) : -ENOENT;
+		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i].path, moved);
+		const char *why = "the index holds a submodule entry for it, and a host git status "
+				  "would run git there, with that repository's config";
+		if (m == 0)
+			fprintf(stderr, "cordon: %s was %s during the run and %s: moved aside, not "
+				"deleted, to %s (--git commit)\n", what, was ? "changed" : "made", why,
+				where);
+		else
+			fprintf(stderr, "cordon: %s was %s during the run and %s, and it could not be "
+				"moved aside (%s): remove it before running git status on the host\n",
+				what, was ? "changed" : "made", why, strerror(-m));
+		if (found)
+			found(ctx, what, m == 0 ? where : NULL, why);
+		moved_n++;
+	}
+	links_free(&now);
+	return moved_n;
+}
+
 size_t gitstate_settle(struct gitstate *g, const char *tag, gitstate_found_fn *found, void *ctx)
 {
 	size_t n = 0;
@@ -212,6 +377,8 @@ size_t gitstate_settle(struct gitstate *g, const char *tag, gitstate_found_fn *f
 		say_config_writes(g);
 	for (size_t i = 0; i < g->n; i++)
 		n += settle_one(&g->v[i], tag, found, ctx);
+	for (size_t i = 0; i < g->nrepos; i++)
+		n += settle_links(&g->repos[i], tag, found, ctx);
 	return n;
 }
 
@@ -224,6 +391,14 @@ void gitstate_free(struct gitstate *g)
 	free(g->v);
 	for (size_t i = 0; i < g->ndirs; i++)
 		free(g->dirs[i].path);
+	for (size_t i = 0; i < g->nrepos; i++) {
+		struct links l = { g->repos[i].links, g->repos[i].nlinks, -1 };
+		links_free(&l);
+		sys_close(&g->repos[i].gitfd);
+		sys_close(&g->repos[i].rootfd);
+		free(g->repos[i].root);
+	}
+	free(g->repos);
 	free(g->dirs);
 	sys_close(&g->ifd);
 	*g = (struct gitstate)GITSTATE_INIT;

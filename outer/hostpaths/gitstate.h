@@ -10,7 +10,12 @@
  * and that would run a command (or that is now a symbolic link, or whose
  * directory is) is moved aside like a protected name that appeared
  * (hostpaths/quarantine.h), never deleted.  One the user left there before
- * the run is theirs and stays. */
+ * the run is theirs and stays.
+ *
+ * The same end looks at each root's index: a host `git status` runs git
+ * inside every populated submodule entry (gitlink), with that repository's
+ * config, so a PATH/.git of a gitlink that the run made or changed is moved
+ * aside. */
 #ifndef CORDON_GITSTATE_H
 #define CORDON_GITSTATE_H
 
@@ -38,15 +43,35 @@ struct gitstate_dir {
 	char *path;                 /* the git dir, owned */
 };
 
+/* A submodule entry (gitlink) of a root's index, and what its checkout's
+ * .git was before the run: a host `git status` runs git in each populated
+ * one, so a .git the run created or changed there (and a gitlink the run
+ * staged for a repository it made) is moved aside at the end. */
+struct gitstate_link {
+	char *path;                 /* relative to the root, owned */
+	int existed;
+	struct stat before;
+};
+
+struct gitstate_repo {
+	int gitfd;                  /* the root's .git, O_PATH, owned */
+	int rootfd;                 /* the root (its ..), O_PATH, owned */
+	char *root;                 /* owned */
+	struct gitstate_link *links;
+	size_t nlinks;
+};
+
 struct gitstate {
 	struct gitstate_file *v;
 	size_t n;
 	int ifd;                    /* inotify, -1: none */
 	struct gitstate_dir *dirs;
 	size_t ndirs;
+	struct gitstate_repo *repos;
+	size_t nrepos;
 };
 
-#define GITSTATE_INIT { NULL, 0, -1, NULL, 0 }
+#define GITSTATE_INIT { NULL, 0, -1, NULL, 0, NULL, 0 }
 
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);

@@ -3,6 +3,9 @@
 #include "plan/gitdir.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -164,6 +167,97 @@ int gitdir_strategy_runs(const char *buf, size_t n, int opts)
 				return 1;
 		}
 		i = end + 1;
+	}
+	return 0;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* git's offset varint (varint.c): each continuation adds one. */
+static int varint(const unsigned char **p, const unsigned char *end, size_t *out)
+{
+	size_t v;
+	if (*p >= end)
+		return -EINVAL;
+	unsigned c = *(*p)++;
+	v = c & 127;
+	while (c & 128) {
+		if (*p >= end || v > (SIZE_MAX >> 8))
+			return -EINVAL;
+		c = *(*p)++;
+		v = ((v + 1) << 7) | (c & 127);
+	}
+	*out = v;
+	return 0;
+}
+
+int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
+			  int (*fn)(void *ctx, const char *path, size_t len), void *ctx)
+{
+	static char prev[PATH_MAX];
+	size_t prevlen = 0;
+	if (n < 12 || memcmp(buf, "DIRC", 4) != 0)
+		return -EINVAL;
+	uint32_t version = be32(buf + 4), count = be32(buf + 8);
+	if (version < 2 || version > 4)
+		return -EINVAL;
+	const unsigned char *p = buf + 12, *end = buf + n;
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *start = p;
+		size_t fixed = 40 + oidlen + 2;
+		if ((size_t)(end - p) < fixed)
+			return -EINVAL;
+		uint32_t mode = be32(p + 24);
+		unsigned flags = (unsigned)p[40 + oidlen] << 8 | p[41 + oidlen];
+		p += fixed;
+		if (flags & 0x4000) { /* extended flags: version 3 and up */
+			if (version < 3 || end - p < 2)
+				return -EINVAL;
+			p += 2;
+		}
+		const unsigned char *nul;
+		char path[PATH_MAX];
+		size_t len;
+		if (version == 4) {
+			size_t strip;
+			if (varint(&p, end, &strip) < 0 || strip > prevlen)
+				return -EINVAL;
+			if (!(nul = memchr(p, 0, (size_t)(end - p))))
+				return -EINVAL;
+			size_t keep = prevlen - strip, add = (size_t)(nul - p);
+			if (keep + add >= sizeof(path))
+				return -EINVAL;
+			memcpy(path, prev, keep);
+			memcpy(path + keep, p, add);
+			len = keep + add;
+			p = nul + 1;
+		} else {
+			if (!(nul = memchr(p, 0, (size_t)(end - p))))
+				return -EINVAL;
+			len = (size_t)(nul - p);
+			if (len >= sizeof(path) || ((flags & 0xfff) != 0xfff && len != (flags & 0xfff)))
+				return -EINVAL;
+			memcpy(path, p, len);
+			/* 1 to 8 NULs pad the entry to a multiple of 8 */
+			size_t total = (size_t)(nul + 1 - start);
+			total = (total + 7) & ~(size_t)7;
+			if ((size_t)(end - start) < total)
+				return -EINVAL;
+			for (const unsigned char *z = nul; z < start + total; z++)
+				if (*z)
+					return -EINVAL;
+			p = start + total;
+		}
+		memcpy(prev, path, len);
+		prevlen = len;
+		if ((mode & 0170000) == 0160000) {
+			int rc = fn(ctx, path, len);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	return 0;
 }

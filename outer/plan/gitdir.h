@@ -93,4 +93,13 @@ int gitdir_todo_runs(const char *buf, size_t n);
  * of git's built-in strategies: git would run `git-merge-NAME` from PATH. */
 int gitdir_strategy_runs(const char *buf, size_t n, int opts);
 
+/* The gitlinks (mode 160000: submodule entries) of an index's bytes
+ * (versions 2, 3 and 4; oidlen 20 for SHA-1, 32 for SHA-256): fn(ctx,
+ * path, len) for each, path not NUL-terminated.  A host `git status` runs
+ * git inside each populated one, and so that repository's config.  0, or
+ * -EINVAL when the bytes are not such an index (wrong oidlen included),
+ * or fn's first failure. */
+int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
+			  int (*fn)(void *ctx, const char *path, size_t len), void *ctx);
+
 #endif

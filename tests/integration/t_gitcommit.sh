@@ -152,6 +152,24 @@ escape "write the submodule's config (modules/sub)" "$fsm >> .git/modules/sub/co
 escape "a hook in the submodule's git dir" "$hook > .git/modules/sub/hooks/pre-commit && chmod +x .git/modules/sub/hooks/pre-commit && cd sub && git commit -q --allow-empty -m x"
 escape "replace the submodule's git dir" "cp -a .git/modules/sub s2 && $fsm >> s2/config && mv .git/modules/sub s.old && mv s2 .git/modules/sub"
 
+# A submodule entry staged for a repository the command made: host git
+# status would run git in it, and so its config.
+gitlink="git init -q nested && git -C nested commit -q --allow-empty -m n &&
+	git update-index --add --cacheinfo 160000,\$(git -C nested rev-parse HEAD),nested &&
+	$fsm >> nested/.git/config"
+fresh
+expect_err 0 "nested/.git was made during the run and the index holds a submodule entry" \
+	"a gitlink staged for a new nested repository: its .git is moved aside at the end" -- \
+	C -- sh -c "$gitlink"
+probe
+assert "and a host git status afterwards runs no planted program" -- test ! -e "$MARK"
+assert "the staged entry itself stays (the index is the user's)" -- \
+	test "$(G -C "$ws/repo" ls-files -s nested | cut -c1-6)" = 160000
+fresh
+(cd "$ws/repo" && sh -c "$gitlink") >/dev/null 2>&1
+probe
+assert "control: outside, the same makes host git status run the planted program" -- test -e "$MARK"
+
 fresh
 expect_err 1 "alternates" "creating objects/info/alternates stops the run" -- \
 	C -- sh -c "echo $ws/evil/objects > .git/objects/info/alternates; sleep 2; touch after"

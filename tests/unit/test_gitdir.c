@@ -3,6 +3,7 @@
  * run a command on the host. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "plan/gitdir.h"
@@ -114,4 +115,73 @@ Test(gitdir, strategies_not_built_in)
 	cr_expect_eq(STRAT("[options]\n\tstrategy = \"evil\"\n", 1), 1);
 	cr_expect_eq(STRAT("[options]\n\tStrategy=evil\n", 1), 1);
 	cr_expect_eq(STRAT("[options]\n\tstrategy-option = theirs\n", 1), 0);
+}
+
+/* An index entry of version 2/3 (SHA-1): 40 bytes of stat data with the
+ * mode at 24, the id, the flags (name length), the name, 1-8 NULs. */
+static size_t entry(unsigned char *p, unsigned mode, const char *name)
+{
+	size_t len = strlen(name), total = (40 + 20 + 2 + len + 8) & ~(size_t)7;
+	memset(p, 0, total);
+	p[24] = (unsigned char)(mode >> 24);
+	p[25] = (unsigned char)(mode >> 16);
+	p[26] = (unsigned char)(mode >> 8);
+	p[27] = (unsigned char)mode;
+	p[60] = (unsigned char)(len >> 8);
+	p[61] = (unsigned char)len;
+	memcpy(p + 62, name, len);
+	return total;
+}
+
+static char seen[256];
+static int note(void *ctx, const char *path, size_t len)
+{
+	(void)ctx;
+	strncat(seen, path, len);
+	strcat(seen, ";");
+	return 0;
+}
+
+Test(gitdir, index_gitlinks_v2)
+{
+	static unsigned char buf[1024];
+	size_t n = 12;
+	memcpy(buf, "DIRC\0\0\0\2\0\0\0\3", 12);
+	n += entry(buf + n, 0100644, "a");
+	n += entry(buf + n, 0160000, "sub/dir");
+	n += entry(buf + n, 0160000, "twelve-chars");
+	seen[0] = '\0';
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), 0);
+	cr_expect_str_eq(seen, "sub/dir;twelve-chars;");
+	cr_expect_eq(gitdir_index_gitlinks(buf, n, 32, note, NULL), -EINVAL,
+		     "a SHA-256 reading of SHA-1 entries does not parse");
+	cr_expect_eq(gitdir_index_gitlinks(buf, n - 3, 20, note, NULL), -EINVAL, "truncated");
+	buf[3] = 'D';
+	cr_expect_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), -EINVAL, "not an index");
+}
+
+Test(gitdir, index_gitlinks_v4_prefix_compressed)
+{
+	static unsigned char buf[1024];
+	size_t n = 12;
+	memcpy(buf, "DIRC\0\0\0\4\0\0\0\2", 12);
+	/* "lib/a" (strip 0), then "lib/sub" (strip 1 from "lib/a": "lib/" + "sub") */
+	const char *names[] = { "lib/a", "sub" };
+	unsigned modes[] = { 0100644, 0160000 };
+	unsigned strip[] = { 0, 1 };
+	for (int i = 0; i < 2; i++) {
+		memset(buf + n, 0, 62);
+		buf[n + 24] = (unsigned char)(modes[i] >> 24);
+		buf[n + 25] = (unsigned char)(modes[i] >> 16);
+		buf[n + 26] = (unsigned char)(modes[i] >> 8);
+		buf[n + 27] = (unsigned char)modes[i];
+		buf[n + 61] = 5;
+		n += 62;
+		buf[n++] = (unsigned char)strip[i];
+		memcpy(buf + n, names[i], strlen(names[i]) + 1);
+		n += strlen(names[i]) + 1;
+	}
+	seen[0] = '\0';
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), 0);
+	cr_expect_str_eq(seen, "lib/sub;");
 }
