@@ -103,6 +103,11 @@ expect_out 0 "objects/info/alternates +ro/watched" "explain --git commit prints 
 	"$CORDON" explain --git commit -w "$ws/repo" -- true
 assert "and the split of this .git, row by row" -- \
 	grep -Eq "^  $ws/repo/.git/hooks +protected +--git commit: hooks run" "$OUT"
+echo '{"write": ["repo"], "git": "commit"}' > "$ws/p.json"
+expect_out 0 "gitdir_rules" "the policy key git: commit is the flag's" -- "$CORDON" explain --json --policy "$ws/p.json" -- true
+echo '{"git": "always"}' > "$ws/bad.json"
+expect_err 125 "git.*expected read-only or commit" "a bad git value in a policy is refused" -- \
+	"$CORDON" --policy "$ws/bad.json" -- true
 mv "$ws/repo/.git/hooks" "$ws/repo/hooks-real" && ln -s ../hooks-real "$ws/repo/.git/hooks"
 expect_err 125 "hooks is a symbolic link.*--git read-only" "a .git/hooks that is a symbolic link is refused" -- \
 	C -- true
