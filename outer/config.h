@@ -12,6 +12,9 @@ enum net_mode { NET_NONE, NET_PROXY, NET_FULL };
 enum pid_mode { PID_ISOLATE, PID_INHERIT };
 enum protect_missing { PROTECT_MISSING_WATCH, PROTECT_MISSING_MOUNT };
 enum cache_mode { CACHE_PRIVATE, CACHE_NONE };
+/* --git: a protected .git read-only as a whole (the default), or split so
+ * that git's own data is writable (plan/gitdir.h). */
+enum git_mode { GIT_READ_ONLY, GIT_COMMIT };
 
 struct env_op {
 	const char *key;
@@ -43,6 +46,7 @@ struct config {
 	unsigned timeout;          /* seconds, 0: none */
 	enum protect_missing protect_missing;
 	enum cache_mode cache;
+	enum git_mode git;
 	unsigned kill_after;       /* seconds between a forwarded SIGTERM/INT/HUP and SIGKILL */
 	/* --net proxy */
 	struct strlist allow_domain, deny_domain;

@@ -295,6 +295,20 @@ static void check_caches(void)
 	line(ok, "caches", "%s", msg);
 }
 
+/* --git commit watches each split git dir (its missing config entries and
+ * its config's lock file) with inotify, as watch mode does the roots. */
+static void check_git(void)
+{
+	char buf[32] = "";
+	AUTO_FD fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? sys_read_full(fd, buf, sizeof(buf) - 1) : -1;
+	long max = n > 0 ? strtol(buf, NULL, 10) : 0;
+	line(max >= 64, "git", "--git commit (git's data writable in a protected .git, its config "
+	     "and hooks read-only) can be used: it watches each git dir and its submodules' and "
+	     "worktrees' with inotify (fs.inotify.max_user_watches = %ld); the default is "
+	     "--git read-only", max);
+}
+
 int doctor_run(void)
 {
 	failures = 0;
@@ -306,6 +320,7 @@ int doctor_run(void)
 	check_limits();
 	check_caches();
 	check_budgets();
+	check_git();
 	(void)fflush(stdout);
 	check_trial();
 	return failures ? 1 : 0;

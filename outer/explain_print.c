@@ -1,6 +1,7 @@
 /* explain_print.c: see explain_print.h.  The rows come from policy_view, the
  * effective settings from policy_out; this file only lays them out. */
 #include "explain_print.h"
+#include "plan/gitdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -310,6 +311,55 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	return 0;
 }
 
+static const char *git_role(enum gitdir_role r)
+{
+	switch (r) {
+	case GITDIR_DATA:
+		return "rw";
+	case GITDIR_CODE:
+		return "ro/watched";
+	case GITDIR_HOLDER:
+		return "rw, pinned";
+	case GITDIR_STATE:
+		return "rw, checked";
+	case GITDIR_EACH_WORKTREE:
+	case GITDIR_EACH_MODULE:
+		return "git dir";
+	}
+	return "?";
+}
+
+/* --git commit: the rule, one row per entry of plan/gitdir.c's table. */
+static void text_gitdir(FILE *out, const struct config *c)
+{
+	if (c->git != GIT_COMMIT)
+		return;
+	fprintf(out, "\ngit directories: --git commit, the rule for each protected .git "
+		"(wt: also a linked worktree\'s git dir):\n");
+	fprintf(out, "  %-30s %-12s WHY\n", "ENTRY", "ACCESS");
+	for (size_t i = 0; i < gitdir_nrules; i++) {
+		const struct gitdir_rule *g = &gitdir_rules[i];
+		fprintf(out, "  %-30s %-12s %s%s\n", g->path[0] ? g->path : ".", git_role(g->role),
+			g->scopes & GITDIR_WORKTREE ? "(wt) " : "", g->why);
+	}
+}
+
+static void json_gitdir(struct json_out *j, const struct config *c)
+{
+	if (c->git != GIT_COMMIT)
+		return;
+	json_out_array(j, "gitdir_rules");
+	for (size_t i = 0; i < gitdir_nrules; i++) {
+		json_out_object(j, NULL);
+		json_out_str(j, "entry", gitdir_rules[i].path);
+		json_out_str(j, "access", git_role(gitdir_rules[i].role));
+		json_out_bool(j, "worktree", (gitdir_rules[i].scopes & GITDIR_WORKTREE) != 0);
+		json_out_str(j, "why", gitdir_rules[i].why);
+		json_out_end(j);
+	}
+	json_out_end(j);
+}
+
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
 		      const struct protect_decision *d, const char *cache_dir,
 		      const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
@@ -326,6 +376,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	}
 	explain_limits_json(&j, lim);
 	json_budgets(&j);
+	json_gitdir(&j, c);
 	json_out_array(&j, "seccomp");
 	for (size_t i = 0; i < n; i++) {
 		json_out_object(&j, NULL);
@@ -365,6 +416,7 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 		return rc;
 	text_paths(out, &v);
 	policy_view_free(&v);
+	text_gitdir(out, c);
 	text_network(out, c);
 	text_env(out, c);
 	text_run(out, c);

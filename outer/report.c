@@ -26,6 +26,7 @@ void report_init(struct report *r)
 	r->path = NULL;
 	memset(&r->out, 0, sizeof(r->out));
 	r->nviolations = r->violations_dropped = 0;
+	r->nrefs = r->refs_dropped = 0;
 	r->net_allowed = r->net_refused = 0;
 	r->nrefusals = 0;
 	(void)clock_gettime(CLOCK_MONOTONIC, &r->t0);
@@ -51,6 +52,22 @@ int report_open(struct report *r, const char *path, struct cordon_err *e)
 		return err_sys(e, err, "--report %s: cannot open its directory (it must exist)", path);
 	r->path = path;
 	return 0;
+}
+
+void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,
+		    const char *new_id)
+{
+	if (!r)
+		return;
+	if (r->nrefs == REPORT_MAX_REFS) {
+		r->refs_dropped++;
+		return;
+	}
+	struct report_ref *f = &r->refs[r->nrefs++];
+	(void)snprintf(f->repo, sizeof(f->repo), "%s", repo);
+	(void)snprintf(f->name, sizeof(f->name), "%s", name);
+	(void)snprintf(f->old_id, sizeof(f->old_id), "%s", old_id ? old_id : "");
+	(void)snprintf(f->new_id, sizeof(f->new_id), "%s", new_id ? new_id : "");
 }
 
 void report_add_violation(struct report *r, const char *kind, const char *name,
@@ -172,6 +189,20 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 	}
 	json_out_end(j);
 	json_out_uint(j, "violations_dropped", r->violations_dropped);
+	if (c && c->git == GIT_COMMIT) {
+		json_out_array(j, "git_refs");
+		for (size_t i = 0; i < r->nrefs; i++) {
+			const struct report_ref *f = &r->refs[i];
+			json_out_object(j, NULL);
+			json_out_str(j, "repo", f->repo);
+			json_out_str(j, "ref", f->name);
+			json_out_str(j, "old", f->old_id[0] ? f->old_id : NULL);
+			json_out_str(j, "new", f->new_id[0] ? f->new_id : NULL);
+			json_out_end(j);
+		}
+		json_out_end(j);
+		json_out_uint(j, "git_refs_dropped", r->refs_dropped);
+	}
 	json_out_object(j, "network");
 	json_out_str(j, "mode", c ? policy_out_net_mode(c->net) : NULL);
 	json_out_uint(j, "allowed", r->net_allowed);

@@ -25,6 +25,15 @@
 
 #define REPORT_MAX_VIOLATIONS 64
 #define REPORT_MAX_REFUSALS 64
+#define REPORT_MAX_REFS 64
+
+/* --git commit: a ref whose value changed during the run (gitrefs.h). */
+struct report_ref {
+	char repo[512];       /* its git dir */
+	char name[256];       /* "refs/heads/main" */
+	char old_id[72];      /* "": it is new */
+	char new_id[72];      /* "": it was deleted */
+};
 
 struct report_violation {
 	char kind[32];        /* "protected_name" */
@@ -64,6 +73,8 @@ struct report {
 	unsigned long long net_allowed, net_refused;
 	struct report_refusal refusals[REPORT_MAX_REFUSALS];
 	size_t nrefusals;
+	struct report_ref refs[REPORT_MAX_REFS];
+	size_t nrefs, refs_dropped;
 	struct limits_plan limits; /* how the run's limits were enforced */
 	int have_limits;
 	/* Why missing protected names got placeholders instead of a watch
@@ -83,6 +94,10 @@ int report_open(struct report *r, const char *path, struct cordon_err *e)
 /* name, quarantined and detail may be NULL. */
 void report_add_violation(struct report *r, const char *kind, const char *name,
 			  const char *path, const char *quarantined, const char *detail);
+/* --git commit: a ref that changed; old or new NULL: created, deleted.
+ * r may be NULL. */
+void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,
+		    const char *new_id);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
 /* One line of the bridge's --net-log format (bridge/netlog.h), as

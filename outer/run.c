@@ -24,6 +24,9 @@
 #include "rootcheck.h"
 #include "supervise.h"
 #include "watch.h"
+#include "gitrefs.h"
+#include "hostpaths/gitstate.h"
+#include "path.h"
 
 /* The guardian moves aside what the command created if cordon dies.  Best
  * effort (a guardian that is gone already: the run goes on, as without its
@@ -130,6 +133,12 @@ static void report_moved(void *rep, const struct rootcheck_moved *m)
 	char detail[96];
 	(void)snprintf(detail, sizeof(detail), "the path now leads to %s", m->now);
 	report_add_violation(rep, "root_moved", NULL, m->path, NULL, detail);
+}
+
+/* A git state file moved aside (--git commit) is a violation in --report. */
+static void report_state(void *rep, const char *path, const char *moved, const char *why)
+{
+	report_add_violation(rep, "git_state", path_base(path), path, moved, why);
 }
 
 /* watch_settle for this run: the names it finds go to the report too. */
@@ -310,6 +319,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
 	struct watch w = WATCH_INIT;
+	struct gitstate gs = GITSTATE_INIT;
+	struct gitrefs refs = GITREFS_INIT;
 	/* pty_init sets what is read; the 128 KiB of buffers are left
 	 * untouched (no -ftrivial-auto-var-init zeroing, no page faults). */
 	struct pty pty __attribute__((uninitialized));
@@ -352,6 +363,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
+	    (r = gitstate_start(&gs, &prot, e)) < 0 ||
+	    (r = gitrefs_start(&refs, &prot) < 0 ? err_set(e, ENOMEM, "out of memory") : 0) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
@@ -374,6 +387,11 @@ done:
 	if (w.fd >= 0)
 		(void)settle(&w, c, rep);
 	watch_free(&w);
+	/* bwrap is gone here on every path: the state files are final. */
+	(void)gitrefs_settle(&refs, rep);
+	gitrefs_free(&refs);
+	(void)gitstate_settle(&gs, report_state, rep);
+	gitstate_free(&gs);
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out)
 		bridge_decisions(&p.bridge, report_add_net_line, rep);

@@ -57,7 +57,7 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 }
 
 static int add_name(struct watch *w, size_t dir, const char *path,
-		    const struct protect_name *found, struct cordon_err *e)
+		    const struct protect_name *found, int git, struct cordon_err *e)
 {
 	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
 	if (!v)
@@ -68,7 +68,7 @@ static int add_name(struct watch *w, size_t dir, const char *path,
 		return err_set(e, ENOMEM, "out of memory");
 	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), found != NULL,
 					      found ? (dev_t)found->dev : 0,
-					      found ? (ino_t)found->ino : 0, NULL, 0 };
+					      found ? (ino_t)found->ino : 0, NULL, 0, git };
 	return 0;
 }
 
@@ -134,13 +134,24 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 			continue;
 		const struct protect_name *pn = &p->names[d->v[i].src];
 		const struct rpath *root = &r->roots[pn->root];
+		/* --git commit: a git entry is watched in its own (pinned) directory */
+		char gitdir[PATH_MAX];
+		int dirfd = root->fd;
+		const char *dirpath = root->path;
+		if (pn->why) {
+			(void)snprintf(gitdir, sizeof(gitdir), "%.*s",
+				       (int)(path_base(pn->path) - pn->path - 1), pn->path);
+			dirfd = pn->dirfd;
+			dirpath = gitdir;
+		}
 		if (w->fd < 0)
 			return err_set(e, EINVAL, "cannot watch %s: no inotify instance was "
 				       "reserved for it", d->v[i].path);
 		size_t dir = 0;
-		if ((rc = dir_of(w, root->fd, &dir, e, root->path)) < 0 ||
+		if ((rc = dir_of(w, dirfd, &dir, e, dirpath)) < 0 ||
 		    (rc = add_name(w, dir, d->v[i].path,
-				   d->v[i].act == PROTECT_WATCH_LINK ? pn : NULL, e)) < 0)
+				   d->v[i].act == PROTECT_WATCH_LINK ? pn : NULL, pn->why != NULL,
+				   e)) < 0)
 			return rc;
 	}
 	/* Nothing left to watch (every name exists, or the root is read-only):
@@ -277,6 +288,17 @@ static void allow_hint(const struct config *c, const char *name, char *out, size
 static void say_found(const struct config *c, const struct watch_found *f)
 {
 	char hint[NAME_MAX + 64];
+	if (f->git) {
+		fprintf(stderr, "cordon: %s was created during the run (%s): with --git commit git's "
+			"data is writable but this entry would make a later host git run a program "
+			"or read configuration, so the sandbox was stopped", f->path, f->kind);
+		if (f->moved)
+			fprintf(stderr, " and it was moved aside, not deleted, to %s.\n", f->moved);
+		else
+			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
+				"git runs there.\n", strerror(-f->move_err));
+		return;
+	}
 	allow_hint(c, f->name, hint, sizeof(hint));
 	fprintf(stderr,
 		"cordon: %s was created during the run (%s): %s is a protected name (host "
@@ -353,14 +375,14 @@ size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *fou
 			struct stat st;
 			struct watch_found f = { n->name, n->path, n->early, kind_of(n->early_mode), 0,
 						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
-							 AT_SYMLINK_NOFOLLOW) < 0 };
+							 AT_SYMLINK_NOFOLLOW) < 0, n->git };
 			nfound++;
 			tell(c, &f, found, ctx);
 		}
 		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
 			continue;
 		struct watch_found f = { n->name, n->path, err == 0 ? where : NULL, kind_of(mode),
-					 err, 0 };
+					 err, 0, n->git };
 		nfound++;
 		tell(c, &f, found, ctx);
 	}

@@ -43,6 +43,7 @@ struct watch_name {
 	ino_t ino;
 	char *early;         /* root/MOVED, where watch_move_aside put it; owned, NULL: not */
 	mode_t early_mode;   /* what it was */
+	int git;             /* an entry of a git dir (--git commit, plan/gitdir.h) */
 };
 
 struct watch {
@@ -111,6 +112,7 @@ struct watch_found {
 	int move_err;         /* -errno of the failed move, or 0 */
 	int removed;          /* moved aside at the kill, then removed by a process of
 			       * the sandbox not yet dead (git's cleanup of a clone) */
+	int git;              /* an entry of a git dir (--git commit) */
 };
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);

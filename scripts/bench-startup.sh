@@ -310,3 +310,23 @@ printf '  %-36s %s\n' "cordon (its own VmHWM at exit)" "$(kib "$self")" \
 	"cordon-inner (PID 1 VmHWM)" "$(kib "$inner")" \
 	"cordon's tree (wait4 ru_maxrss)" "$(kib "$tree" "max over cordon, bwrap, inner, true")" \
 	"raw bwrap's tree (wait4 ru_maxrss)" "$(kib "$bw" "for comparison")"
+
+# --- 4. --git commit ---------------------------------------------------------
+# A repository with two submodules and two linked worktrees: the default
+# binds its .git read-only as one mount; --git commit pins each git dir
+# (.git, modules/A, modules/B, worktrees/X, worktrees/Y and the holders in
+# them), binds their config, hooks and info read-only and watches what is
+# missing, and reads the refs before and after.
+g=$T/git
+gitq() { git -c user.name=b -c user.email=b@b -c init.defaultBranch=main -c protocol.file.allow=always "$@" >/dev/null 2>&1; }
+for s in a b; do gitq init "$g/src$s" && gitq -C "$g/src$s" commit --allow-empty -m s || die "cannot build the bench repository"; done
+gitq init "$g/repo" && gitq -C "$g/repo" commit --allow-empty -m one &&
+	gitq -C "$g/repo" submodule add "$g/srca" a && gitq -C "$g/repo" submodule add "$g/srcb" b &&
+	gitq -C "$g/repo" commit -m subs && gitq -C "$g/repo" worktree add "$g/wt1" &&
+	gitq -C "$g/repo" worktree add "$g/wt2" || die "cannot build the bench repository"
+CMDS=(- "$CORDON" -w "$g/repo" -- "$TRUE" ::: - "$CORDON" --git commit -w "$g/repo" -- "$TRUE" :::)
+run_bt "$T/rows.git"
+echo "--git commit on a repository with 2 submodules and 2 linked worktrees"
+printf '  %-40s %9s\n' "cordon -w REPO -- true" "$(ms "$T/rows.git" 1)" \
+	"cordon --git commit -w REPO -- true" "$(ms "$T/rows.git" 2)"
+echo "  commit/default $(ratio "$T/rows.git" 2 1)   (median of per-round ratios)"

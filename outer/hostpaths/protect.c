@@ -134,12 +134,34 @@ static int add_carves(const struct resolved *r, int full_write, struct protect_r
 			continue;
 		}
 		p->plan.v[p->plan.n++] = (struct protect_action){
-			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1 };
+			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1, NULL };
 		if (protect_push_check(p, &v[i]) < 0 && rc == 0)
 			rc = err_set(e, ENOMEM, "out of memory");
 	}
 	free(v);
 	return rc;
+}
+
+/* --git commit: each pinned directory is bound by path onto itself, and
+ * cordon-inner checks that the mount there is the object gathered. */
+static int check_git_pins(struct protect_run *p, struct cordon_err *e)
+{
+	for (size_t i = 0; i < p->plan.n; i++) {
+		const struct protect_action *a = &p->plan.v[i];
+		if (a->act != PROTECT_KEEP || a->carve)
+			continue;
+		const struct protect_name *n = &p->names[a->src];
+		struct rpath o = { .fd = -1, .dev = (dev_t)n->dev, .ino = (ino_t)n->ino, .is_dir = 1 };
+		if ((o.fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return err_sys(e, errno, "cannot keep a descriptor of %s", n->path);
+		if (!(o.path = strdup(n->path))) {
+			sys_close(&o.fd);
+			return err_set(e, ENOMEM, "out of memory");
+		}
+		if (protect_push_check(p, &o) < 0)
+			return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* The decision's record entries (references now, intents for the
@@ -274,7 +296,8 @@ int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struc
 			return err_wrap(e, "cannot use the registry of materialized paths");
 		registry_close(&p->reg);
 		facts_of(p, full_write, &f);
-		if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0)
+		if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0 ||
+		    (rc = check_git_pins(p, e)) < 0)
 			return rc;
 		return start_guard(p, 0, e);
 	}
@@ -289,7 +312,8 @@ int protect_prepare(const struct resolved *r, int full_write, pid_t bwrap, struc
 	f.live = p->live;
 	f.nlive = p->nlive;
 	if ((rc = protect_decide(&f, &p->plan, e)) < 0 || (rc = hold_bound(p, e)) < 0 ||
-	    (rc = apply_decided(p, e)) < 0 || (rc = add_carves(r, full_write, p, e)) < 0)
+	    (rc = check_git_pins(p, e)) < 0 || (rc = apply_decided(p, e)) < 0 ||
+	    (rc = add_carves(r, full_write, p, e)) < 0)
 		return rc;
 	return start_guard(p, p->rec.n > 0, e);
 }
@@ -334,6 +358,7 @@ void protect_close_fds(struct protect_run *p)
 		sys_close(&p->live[i].fd);
 	for (size_t i = 0; i < p->nchecks; i++)
 		sys_close(&p->checks[i].fd);
+	protect_git_close(p);
 }
 
 static void facts_free(struct protect_run *p)
@@ -350,6 +375,11 @@ static void facts_free(struct protect_run *p)
 	for (size_t i = 0; i < p->nchecks; i++)
 		rpath_free(&p->checks[i]);
 	free(p->checks);
+	for (size_t i = 0; i < p->ngitdirs; i++)
+		free(p->gitdirs[i].path);
+	free(p->gitdirs);
+	p->gitdirs = NULL;
+	p->ngitdirs = 0;
 	protect_decision_free(&p->plan);
 	p->names = NULL;
 	p->roots = NULL;

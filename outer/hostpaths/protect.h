@@ -36,6 +36,14 @@
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
+/* --git commit: a directory pinned in a split git dir (protect_git.c). */
+struct protect_gitdir {
+	char *path;                  /* owned */
+	int fd;                      /* O_PATH, owned */
+	int is_gitdir;               /* a git dir (.git, worktrees/X, modules/X), not
+					a directory inside one */
+};
+
 struct protect_run {
 	struct registry reg;
 	struct guardian guard;
@@ -61,6 +69,9 @@ struct protect_run {
 	/* Directories bound as found, flocked shared (hold_bound in protect.c)
 	 * until protect_release. */
 	int *held;                   size_t nheld;
+	/* --git commit: every directory pinned in a split git dir; the watched
+	 * git entries' dirfd point at these descriptors. */
+	struct protect_gitdir *gitdirs; size_t ngitdirs;
 	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
 					child holds (guardian_start) */
 };
@@ -139,6 +150,16 @@ void protect_release(struct protect_run *p);
  * use only in the sandbox's own mount namespace, which no untrusted process
  * can reach any more, and removing them on the host does not need it gone. */
 void protect_command_gone(struct protect_run *p);
+
+/* For protect*.c only: --git commit, after the names are gathered: split
+ * each protected .git directory by the rule of plan/gitdir.h into pinned,
+ * read-only and watched names.  -EPERM with *e filled when an entry the
+ * rule pins or keeps read-only is a symbolic link. */
+int protect_git_gather(struct protect_run *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* For protect*.c only: close the descriptors of p->gitdirs. */
+void protect_git_close(struct protect_run *p);
 
 /* For protect*.c only: o becomes one of the run's checks (cordon-inner's
  * bind checks); freed on failure.  0 or -ENOMEM. */

@@ -228,6 +228,9 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 			if ((rc = gather_name(r, i, c->protect.v[j], 0, p, e)) < 0)
 				return rc;
 	}
+	/* Before the gitdirs resolve found: those stay read-only as a whole. */
+	if (c->git == GIT_COMMIT && (rc = protect_git_gather(p, e)) < 0)
+		return rc;
 	for (size_t i = 0; i < r->ngitdirs; i++)
 		if ((rc = gather_gitdir(&r->gitdirs[i], p, e)) < 0)
 			return rc;

@@ -20,7 +20,7 @@ enum opt_id {
 	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,
 	O_FULL_WRITE, O_CWD, O_NET, O_ALLOW_UNIX, O_PID_NS, O_SETENV, O_UNSETENV,
 	O_CLEAR_ENV, O_VERBOSE, O_TIMEOUT, O_REQUIRE_LANDLOCK, O_VERSION, O_HELP,
-	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_KILL_AFTER, O_ALLOW_DOMAIN,
+	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_GIT, O_KILL_AFTER, O_ALLOW_DOMAIN,
 	O_DENY_DOMAIN, O_PROXY_UPSTREAM, O_ATTRIBUTION_TOKEN, O_NET_LOG, O_POLICY,
 	O_REPORT, O_JSON, O_CACHES, O_DIE_WITH_PARENT, O_TMP_SIZE, O_LIMIT_MEMORY,
 	O_LIMIT_PIDS, O_LIMIT_CPU,
@@ -54,6 +54,7 @@ static const struct opt opts[] = {
 	{ "allow-no-landlock", 0, 0, O_ALLOW_NO_LANDLOCK },
 	{ "protect-missing", 0, 1, O_PROTECT_MISSING },
 	{ "cache", 0, 1, O_CACHE },
+	{ "git", 0, 1, O_GIT },
 	{ "kill-after", 0, 1, O_KILL_AFTER },
 	{ "allow-domain", 0, 1, O_ALLOW_DOMAIN },
 	{ "deny-domain", 0, 1, O_DENY_DOMAIN },
@@ -104,6 +105,11 @@ const char cli_usage[] =
 "      --protect-missing watch|mount  a missing protected name stays absent and\n"
 "                           creating it stops the run (watch, the default), or\n"
 "                           is an empty read-only mount point (mount)\n"
+"      --git read-only|commit  a protected .git: read-only as a whole (default),\n"
+"                           or commit: git's own data (objects, refs, index,\n"
+"                           HEAD, logs, ...) writable, and what makes git run a\n"
+"                           program or read configuration (config, hooks, info,\n"
+"                           alternates, ...) read-only, or absent and watched\n"
 "      --cache private|none  private (default): Go, npm, pip, yarn, pnpm, ccache,\n"
 "                           pre-commit and XDG_CACHE_HOME caches go to a writable\n"
 "                           directory per workspace, $XDG_CACHE_HOME/cordon/NAME;\n"
@@ -437,6 +443,14 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 			c->protect_missing = PROTECT_MISSING_MOUNT;
 		else
 			return err_set(e, EINVAL, "--protect-missing %s: expected watch or mount", v);
+		return 0;
+	case O_GIT:
+		if (strcmp(v, "read-only") == 0)
+			c->git = GIT_READ_ONLY;
+		else if (strcmp(v, "commit") == 0)
+			c->git = GIT_COMMIT;
+		else
+			return err_set(e, EINVAL, "--git %s: expected read-only or commit", v);
 		return 0;
 	case O_CACHE:
 		if (strcmp(v, "private") == 0)

@@ -483,6 +483,7 @@ static const struct key cordon_keys[] = {
 	{ "full_write", K_BOOL, "full-write", NULL, NULL },
 	{ "cwd", K_PATH, "cwd", NULL, NULL },
 	{ "cache", K_STR, "cache", NULL, NULL },
+	{ "git", K_STR, "git", NULL, NULL },
 	{ "network", K_OBJ, NULL, NULL, &network_tab },
 	{ "net_log", K_PATH, "net-log", NULL, NULL },
 	{ "env", K_OBJ, NULL, NULL, &env_tab },

@@ -69,6 +69,7 @@ void policy_out_json(struct json_out *j, const char *key, const struct config *c
 	json_out_bool(j, "full_write", c->full_write);
 	json_out_str(j, "cwd", c->cwd);
 	json_out_str(j, "cache", c->cache == CACHE_PRIVATE ? "private" : "none");
+	json_out_str(j, "git", c->git == GIT_COMMIT ? "commit" : "read-only");
 	network(j, c);
 	json_out_str(j, "net_log", c->net_log);
 	env(j, c);

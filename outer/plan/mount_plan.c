@@ -145,7 +145,10 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 			layer[nl] = (struct ranked){ a->path, a->bind_fd, 0, nl, a->act == PROTECT_KEEP };
 			nl++;
 		} else {
-			prot[np] = (struct ranked){ a->path, a->bind_fd, 0, np, 0 };
+			/* --git commit: a pinned git directory, writable onto
+			 * itself before the read-only entries in it (deeper) */
+			int keep = a->act == PROTECT_KEEP;
+			prot[np] = (struct ranked){ a->path, keep ? -1 : a->bind_fd, keep, np, keep };
 			np++;
 		}
 	}
@@ -158,7 +161,8 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		push(out, kind_of(&layer[i]), layer[i].keep ? layer[i].path : NULL, layer[i].path,
 		     layer[i].keep ? -1 : layer[i].fd, 0);
 	for (size_t i = 0; i < nprot; i++)
-		push(out, kind_of(&prot[i]), NULL, prot[i].path, prot[i].fd, 0);
+		push(out, kind_of(&prot[i]), prot[i].keep ? prot[i].path : NULL, prot[i].path,
+		     prot[i].fd, 0);
 
 	for (size_t i = 0; i < in->nmasks; i++) {
 		const struct rpath *m = &in->masks[masks[i].seq];

@@ -190,6 +190,19 @@ static int add_decision(const struct config *c, const struct protect_decision *d
 	int rc = 0;
 	for (size_t i = 0; d && rc == 0 && i < d->n; i++) {
 		const struct protect_action *a = &d->v[i];
+		if (a->why) {
+			/* --git commit: the gitdir rule (plan/gitdir.h) */
+			if (a->act == PROTECT_KEEP)
+				rc = policy_view_add(v, a->path, VIEW_RW, "--git commit: git's data "
+						     "writable; pinned in place (%s)", a->why);
+			else if (a->act == PROTECT_WATCH)
+				rc = policy_view_add(v, a->path, VIEW_WATCHED, "--git commit: %s: "
+						     "missing; creating it stops the run", a->why);
+			else
+				rc = policy_view_add(v, a->path, VIEW_PROTECTED, "--git commit: %s: "
+						     "exists, read-only", a->why);
+			continue;
+		}
 		switch (a->act) {
 		case PROTECT_BIND:
 			rc = policy_view_protected(v, c, a->path, VIEW_PROTECT_EXISTS);

@@ -68,7 +68,7 @@ static int push(struct protect_decision *d, enum protect_act act, const char *pa
 		return -ENOMEM;
 	d->v = v;
 	struct protect_action *a = &v[d->n];
-	*a = (struct protect_action){ act, NULL, src, bind_fd, carve };
+	*a = (struct protect_action){ act, NULL, src, bind_fd, carve, NULL };
 	if (!(a->path = strdup(path)))
 		return -ENOMEM;
 	d->n++;
@@ -99,6 +99,20 @@ static int watch_foreign_link(const struct protect_facts *f, size_t i, struct pr
 }
 
 static int decide_name(const struct protect_facts *f, size_t i, struct protect_decision *d,
+		       struct cordon_err *e);
+
+/* decide_name, with the gitdir rule's note carried to the action. */
+static int decide_noted(const struct protect_facts *f, size_t i, struct protect_decision *d,
+			struct cordon_err *e)
+{
+	size_t before = d->n;
+	int rc = decide_name(f, i, d, e);
+	if (rc == 0 && d->n > before)
+		d->v[d->n - 1].why = f->names[i].why;
+	return rc;
+}
+
+static int decide_name(const struct protect_facts *f, size_t i, struct protect_decision *d,
 		       struct cordon_err *e)
 {
 	const struct protect_name *n = &f->names[i];
@@ -120,6 +134,8 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 				       "protected %s is a symbolic link, which cordon cannot keep "
 				       "read-only; replace it with what it points to, or pass "
 				       "--no-default-protect", n->path);
+		if (n->pin)
+			return push(d, PROTECT_KEEP, n->path, i, -1, 0);
 		int shared = l != SIZE_MAX && n->is_dir && f->live[l].dev == n->dev &&
 			     f->live[l].ino == n->ino;
 		return push(d, shared ? PROTECT_SHARE : PROTECT_BIND, n->path, i, n->fd, 0);
@@ -128,6 +144,15 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 		return 0;
 	if (l != SIZE_MAX && f->live[l].fd >= 0)
 		return push(d, PROTECT_ADOPT, n->path, l, -1, 0);
+	/* A git entry's placeholder would be a directory cordon made inside
+	 * the repository's git dir, which no sweep may remove later: without
+	 * a watch, --git commit cannot hold it, and says so. */
+	if (f->watch_lost && n->why)
+		return err_set(e, EAGAIN, "--git commit: %s is missing and must be watched, and "
+			       "this user has no inotify instance left; close some of your "
+			       "other watchers (cordon doctor counts them), raise "
+			       "fs.inotify.max_user_instances, or run without --git commit",
+			       n->path);
 	int watched = (f->watch || n->watch_only) && !f->watch_lost;
 	return push(d, watched ? PROTECT_WATCH : PROTECT_CREATE, n->path, i, -1, 0);
 }
@@ -136,7 +161,7 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e)
 {
 	for (size_t i = 0; i < f->nnames; i++) {
-		int rc = decide_name(f, i, out, e);
+		int rc = decide_noted(f, i, out, e);
 		if (rc < 0)
 			return rc == -ENOMEM ? err_set(e, ENOMEM, "out of memory") : rc;
 	}

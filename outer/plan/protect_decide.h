@@ -62,6 +62,12 @@ struct protect_name {
 	int watch_only;       /* a protected dotfile: watched when missing, in
 			       * mount mode too */
 	enum protect_link link; /* with is_symlink: whose, and where it leads */
+	/* --git commit (plan/gitdir.h, hostpaths/protect_git.c): */
+	int pin;              /* existing: bound writable onto itself (PROTECT_KEEP),
+			       * by path, so that it cannot be renamed or removed */
+	const char *why;      /* the gitdir rule's, for explain; NULL: not a git entry */
+	int dirfd;            /* a git entry (why set): its directory, a pinned git
+			       * dir (borrowed), where a missing one is watched */
 };
 
 struct protect_root {
@@ -100,7 +106,8 @@ enum protect_act {
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
 	PROTECT_CARVE,   /* the registry, read-only at path (registry_carve) */
 	PROTECT_KEEP,    /* an ancestor of the registry bound writable onto itself,
-			  * so that it cannot be renamed (registry_carve) */
+			  * so that it cannot be renamed (registry_carve); or, not
+			  * carve, names[src] pinned (--git commit) */
 };
 
 struct protect_action {
@@ -111,6 +118,7 @@ struct protect_action {
 			  * path, and cordon-inner checks (dev, ino) there */
 	int carve;       /* 1: CARVE or KEEP, ranked with the writable roots;
 			  * 0: a protected name, mounted after every root */
+	const char *why; /* names[src].why, or NULL */
 };
 
 struct protect_decision {

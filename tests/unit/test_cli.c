@@ -106,6 +106,24 @@ Test(cli, protect_missing_modes)
 	expect_refused(PARSE(&p, "--protect-missing", "create", "true"), "--protect-missing create");
 }
 
+Test(cli, git_modes)
+{
+	struct parsed p;
+	PARSE(&p, "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.git, GIT_READ_ONLY, "read-only is the default");
+	config_free(&p.c);
+	PARSE(&p, "--git", "commit", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.git, GIT_COMMIT);
+	config_free(&p.c);
+	PARSE(&p, "--git=read-only", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.git, GIT_READ_ONLY);
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--git", "write", "true"), "--git write");
+}
+
 Test(cli, double_dash_ends_options)
 {
 	struct parsed p;

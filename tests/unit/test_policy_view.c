@@ -46,14 +46,14 @@ Test(policy_view, each_access_kind_and_its_origin)
 		.masks = masks, .nmasks = 1, .cwd = { .fd = -1 },
 	};
 	struct protect_action acts[] = {
-		{ PROTECT_BIND, "/w/flag/.git", 0, 3, 0 },
-		{ PROTECT_BIND, "/w/flag/hooks", 0, 4, 0 },
-		{ PROTECT_WATCH, "/w/flag/.hg", 1, -1, 0 },
-		{ PROTECT_WATCH, "/w/flag/.bashrc", 2, -1, 0 },
-		{ PROTECT_CREATE, "/w/file/.agents", 3, -1, 0 },
-		{ PROTECT_PIN, "/w/file/.codex", 0, -1, 0 },
-		{ PROTECT_KEEP, "/w/file/.local", 0, -1, 1 },
-		{ PROTECT_CARVE, "/w/file/.local/state/cordon/registry", 0, -1, 1 },
+		{ PROTECT_BIND, "/w/flag/.git", 0, 3, 0, NULL },
+		{ PROTECT_BIND, "/w/flag/hooks", 0, 4, 0, NULL },
+		{ PROTECT_WATCH, "/w/flag/.hg", 1, -1, 0, NULL },
+		{ PROTECT_WATCH, "/w/flag/.bashrc", 2, -1, 0, NULL },
+		{ PROTECT_CREATE, "/w/file/.agents", 3, -1, 0, NULL },
+		{ PROTECT_PIN, "/w/file/.codex", 0, -1, 0, NULL },
+		{ PROTECT_KEEP, "/w/file/.local", 0, -1, 1, NULL },
+		{ PROTECT_CARVE, "/w/file/.local/state/cordon/registry", 0, -1, 1, NULL },
 	};
 	struct protect_decision d = { acts, sizeof(acts) / sizeof(acts[0]) };
 	struct policy_view v;

@@ -378,4 +378,27 @@ Test(protect_decide, the_callers_own_link_is_still_refused_in_watch_mode)
 	f.names = names;
 	f.nnames = nnames;
 	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+/* --git commit (plan/gitdir.h): a pinned git dir is bound writable onto
+ * itself by path (KEEP, not a carve-out), a read-only entry from its
+ * descriptor, a missing one watched in mount mode too; the rule's note
+ * reaches the action. */
+Test(protect_decide, git_entries_pinned_read_only_and_watched)
+{
+	name_dir(0, "/ws/.git", 10, 40);
+	names[0].pin = 1;
+	names[0].why = "pin";
+	name_dir(0, "/ws/.git/hooks", 11, 41);
+	names[1].why = "hooks";
+	names[1].watch_only = 1;
+	name_missing(0, "/ws/.git/config.worktree");
+	names[2].why = "cw";
+	names[2].watch_only = 1;
+	decide();
+	cr_assert_eq(d.n, 3);
+	expect(0, PROTECT_KEEP, "/ws/.git", -1);
+	cr_expect_eq(d.v[0].carve, 0);
+	cr_expect_str_eq(d.v[0].why, "pin");
+	expect(1, PROTECT_BIND, "/ws/.git/hooks", 41);
+	cr_expect_str_eq(d.v[1].why, "hooks");
+	expect(2, PROTECT_WATCH, "/ws/.git/config.worktree", -1);
 }

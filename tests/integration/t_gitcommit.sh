@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# t_gitcommit.sh: --git commit (DESIGN.md section 5, plan/gitdir.h).  Git's
+# own data in a protected .git is writable: real workflows give the same
+# refs inside as outside.  Everything that makes git run a program or read
+# configuration stays read-only or watched: each escape fails inside, and
+# works outside as a control, and after it a host git runs no planted
+# program.  An interactive rebase's todo with exec lines is moved aside at
+# the end.  The default (read-only) mode is unchanged.
+. "$(dirname "$0")/lib.sh"
+
+export GIT_AUTHOR_NAME=cordon GIT_AUTHOR_EMAIL=cordon@example.invalid
+export GIT_COMMITTER_NAME=cordon GIT_COMMITTER_EMAIL=cordon@example.invalid
+export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+unset GIT_DIR GIT_WORK_TREE
+G() { git -c init.defaultBranch=main -c protocol.file.allow=always "$@"; }
+MARK="$W/MARK"
+
+# The template: a repository with a submodule, a worktree config switched
+# on, a filter driver defined (unused until an attributes line selects it),
+# and a bare repository to fetch from and push to.
+tpl="$W/tpl"
+mkdir -p "$tpl"
+G init -q "$W/subsrc" && echo s > "$W/subsrc/s" && G -C "$W/subsrc" add s &&
+	G -C "$W/subsrc" commit -qm sub
+G init -q "$tpl/repo" && (
+	cd "$tpl/repo" &&
+	G config extensions.worktreeConfig true && G config core.repositoryformatversion 1 &&
+	G config filter.evil.clean "touch $MARK; cat" &&
+	echo a > a && G add a && G commit -qm one &&
+	G submodule add -q "$W/subsrc" sub >/dev/null 2>&1 && G commit -qm sub &&
+	G clone -q --bare . "$tpl/bare.git"
+) || { echo "t_gitcommit: cannot build the template" >&2; exit 1; }
+# An evil git dir for the redirections: its config runs the marker.  The
+# plants lie in it too (a writable root: the private /tmp hides $W inside).
+cp -a "$tpl/repo/.git" "$tpl/evil" && printf '[core]\n\tfsmonitor = touch %s\n' "$MARK" >"$tpl/evil/fsm" &&
+	cat "$tpl/evil/fsm" >>"$tpl/evil/config" && printf '#!/bin/sh\ntouch %s\n' "$MARK" >"$tpl/evil/hook" &&
+	chmod +x "$tpl/evil/hook"
+# A last plain commit, so that a rebase of HEAD~1 leaves .gitmodules alone
+# (a protected dotfile at the top of the root, read-only in every mode).
+(cd "$tpl/repo" && echo z > z && G add z && G commit -qm plain)
+
+ws="$W/ws"
+fresh() { rm -rf "$ws" "$MARK"; cp -a "$tpl" "$ws"; }
+C() { "$CORDON" --git commit -w "$ws/repo" -w "$ws/bare.git" -w "$ws/evil" -C "$ws/repo" "$@"; }
+refs() { G -C "$1" for-each-ref --format='%(refname) %(objectname)'; G -C "$1" rev-parse HEAD; }
+
+# --- real workflows: the same refs inside as outside ------------------------------
+flow='set -e
+G() { git -c protocol.file.allow=always "$@"; }
+echo b > b; G add b; G commit -qm two
+G commit -q --amend -m two-amended
+G branch b1
+G checkout -q -b feat
+echo c > c; G add c; G commit -qm three
+G switch -q main
+echo d > d; G add d; G commit -qm four
+G merge -q --no-edit feat
+G checkout -q -b side HEAD~1
+echo e > e; G add e; G commit -qm five
+G rebase -q main
+GIT_SEQUENCE_EDITOR="sed -i 2s/^pick/squash/" GIT_EDITOR=true G rebase -q -i HEAD~2
+G switch -q main
+G cherry-pick side >/dev/null
+G revert --no-edit HEAD >/dev/null
+echo f > a; G stash push -q; G stash pop -q; G commit -qam six
+G tag -a -m v1 v1; G tag v2 HEAD~1
+G reset -q --hard HEAD~1
+G gc -q; G repack -qad; G prune
+G push -q ../bare.git main side v1
+G fetch -q ../bare.git main:fetched
+G worktree add -q wt-in -b wtb
+(cd wt-in && echo w > w && G add w && G commit -qm in-worktree)
+G worktree remove wt-in
+(cd sub && echo t > t && G add t && G commit -qm in-submodule)
+G status --porcelain >/dev/null
+G rev-parse HEAD'
+G() { git -c init.defaultBranch=main -c protocol.file.allow=always "$@"; }
+fresh
+rm -rf "$W/out" && cp -a "$tpl" "$W/out"
+(cd "$W/out/repo" && sh -c "$flow" >"$W/flow.out" 2>"$W/flow.err")
+flow_rc=$?
+assert "control: the workflow runs outside" -- test "$flow_rc" -eq 0
+expect 0 "the workflow runs inside with --git commit" -- C -- sh -c "$flow"
+assert "and prints the same" -- cmp -s "$OUT" "$W/flow.out"
+assert "the refs inside equal the refs outside" -- \
+	test "$(refs "$ws/repo")" = "$(refs "$W/out/repo")"
+assert "the submodule's refs too" -- \
+	test "$(refs "$ws/repo/sub")" = "$(refs "$W/out/repo/sub")"
+assert "the bare repository got the same push" -- \
+	test "$(refs "$ws/bare.git")" = "$(refs "$W/out/bare.git")"
+assert "no worktree and nothing quarantined is left" -- \
+	test -z "$(ls "$ws/repo/.git/worktrees" 2>/dev/null)" -a -z "$(find "$ws" -name '*cordon-quarantine*')"
+
+# --- the default mode is unchanged: .git is read-only as a whole ------------------
+fresh
+expect_err 128 "index.lock" "default: git commit fails (the index cannot be written)" -- \
+	"$CORDON" -w "$ws/repo" -C "$ws/repo" -- git commit -q --allow-empty -m x
+
+# --- explain prints the table; a symbolic link cordon cannot pin is refused ----------
+fresh
+expect_out 0 "objects/info/alternates +ro/watched" "explain --git commit prints the rule's table" -- \
+	"$CORDON" explain --git commit -w "$ws/repo" -- true
+assert "and the split of this .git, row by row" -- \
+	grep -Eq "^  $ws/repo/.git/hooks +protected +--git commit: hooks run" "$OUT"
+echo '{"write": ["repo"], "git": "commit"}' > "$ws/p.json"
+expect_out 0 "gitdir_rules" "the policy key git: commit is the flag's" -- "$CORDON" explain --json --policy "$ws/p.json" -- true
+echo '{"git": "always"}' > "$ws/bad.json"
+expect_err 125 "git.*expected read-only or commit" "a bad git value in a policy is refused" -- \
+	"$CORDON" --policy "$ws/bad.json" -- true
+mv "$ws/repo/.git/hooks" "$ws/repo/hooks-real" && ln -s ../hooks-real "$ws/repo/.git/hooks"
+expect_err 125 "hooks is a symbolic link.*--git read-only" "a .git/hooks that is a symbolic link is refused" -- \
+	C -- true
+expect 0 "control: the default mode binds that .git read-only as a whole" -- \
+	"$CORDON" -w "$ws/repo" -C "$ws/repo" -- git status --short
+
+# --- a linked worktree whose git dir is inside the root -------------------------------
+fresh
+G -C "$ws/repo" worktree add -q wt >/dev/null 2>&1
+expect 0 "a commit in an existing linked worktree inside the root works" -- \
+	C -- sh -c 'cd wt && git commit -q --allow-empty -m in-wt'
+refuse "its worktrees/wt/commondir cannot be redirected" -- \
+	C -- sh -c "echo $ws/evil > .git/worktrees/wt/commondir"
+
+# --- escapes: each fails inside; works outside (control); host git runs nothing -----
+# probe: a host git in the repository (and its submodule) after the run.
+probe() {
+	(cd "$ws/repo" && G status >/dev/null 2>&1; G -C sub status >/dev/null 2>&1
+	 G add -A >/dev/null 2>&1; G commit -q --allow-empty -m probe >/dev/null 2>&1) </dev/null
+}
+# escape DESCRIPTION SCRIPT: SCRIPT plants something a host git would run.
+escape() {
+	local desc=$1 script=$2
+	fresh
+	refuse "$desc: fails inside" -- C -- sh -c "$script"
+	probe
+	assert "$desc: a host git afterwards runs no planted program" -- test ! -e "$MARK"
+	fresh
+	(cd "$ws/repo" && sh -c "$script") >/dev/null 2>&1
+	probe
+	assert "$desc: control: outside, the same plants a program the host git runs" -- test -e "$MARK"
+}
+fsm="cat $ws/evil/fsm"
+hook="cat $ws/evil/hook"
+escape "write .git/config" "$fsm >> .git/config"
+escape "replace .git/config by rename" "cp .git/config c2 && $fsm >> c2 && mv c2 .git/config"
+escape "unlink and recreate .git/config" "cp .git/config c2 && $fsm >> c2 && rm -f .git/config && mv c2 .git/config"
+escape "create .git/config.worktree (extensions.worktreeConfig)" "$fsm > .git/config.worktree; sleep 2"
+escape "create a hook" "$hook > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+escape "write info/attributes" "echo '* filter=evil' >> .git/info/attributes"
+escape "replace info by a renamed directory" "mv .git/info .git/info.old && mkdir .git/info && echo '* filter=evil' > .git/info/attributes"
+escape "replace hooks by a symlink" "mkdir h && $hook > h/pre-commit && chmod +x h/pre-commit && mv .git/hooks .git/hooks.old && ln -s \$PWD/h .git/hooks"
+escape "replace hooks by a renamed directory" "mkdir h && $hook > h/pre-commit && chmod +x h/pre-commit && mv .git/hooks .git/hooks.old && mv h .git/hooks"
+escape "redirect commondir" "echo $ws/evil > .git/commondir; sleep 2"
+escape "replace .git itself" "cp -a .git g2 && $fsm >> g2/config && mv .git g.old && mv g2 .git"
+escape "write the submodule's config (modules/sub)" "$fsm >> .git/modules/sub/config"
+escape "a hook in the submodule's git dir" "$hook > .git/modules/sub/hooks/pre-commit && chmod +x .git/modules/sub/hooks/pre-commit && cd sub && git commit -q --allow-empty -m x"
+escape "replace the submodule's git dir" "cp -a .git/modules/sub s2 && $fsm >> s2/config && mv .git/modules/sub s.old && mv s2 .git/modules/sub"
+
+# A submodule entry staged for a repository the command made: host git
+# status would run git in it, and so its config.
+gitlink="git init -q nested && git -C nested commit -q --allow-empty -m n &&
+	git update-index --add --cacheinfo 160000,\$(git -C nested rev-parse HEAD),nested &&
+	$fsm >> nested/.git/config"
+fresh
+expect_err 0 "nested/.git was made during the run and the index holds a submodule entry" \
+	"a gitlink staged for a new nested repository: its .git is moved aside at the end" -- \
+	C -- sh -c "$gitlink"
+probe
+assert "and a host git status afterwards runs no planted program" -- test ! -e "$MARK"
+assert "the staged entry itself stays (the index is the user's)" -- \
+	test "$(G -C "$ws/repo" ls-files -s nested | cut -c1-6)" = 160000
+fresh
+(cd "$ws/repo" && sh -c "$gitlink") >/dev/null 2>&1
+probe
+assert "control: outside, the same makes host git status run the planted program" -- test -e "$MARK"
+
+fresh
+expect_err 1 "alternates" "creating objects/info/alternates stops the run" -- \
+	C -- sh -c "echo $ws/evil/objects > .git/objects/info/alternates; sleep 2; touch after"
+assert "and it was moved aside" -- test ! -e "$ws/repo/.git/objects/info/alternates" -a ! -e "$ws/repo/after"
+
+# --- an exec line in a todo list does not outlive the run -------------------------------
+fresh
+expect 0 "an interactive rebase with --exec that stops inside" -- \
+	C -- sh -c "GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git rebase -q -i --exec 'touch $MARK' HEAD~1"
+assert "stderr says the todo was moved aside" -- grep -q "git-rebase-todo was written during the run and it holds an exec line" "$ERR"
+(cd "$ws/repo" && G rebase --continue) >/dev/null 2>&1 </dev/null
+assert "a host git rebase --continue afterwards runs no exec line" -- test ! -e "$MARK"
+fresh
+expect 0 "control: a rebase without exec that stops inside" -- \
+	C -- sh -c "GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git rebase -q -i HEAD~1"
+assert "control: its todo stays" -- test -f "$ws/repo/.git/rebase-merge/git-rebase-todo"
+(cd "$ws/repo" && G rebase --continue) >/dev/null 2>&1 </dev/null
+assert "control: and the host can finish it" -- test ! -e "$ws/repo/.git/rebase-merge"
+
+# --- the refs that moved: --report and one line on stderr ------------------------------
+fresh
+old=$(G -C "$ws/repo" rev-parse main)
+expect 0 "a commit and a new branch inside" -- \
+	C --report "$ws/repo/rep.json" -- sh -c 'git commit -q --allow-empty -m r && git branch nb'
+new=$(G -C "$ws/repo" rev-parse main)
+assert "one stderr line names both refs, old and new ids" -- \
+	test "$(grep -c "^cordon: refs changed (--git commit): $ws/repo/.git refs/heads/main ${old:0:12}..${new:0:12}, $ws/repo/.git refs/heads/nb (new)..${new:0:12}$" "$ERR")" -eq 1
+assert "the report lists them" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))['git_refs']
+want = [{'repo': '$ws/repo/.git', 'ref': 'refs/heads/main', 'old': '$old', 'new': '$new'},
+        {'repo': '$ws/repo/.git', 'ref': 'refs/heads/nb', 'old': None, 'new': '$new'}]
+sys.exit(0 if sorted(r, key=str) == sorted(want, key=str) else 1)"
+expect 0 "control: a run that commits nothing" -- C -- git status --short
+assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
+
+# --- writes to a read-only part fail with git's error ----------------------------------
+fresh
+for op in "git config foo.bar 1" "git remote add o /x" "git checkout -q -b x && git branch -u main"; do
+	# git branch -u says "could not write config file" and exits 0
+	C -- sh -c "$op" >"$OUT" 2>"$ERR" </dev/null
+	assert "$op: git's own error" -- grep -q "could not \(write\|lock\) config file" "$ERR"
+	assert "$op: one cordon line at the end names the read-only part" -- \
+		test "$(grep -c '^cordon: git tried to write' "$ERR")" -eq 1 -a \
+		"$(tail -n 1 "$ERR" | grep -c "^cordon: git tried to write $ws/repo/.git/config,")" -eq 1
+done
+assert "the host's config is unchanged" -- cmp -s "$ws/repo/.git/config" "$tpl/repo/.git/config"
+
+finish
