@@ -378,6 +378,8 @@ Test(protect_decide, the_callers_own_link_is_still_refused_in_watch_mode)
 	f.names = names;
 	f.nnames = nnames;
 	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
+}
+
 /* --git commit (plan/gitdir.h): a pinned git dir is bound writable onto
  * itself by path (KEEP, not a carve-out), a read-only entry from its
  * descriptor, a missing one watched in mount mode too; the rule's note
