@@ -367,7 +367,7 @@ int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
 		if (nr < 0)
 			return err_set(e, ENOENT, "seccomp: cordon-inner's filter names %s, "
 				       "which libseccomp does not know", allowed[i]);
-		if (strcmp(allowed[i], "ioctl") == 0)
+		if (strcmp(allowed[i], "ioctl") == 0 || strcmp(allowed[i], "openat") == 0)
 			continue;
 		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 0, NULL);
 		if (rc < 0)
@@ -383,5 +383,11 @@ int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
 		if (rc < 0)
 			return err_sys(e, -rc, "seccomp: allowing cordon-inner's seccomp ioctls");
 	}
+	/* openat only to look (O_PATH) or read (/proc/TID/status): nothing
+	 * written, created or truncated. */
+	struct scmp_arg_cmp ro = cmp_of(2, SCMP_CMP_MASKED_EQ, SECCOMP_POLICY_PID1_OPEN_DENIED, 0);
+	rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &ro);
+	if (rc < 0)
+		return err_sys(e, -rc, "seccomp: allowing cordon-inner's read-only openat");
 	return export_ctx(ctx, prog, e);
 }

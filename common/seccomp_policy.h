@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 
 #include <linux/filter.h>
 
@@ -92,6 +93,12 @@ int seccomp_policy_socketpair_type_allowed(uint64_t type);
 /* Whether socket(AF_UNIX, type, ...) is allowed under o (may be NULL), for
  * type as above: stream and seqpacket, any with --allow-unix-sockets.  Pure. */
 int seccomp_policy_unix_type_allowed(uint64_t type, const struct seccomp_opts *o);
+
+/* The open flags that make cordon-inner's own filter kill an openat: it
+ * opens to look (O_PATH) and to read, never to write or create (O_TMPFILE
+ * without its O_DIRECTORY bit, which a look-up may carry). */
+#define SECCOMP_POLICY_PID1_OPEN_DENIED \
+	((uint64_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY)))
 
 /* The ioctl requests cordon-inner's own filter lets through: its
  * supervisor's seccomp notification calls.  *n receives the length. */

@@ -164,9 +164,12 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
 
 /* cordon-inner's own filter, loaded once the command's process is forked:
  * what its supervision loop (pid1.c), the release of the command (spawn.c),
- * its reports to cordon (wire.c) and its exit call.  No open, no socket, no
- * ioctl, no exec: a PID 1 taken over through some kernel bug could neither
- * reach the host nor type into the caller's terminal. */
+ * its reports to cordon (wire.c), the Unix socket supervisor (unixsup.c) and
+ * its exit call need.  No exec, no socket, no open for writing (openat only
+ * without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE), no ioctl
+ * but the three seccomp notification requests: a PID 1 taken over through
+ * some kernel bug could write no file, start no program, and not type into
+ * the caller's terminal; what it can open and connect to, the command can. */
 static const char *const pid1_allowed[] = {
 	"read", "write", "writev", "close", "poll", "ppoll", "wait4", "waitid",
 	"kill", "sendmsg", "rt_sigprocmask", "rt_sigreturn", "restart_syscall",
