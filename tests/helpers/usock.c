@@ -15,6 +15,11 @@
  *                             DIR/a/s run: "host=H swaps=S connected=K"
  *                             (H: answered by the host's listener, which
  *                             sends "H"; S exchanges; K connects that worked)
+ *   usock bindrace N DIR      DIR/host.sock is the host's; a thread keeps
+ *                             renaming fresh hard links of it over DIR/x.sock
+ *                             while N times the command binds DIR/x.sock and
+ *                             connects to it: "host=H bound=B" (H answered
+ *                             by the host's listener)
  *   usock killmid PATH        a child blocks in connect to PATH (a listener
  *                             here with a full backlog) and is killed; then a
  *                             fresh connect still gets an answer: "ok"
@@ -167,6 +172,56 @@ static int race(int n, const char *dir)
 	return 0;
 }
 
+static void *relinker(void *arg)
+{
+	(void)arg;
+	char h[512], t[512], x[512];
+	snprintf(h, sizeof(h), "%s/host.sock", race_dir);
+	snprintf(t, sizeof(t), "%s/h.tmp", race_dir);
+	snprintf(x, sizeof(x), "%s/x.sock", race_dir);
+	while (racing) {
+		(void)unlink(t);
+		if (link(h, t) == 0)
+			(void)rename(t, x);
+	}
+	return NULL;
+}
+
+static int bindrace(int n, const char *dir)
+{
+	char x[512];
+	snprintf(x, sizeof(x), "%s/x.sock", dir);
+	race_dir = dir;
+	pthread_t th;
+	pthread_create(&th, NULL, relinker, NULL);
+	int host = 0, bound = 0;
+	for (int i = 0; i < n; i++) {
+		struct sockaddr_un sa;
+		socklen_t sl = mkaddr(&sa, x);
+		(void)unlink(x);
+		int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (bind(l, (struct sockaddr *)&sa, sl) == 0) {
+			bound++;
+			char b = 0;
+			(void)listen(l, 4);
+			int r = connect(c, (struct sockaddr *)&sa, sl);
+			/* Our listener closes unaccepted: the read ends at once. */
+			close(l);
+			l = -1;
+			if (r == 0 && read(c, &b, 1) == 1 && b == 'H')
+				host++;
+		}
+		if (l >= 0)
+			close(l);
+		close(c);
+	}
+	racing = 0;
+	pthread_join(th, NULL);
+	printf("host=%d bound=%d\n", host, bound);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -219,6 +274,8 @@ int main(int argc, char **argv)
 		printf("refused=%d rss_before=%ld rss_after=%ld\n", refused, before, rss_of_pid1());
 	} else if (strcmp(m, "race") == 0 && argc == 4) {
 		return race(atoi(argv[2]), path);
+	} else if (strcmp(m, "bindrace") == 0 && argc == 4) {
+		return bindrace(atoi(argv[2]), path);
 	} else if (strcmp(m, "killmid") == 0) {
 		/* backlog 0 holds one connection: the second blocks. */
 		int l = listener(path, 0);

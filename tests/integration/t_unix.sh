@@ -146,6 +146,14 @@ expect_out 0 '^host=0 swaps=[1-9][0-9]* connected=[1-9]' "a directory swapped be
 expect_out 0 '^host=[1-9]' "control: the same race outside reaches the host listener" -- \
 	"$U" race 1000 "$ws/race"
 
+# A host socket renamed over the name between the supervisor's bind and its
+# look at what it bound: sock_diag tells the two files apart, so the host's
+# is never recorded as the sandbox's own.
+mkdir -p "$ws/br"
+host_listen "$ws/br/host.sock"
+expect_out 0 '^host=0 bound=[1-9]' "a host socket renamed over a name the command just bound (1000 tries)" -- \
+	"${C[@]}" -- "$U" bindrace 1000 "$ws/br"
+
 # --- the supervisor itself ----------------------------------------------------
 expect_out 0 '^refused=100000 ' "100,000 refused connects are each answered" -- \
 	"${C[@]}" -- "$U" flood 100000 "$ws/host.sock"
