@@ -104,6 +104,11 @@ int seccomp_policy_unix_type_allowed(uint64_t type, const struct seccomp_opts *o
  * supervisor's seccomp notification calls.  *n receives the length. */
 const unsigned long *seccomp_policy_pid1_ioctls(size_t *n);
 
+/* How Unix sockets are confined under o (may be NULL), for `cordon explain`
+ * and `cordon doctor`: a sentence, or with json a short keyword
+ * ("seccomp-supervisor", "unsupervised").  Static strings. */
+const char *seccomp_policy_unix_mechanism(const struct seccomp_opts *o, int json);
+
 /* Whether socket(family, ...) is allowed under o (o may be NULL: defaults).
  * Pure; the loader denies every 64-bit value of arg0 for which this is 0. */
 int seccomp_policy_socket_family_allowed(uint64_t family,

@@ -225,3 +225,14 @@ int seccomp_policy_socket_family_allowed(uint64_t family,
 			return 1;
 	return 0;
 }
+
+const char *seccomp_policy_unix_mechanism(const struct seccomp_opts *o, int json)
+{
+	if (o && o->allow_unix_sockets)
+		return json ? "unsupervised"
+			    : "every host socket the mounts show is reachable "
+			      "(--allow-unix-sockets: Docker's, D-Bus's, an ssh agent's)";
+	return json ? "seccomp-supervisor"
+		    : "inside only: connect and bind reach sockets bound inside this sandbox "
+		      "(seccomp user notification, answered by cordon-inner)";
+}

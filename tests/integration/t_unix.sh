@@ -146,6 +146,21 @@ expect_out 0 '^host=0 swaps=[1-9][0-9]* connected=[1-9]' "a directory swapped be
 expect_out 0 '^host=[1-9]' "control: the same race outside reaches the host listener" -- \
 	"$U" race 1000 "$ws/race"
 
+# With --net full the sandbox shares the host's abstract names: connect and
+# bind there are refused (D-Bus's, X11's), while an unnamed bind still works.
+K="$HELPERS/kprobe"
+name="cordon-unix-$$-$RANDOM"
+"$K" abstract_listen "$name" >"$W/alisten.out" &
+pids+=($!)
+wait_for 50 grep -q listening "$W/alisten.out"
+expect_out 1 '^EACCES$' "--net full: a host abstract socket is refused" -- \
+	"${C[@]}" --net full -- "$K" abstract_connect "$name"
+expect_out 1 '^EACCES$' "--net full: binding an abstract name (squatting the host's) is refused" -- \
+	"${C[@]}" --net full -- "$K" abstract_self "$name-squat"
+expect_out 0 '^ok$' "control: the host abstract listener answers outside" -- "$K" abstract_connect "$name"
+expect_out 0 '^ok$' "control: --net full, a path socket inside still works" -- \
+	"${C[@]}" --net full -- "$U" self /tmp/nf.sock
+
 # A host socket renamed over the name between the supervisor's bind and its
 # look at what it bound: sock_diag tells the two files apart, so the host's
 # is never recorded as the sandbox's own.
