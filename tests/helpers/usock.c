@@ -20,6 +20,8 @@
  *                             while N times the command binds DIR/x.sock and
  *                             connects to it: "host=H bound=B" (H answered
  *                             by the host's listener)
+ *   usock bench N PATH        N connect+accept round trips to a listener on
+ *                             PATH: "N round trips in T ms (U us each)"
  *   usock killmid PATH        a child blocks in connect to PATH (a listener
  *                             here with a full backlog) and is killed; then a
  *                             fresh connect still gets an answer: "ok"
@@ -36,6 +38,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *ename(int e)
@@ -274,6 +277,22 @@ int main(int argc, char **argv)
 		printf("refused=%d rss_before=%ld rss_after=%ld\n", refused, before, rss_of_pid1());
 	} else if (strcmp(m, "race") == 0 && argc == 4) {
 		return race(atoi(argv[2]), path);
+	} else if (strcmp(m, "bench") == 0 && argc == 4) {
+		int n = atoi(argv[2]);
+		int l = listener(path, 16);
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (int i = 0; i < n; i++) {
+			int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (c < 0 || connect(c, (struct sockaddr *)&sa, sl) < 0)
+				return printf("%s\n", ename(errno)), 1;
+			int x = accept(l, NULL, NULL);
+			close(x);
+			close(c);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+		printf("%d round trips in %.1f ms (%.1f us each)\n", n, ms, ms * 1e3 / n);
 	} else if (strcmp(m, "bindrace") == 0 && argc == 4) {
 		return bindrace(atoi(argv[2]), path);
 	} else if (strcmp(m, "killmid") == 0) {

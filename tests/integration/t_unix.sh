@@ -143,8 +143,10 @@ mkdir -p "$ws/race/a" "$ws/race/b"
 host_listen "$ws/race/b/s"
 expect_out 0 '^host=0 swaps=[1-9][0-9]* connected=[1-9]' "a directory swapped between check and use never reaches the host (1000 tries)" -- \
 	"${C[@]}" -- "$U" race 1000 "$ws/race"
+# The control needs the swapping thread to run beside the connects, which a
+# loaded machine may not grant in one round: up to five rounds.
 expect_out 0 '^host=[1-9]' "control: the same race outside reaches the host listener" -- \
-	"$U" race 1000 "$ws/race"
+	sh -c "for i in 1 2 3 4 5; do r=\$(\"$U\" race 1000 \"$ws/race\"); case \$r in host=0*) ;; *) break ;; esac; done; echo \"\$r\""
 
 # With --net full the sandbox shares the host's abstract names: connect and
 # bind there are refused (D-Bus's, X11's), while an unnamed bind still works.
