@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,22 +29,32 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-/* statx(2)'s buffer (include/uapi/linux/stat.h, a stable ABI), spelled out:
- * musl 1.2.3 has no statx and <linux/stat.h> clashes with its headers. */
+/* statx(2)'s buffer (include/uapi/linux/stat.h, a stable ABI) with only the
+ * fields read here named: musl 1.2.3 has no statx and <linux/stat.h> clashes
+ * with its headers. */
 struct kstatx {
-	uint32_t stx_mask, stx_blksize;
-	uint64_t stx_attributes;
-	uint32_t stx_nlink, stx_uid, stx_gid;
-	uint16_t stx_mode, pad0;
-	uint64_t stx_ino, stx_size, stx_blocks, stx_attributes_mask;
-	struct {
-		int64_t tv_sec;
-		uint32_t tv_nsec;
-		int32_t pad;
-	} stx_atime, stx_btime, stx_ctime, stx_mtime;
-	uint32_t stx_rdev_major, stx_rdev_minor, stx_dev_major, stx_dev_minor;
-	uint64_t spare[14];
+	uint32_t stx_mask;
+	/* cppcheck-suppress unusedStructMember */
+	uint8_t skip0[0x1c - 4];
+	uint16_t stx_mode;
+	/* cppcheck-suppress unusedStructMember */
+	uint8_t skip1[2];
+	uint64_t stx_ino;
+	/* cppcheck-suppress unusedStructMember */
+	uint8_t skip2[0x50 - 0x28];
+	int64_t stx_btime_sec;
+	uint32_t stx_btime_nsec;
+	/* cppcheck-suppress unusedStructMember */
+	uint8_t skip3[0x88 - 0x5c];
+	uint32_t stx_dev_major, stx_dev_minor;
+	/* cppcheck-suppress unusedStructMember */
+	uint8_t skip4[0x100 - 0x90];
 };
+_Static_assert(offsetof(struct kstatx, stx_ino) == 0x20 &&
+		       offsetof(struct kstatx, stx_btime_sec) == 0x50 &&
+		       offsetof(struct kstatx, stx_dev_major) == 0x88 &&
+		       sizeof(struct kstatx) == 0x100,
+	       "struct statx layout");
 #define KSTATX_TYPE 0x1u
 #define KSTATX_INO 0x100u
 #define KSTATX_BTIME 0x800u
@@ -193,8 +204,8 @@ static int identity(int dirfd, const char *name, int flags, struct usock_id *id,
 		return -errno;
 	*id = (struct usock_id){ sx.stx_dev_major, sx.stx_dev_minor, sx.stx_ino, 0, 0 };
 	if (sx.stx_mask & KSTATX_BTIME) {
-		id->btime_sec = sx.stx_btime.tv_sec;
-		id->btime_nsec = sx.stx_btime.tv_nsec;
+		id->btime_sec = sx.stx_btime_sec;
+		id->btime_nsec = sx.stx_btime_nsec;
 	}
 	*is_sock = S_ISSOCK(sx.stx_mode);
 	return 0;
