@@ -192,6 +192,14 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 								 : EXIT_NOT_EXECUTABLE;
 		return r;
 	}
+	/* The kernel allows one listener per filter chain: a supervisor of
+	 * some outer sandbox already has it. */
+	if (stage == SPAWN_SECCOMP && err == EBUSY)
+		return err_set(e, err, "loading the seccomp filter failed: another seccomp "
+			       "supervisor already watches this process tree, so cordon-inner cannot "
+			       "answer %s's connect and bind; refusing to run it "
+			       "(--allow-unix-sockets runs without cordon's supervisor, every host "
+			       "socket reachable)", cmd);
 	if (stage < SPAWN_SETUP || stage > SPAWN_SECCOMP)
 		return err_set(e, EPROTO, "the command's process failed at an unknown stage %d", stage);
 	return err_sys(e, err, "%s failed; refusing to run %s (cordon doctor checks this machine)",

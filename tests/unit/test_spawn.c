@@ -516,3 +516,13 @@ Test(spawn_command, tty_gives_a_session_of_its_own, .init = init)
 	close(s);
 	close(m);
 }
+
+/* One seccomp listener per filter chain: under another supervisor the
+ * command does not start, and the message names the way out. */
+Test(spawn_failure, busy_listener_names_the_supervisor)
+{
+	struct cordon_err e = fail("make", SPAWN_SECCOMP, EBUSY, -EBUSY);
+	cr_assert_eq(e.exit_code, EXIT_CORDON_FAILED);
+	cr_assert_not_null(strstr(e.msg, "another seccomp supervisor"), "%s", e.msg);
+	cr_assert_not_null(strstr(e.msg, "--allow-unix-sockets"), "%s", e.msg);
+}
