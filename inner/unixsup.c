@@ -102,8 +102,10 @@ int unixsup_start(int listener, int net_full, struct cordon_err *e)
 	    sz.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
 		return err_set(e, EPROTO, "cordon-inner: unexpected seccomp notification sizes %u/%u",
 			       sz.seccomp_notif, sz.seccomp_notif_resp);
-	/* sock_diag names the file a bind created (UNIX_DIAG_VFS). */
-	int d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	/* sock_diag names the file a bind created (UNIX_DIAG_VFS).  The kernel
+	 * queues its answer before the request's write returns; non-blocking,
+	 * so that no surprise can hold cordon-inner in a read. */
+	int d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_SOCK_DIAG);
 	if (d < 0)
 		return err_sys(e, errno, "cordon-inner: the sock_diag socket for the Unix socket supervisor");
 	usock_set_init(&sup.set);
