@@ -171,6 +171,16 @@ host_listen "$ws/br/host.sock"
 expect_out 0 '^host=0 bound=[1-9]' "a host socket renamed over a name the command just bound (1000 tries)" -- \
 	"${C[@]}" -- "$U" bindrace 1000 "$ws/br"
 
+# A process that made itself non-dumpable cannot be served (its memory and
+# descriptors need CAP_SYS_PTRACE): it is refused at once, not left hanging.
+expect_out 0 '^EPERM$' "a non-dumpable process's bind is refused (EPERM), not hung" -- \
+	"${C[@]}" --timeout 20 -- python3 -c 'import ctypes, socket
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+try:
+    socket.socket(socket.AF_UNIX).bind("/tmp/nd.sock"); print("bound")
+except PermissionError:
+    print("EPERM")'
+
 # --- the supervisor itself ----------------------------------------------------
 expect_out 0 '^refused=100000 ' "100,000 refused connects are each answered" -- \
 	"${C[@]}" -- "$U" flood 100000 "$ws/host.sock"
