@@ -131,11 +131,7 @@ static void respond(uint64_t id, int err)
 	memset(sup.resp.raw, 0, sup.resp_size);
 	sup.resp.r.id = id;
 	sup.resp.r.error = err;
-	sup.resp.r.val = 0;
-	sup.resp.r.flags = 0;
-	if (ioctl(sup.listener, SECCOMP_IOCTL_NOTIF_SEND, &sup.resp.r) < 0) {
-		/* ENOENT: the caller is gone; nothing else is expected. */
-	}
+	(void)ioctl(sup.listener, SECCOMP_IOCTL_NOTIF_SEND, &sup.resp.r);
 }
 
 static void pending_free(struct pending *p)
