@@ -40,6 +40,14 @@ PY
 	wait_for 50 test -S "$1"
 }
 
+# --- which mechanism ---------------------------------------------------------
+expect_out 0 'unix sockets: inside only.*seccomp user notification' \
+	"explain says the supervisor confines Unix sockets" -- "$CORDON" explain -w "$ws" -- true
+expect_out 0 'unix sockets: every host socket' "explain says what --allow-unix-sockets opens" -- \
+	"$CORDON" explain -w "$ws" --allow-unix-sockets -- true
+expect_out 0 'unix sockets: ok, inside only' "doctor says which mechanism runs here" -- \
+	sh -c '"$1" doctor; true' sh "$CORDON"
+
 # --- inside works as outside ------------------------------------------------
 expect_out 0 '^ok$' "a socket bound and connected inside the private /tmp" -- \
 	"${C[@]}" -- "$U" self /tmp/s.sock
