@@ -162,6 +162,25 @@ static int add_socketpair_type_rules(scmp_filter_ctx ctx, const struct seccomp_r
 	return 0;
 }
 
+/* Like add_socketpair_type_rules, for socket(AF_UNIX, type): arg0 equal to
+ * AF_UNIX on all 64 bits (any other value with the low half AF_UNIX is
+ * already denied by the family rows). */
+static int add_unix_type_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
+			       int nr, const struct seccomp_opts *o, struct cordon_err *e)
+{
+	const uint64_t mask = 0xffffffffu & ~(uint64_t)(SOCK_NONBLOCK | SOCK_CLOEXEC);
+	for (uint64_t type = 0; type <= 15; type++) {
+		if (seccomp_policy_unix_type_allowed(type, o))
+			continue;
+		struct scmp_arg_cmp c[2] = { cmp_of(0, SCMP_CMP_EQ, AF_UNIX, 0),
+					     cmp_of(1, SCMP_CMP_MASKED_EQ, mask, type) };
+		int rc = add_rule(ctx, r, nr, 2, c, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 		   const struct seccomp_opts *o, struct cordon_err *e)
 {
@@ -201,6 +220,15 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 		return add_bits_rules(ctx, r, nr, 1, e);
 	case SECCOMP_POLICY_SOCKETPAIR_TYPE:
 		return add_socketpair_type_rules(ctx, r, nr, e);
+	case SECCOMP_POLICY_UNIX_SOCKET_TYPE:
+		return add_unix_type_rules(ctx, r, nr, o, e);
+	case SECCOMP_POLICY_SUPERVISED:
+		if (o && o->allow_unix_sockets)
+			return 0;
+		if (seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL) < 0)
+			return err_set(e, EINVAL, "seccomp: adding the supervised rule for %s",
+				       r->syscall);
+		return 0;
 	case SECCOMP_POLICY_FOREIGN_ABI:
 		break;
 	}
@@ -339,9 +367,27 @@ int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
 		if (nr < 0)
 			return err_set(e, ENOENT, "seccomp: cordon-inner's filter names %s, "
 				       "which libseccomp does not know", allowed[i]);
+		if (strcmp(allowed[i], "ioctl") == 0 || strcmp(allowed[i], "openat") == 0)
+			continue;
 		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 0, NULL);
 		if (rc < 0)
 			return err_sys(e, -rc, "seccomp: allowing %s to cordon-inner", allowed[i]);
 	}
+	/* ioctl only for the supervisor's seccomp requests: no TIOCSTI into
+	 * the caller's terminal from a PID 1 taken over. */
+	size_t ni;
+	const unsigned long *req = seccomp_policy_pid1_ioctls(&ni);
+	for (size_t i = 0; i < ni; i++) {
+		struct scmp_arg_cmp c = cmp_of(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, req[i]);
+		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
+		if (rc < 0)
+			return err_sys(e, -rc, "seccomp: allowing cordon-inner's seccomp ioctls");
+	}
+	/* openat only to look (O_PATH) or read (/proc/TID/status): nothing
+	 * written, created or truncated. */
+	struct scmp_arg_cmp ro = cmp_of(2, SCMP_CMP_MASKED_EQ, SECCOMP_POLICY_PID1_OPEN_DENIED, 0);
+	rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &ro);
+	if (rc < 0)
+		return err_sys(e, -rc, "seccomp: allowing cordon-inner's read-only openat");
 	return export_ctx(ctx, prog, e);
 }

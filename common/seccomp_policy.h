@@ -14,13 +14,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 
 #include <linux/filter.h>
 
 #include "err.h"
 
 struct seccomp_opts {
-	int allow_unix_sockets; /* --allow-unix-sockets: socket(AF_UNIX) allowed */
+	int allow_unix_sockets; /* --allow-unix-sockets: every Unix socket type,
+				   connect and bind unsupervised: every host
+				   socket the mounts show is reachable */
 };
 
 /* How a row's condition is turned into libseccomp comparisons. */
@@ -40,6 +43,14 @@ enum seccomp_policy_match {
 	                                   is a type for which
 	                                   seccomp_policy_socketpair_type_allowed()
 	                                   is 0 */
+	SECCOMP_POLICY_UNIX_SOCKET_TYPE, /* arg0 == AF_UNIX and arg1 as for
+	                                    SOCKETPAIR_TYPE is a type for which
+	                                    seccomp_policy_unix_type_allowed()
+	                                    is 0 */
+	SECCOMP_POLICY_SUPERVISED,     /* every call goes to cordon-inner's
+	                                  supervisor (SECCOMP_RET_USER_NOTIF);
+	                                  no rule with --allow-unix-sockets;
+	                                  errno_value unused */
 	SECCOMP_POLICY_FOREIGN_ABI,    /* not a syscall: any non-x86_64 ABI;
 	                                  `syscall` is a description */
 };
@@ -78,6 +89,25 @@ int seccomp_policy_resolve(const struct seccomp_rule_desc *r);
  * SOCK_NONBLOCK and SOCK_CLOEXEC masked off: only SOCK_STREAM and
  * SOCK_SEQPACKET, which cannot address a named socket.  Pure. */
 int seccomp_policy_socketpair_type_allowed(uint64_t type);
+
+/* Whether socket(AF_UNIX, type, ...) is allowed under o (may be NULL), for
+ * type as above: stream and seqpacket, any with --allow-unix-sockets.  Pure. */
+int seccomp_policy_unix_type_allowed(uint64_t type, const struct seccomp_opts *o);
+
+/* The open flags that make cordon-inner's own filter kill an openat: it
+ * opens to look (O_PATH) and to read, never to write or create (O_TMPFILE
+ * without its O_DIRECTORY bit, which a look-up may carry). */
+#define SECCOMP_POLICY_PID1_OPEN_DENIED \
+	((uint64_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY)))
+
+/* The ioctl requests cordon-inner's own filter lets through: its
+ * supervisor's seccomp notification calls.  *n receives the length. */
+const unsigned long *seccomp_policy_pid1_ioctls(size_t *n);
+
+/* How Unix sockets are confined under o (may be NULL), for `cordon explain`
+ * and `cordon doctor`: a sentence, or with json a short keyword
+ * ("seccomp-supervisor", "unsupervised").  Static strings. */
+const char *seccomp_policy_unix_mechanism(const struct seccomp_opts *o, int json);
 
 /* Whether socket(family, ...) is allowed under o (o may be NULL: defaults).
  * Pure; the loader denies every 64-bit value of arg0 for which this is 0. */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,9 +26,29 @@ static const struct seccomp_rule_desc policy[] = {
 
 	/* Raw packet, bluetooth, vsock, ... sockets reach kernel code (and
 	 * hosts) that bwrap's network namespace does not fence off. */
-	{ "socket", "family is not AF_INET, AF_INET6 or AF_NETLINK (AF_UNIX "
-	  "only with --allow-unix-sockets)", EPERM,
+	{ "socket", "family is not AF_INET, AF_INET6, AF_NETLINK or AF_UNIX", EPERM,
 	  SECCOMP_POLICY_SOCKET_FAMILY, 0, 0 },
+	/* A Unix datagram socket can sendto any named socket on the host with
+	 * an address no filter can read (sendmsg's sits in memory); stream
+	 * and seqpacket sockets reach only what connect() reached, and the
+	 * supervisor below decides that.  Kept out of the command, sendto and
+	 * sendmsg need no supervision: on a stream socket the kernel refuses
+	 * an address (EISCONN, EOPNOTSUPP), on a seqpacket one it ignores it. */
+	{ "socket", "family is AF_UNIX and type (SOCK_NONBLOCK, SOCK_CLOEXEC "
+	  "masked off) is not SOCK_STREAM or SOCK_SEQPACKET (any type with "
+	  "--allow-unix-sockets)", EPERM, SECCOMP_POLICY_UNIX_SOCKET_TYPE, 0, 0 },
+	/* Unix sockets that stay inside (DESIGN.md section 6): cordon-inner
+	 * answers these (inner/unixsup.c) because the socket's family and the
+	 * address are out of a filter's sight.  It performs a Unix connect or
+	 * bind itself, on its own copy of the socket, once it has checked the
+	 * target is a socket bound inside this sandbox; anything else it does
+	 * or lets through unchanged. */
+	{ "connect", "always, answered by cordon-inner: a Unix socket reaches only "
+	  "sockets bound inside this sandbox (every call allowed with "
+	  "--allow-unix-sockets)", 0, SECCOMP_POLICY_SUPERVISED, 0, 0 },
+	{ "bind", "always, answered by cordon-inner: a Unix socket is bound by it "
+	  "and recorded as the sandbox's own (every call allowed with "
+	  "--allow-unix-sockets)", 0, SECCOMP_POLICY_SUPERVISED, 0, 0 },
 	{ "socketpair", "family is not AF_UNIX", EPERM,
 	  SECCOMP_POLICY_ARG0_NE, AF_UNIX, 0 },
 	/* A datagram socket can sendto or connect to any named socket on the
@@ -143,14 +164,36 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
 
 /* cordon-inner's own filter, loaded once the command's process is forked:
  * what its supervision loop (pid1.c), the release of the command (spawn.c),
- * its reports to cordon (wire.c) and its exit call.  No open, no socket, no
- * ioctl, no exec: a PID 1 taken over through some kernel bug could neither
- * reach the host nor type into the caller's terminal. */
+ * its reports to cordon (wire.c), the Unix socket supervisor (unixsup.c) and
+ * its exit call need.  No exec, no socket, no open for writing (openat only
+ * without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE), no ioctl
+ * but the three seccomp notification requests: a PID 1 taken over through
+ * some kernel bug could write no file, start no program, and not type into
+ * the caller's terminal; what it can open and connect to, the command can. */
 static const char *const pid1_allowed[] = {
 	"read", "write", "writev", "close", "poll", "ppoll", "wait4", "waitid",
 	"kill", "sendmsg", "rt_sigprocmask", "rt_sigreturn", "restart_syscall",
 	"munmap", "madvise", "exit", "exit_group",
+	/* The Unix socket supervisor (inner/unixsup.c): its notifications
+	 * (ioctl, restricted below to the seccomp requests), the target's
+	 * socket and memory (pidfd_open, pidfd_getfd, process_vm_readv: all
+	 * ptrace-checked by the kernel), the path it resolves and pins (openat,
+	 * fchdir, chdir, umask, statx, fstat, fcntl, getsockopt), the call it performs (connect,
+	 * bind) and the sock_diag answer that names the file a bind made. */
+	"ioctl", "pidfd_open", "pidfd_getfd", "process_vm_readv", "openat", "fchdir",
+	"statx", "fstat", "newfstatat", "fcntl", "getsockopt", "connect", "bind", "chdir", "umask",
 };
+
+static const unsigned long pid1_ioctls[] = {
+	SECCOMP_IOCTL_NOTIF_RECV, SECCOMP_IOCTL_NOTIF_SEND, SECCOMP_IOCTL_NOTIF_ID_VALID,
+};
+
+const unsigned long *seccomp_policy_pid1_ioctls(size_t *n)
+{
+	if (n)
+		*n = sizeof(pid1_ioctls) / sizeof(pid1_ioctls[0]);
+	return pid1_ioctls;
+}
 
 const char *const *seccomp_policy_pid1_allowed(size_t *n)
 {
@@ -164,15 +207,32 @@ int seccomp_policy_socketpair_type_allowed(uint64_t type)
 	return type == SOCK_STREAM || type == SOCK_SEQPACKET;
 }
 
+int seccomp_policy_unix_type_allowed(uint64_t type, const struct seccomp_opts *o)
+{
+	return (o && o->allow_unix_sockets) || seccomp_policy_socketpair_type_allowed(type);
+}
+
 static const int base_families[] = { AF_INET, AF_INET6, AF_NETLINK };
 
 int seccomp_policy_socket_family_allowed(uint64_t family,
 					 const struct seccomp_opts *o)
 {
+	(void)o;
 	if (family == AF_UNIX)
-		return o && o->allow_unix_sockets;
+		return 1;
 	for (size_t i = 0; i < sizeof(base_families) / sizeof(base_families[0]); i++)
 		if (family == (uint64_t)base_families[i])
 			return 1;
 	return 0;
+}
+
+const char *seccomp_policy_unix_mechanism(const struct seccomp_opts *o, int json)
+{
+	if (o && o->allow_unix_sockets)
+		return json ? "unsupervised"
+			    : "every host socket the mounts show is reachable "
+			      "(--allow-unix-sockets: Docker's, D-Bus's, an ssh agent's)";
+	return json ? "seccomp-supervisor"
+		    : "inside only: connect and bind reach sockets bound inside this sandbox "
+		      "(seccomp user notification, answered by cordon-inner)";
 }

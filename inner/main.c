@@ -27,6 +27,7 @@
 #include "seccomp_bpf.h"
 #include "spawn.h"
 #include "sys.h"
+#include "unixsup.h"
 #include "wire.h"
 
 struct inner_opts {
@@ -163,6 +164,14 @@ static int check_cordon_alive(int ctrl, struct cordon_err *e)
 	return 0;
 }
 
+static int start_supervisor(const struct inner_opts *o, struct spawn_handle *h,
+			    struct cordon_err *e)
+{
+	int listener = -1;
+	int r = spawn_listener(h, &listener, e);
+	return r < 0 ? r : unixsup_start(listener, o->net == NETCHECK_FULL, e);
+}
+
 /* The checks, in order; the command's process is forked (confined, waiting)
  * before the network check so that both proceed at once on two CPUs, and it
  * execs only once every check has passed. */
@@ -170,7 +179,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 			   pid_t *cmd, struct cordon_err *e)
 {
 	struct binds b = { .n = 0 };
-	struct spawn_handle h = { -1, -1, -1 };
+	struct spawn_handle h = { -1, -1, -1, -1 };
 	int landlock_fd = -1;
 	struct sock_fprog prog;
 	int r;
@@ -187,14 +196,19 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;
 	seccomp_bpf_program(o->allow_unix_sockets, &prog);
-	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog, o->tty, o->keep_ignored };
+	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog, o->tty, o->keep_ignored,
+				 !o->allow_unix_sockets };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
 	/* PID 1's own filter comes after the fork (the command must not
-	 * inherit it) and after the network check (netlink) and the proxy
-	 * listeners (socket, bind, listen), before the command execs. */
+	 * inherit it) and after the network check (netlink), the proxy
+	 * listeners (socket, bind, listen) and the Unix socket supervisor's
+	 * setup (its listener, its sock_diag socket), before the command
+	 * execs: the command's first connect() already needs an answer. */
 	if ((r = netcheck_for_mode(o->net, e)) < 0 ||
-	    (r = listen_for_mode(o->net, o->bridge, e)) < 0 || (r = pid1_confine(e)) < 0) {
+	    (r = listen_for_mode(o->net, o->bridge, e)) < 0 ||
+	    (!o->allow_unix_sockets && (r = start_supervisor(o, &h, e)) < 0) ||
+	    (r = pid1_confine(e)) < 0) {
 		spawn_abort(&h);
 		goto out;
 	}

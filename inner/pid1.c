@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "seccomp_bpf.h"
+#include "unixsup.h"
 #include "wire.h"
 
 int pid1_make_undumpable(struct cordon_err *e)
@@ -86,8 +87,11 @@ int pid1_run(pid_t cmd, int sfd)
 	int status = 0;
 	int done = reap(cmd, &status);
 	while (!done) {
-		struct pollfd p = { sfd, POLLIN, 0 };
-		if (poll(&p, 1, -1) < 0) {
+		struct pollfd p[1 + 1 + UNIXSUP_PENDING_MAX];
+		p[0] = (struct pollfd){ sfd, POLLIN, 0 };
+		size_t ns = unixsup_pollfds(p + 1, sizeof(p) / sizeof(p[0]) - 1);
+		int pr = poll(p, (nfds_t)(1 + ns), unixsup_timeout());
+		if (pr < 0) {
 			if (errno == EINTR)
 				continue;
 			struct cordon_err e;
@@ -98,6 +102,9 @@ int pid1_run(pid_t cmd, int sfd)
 			kill_rest();
 			return EXIT_CORDON_FAILED;
 		}
+		/* The command's connect and bind wait on these answers; signals
+		 * and reaping come right after, every turn. */
+		unixsup_serve(p + 1, ns);
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "fdpass.h"
 #include "landlock.h"
 #include "sys.h"
 
@@ -98,7 +100,23 @@ static int take_terminal(void)
 	return -1;
 }
 
-static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd)
+/* The filter with a listener for its SECCOMP_RET_USER_NOTIF rows, sent to
+ * cordon-inner.  sendmsg stays unsupervised (seccomp_table.c), so sending
+ * under the filter needs no answer from cordon-inner yet. */
+static int load_supervised(const struct sock_fprog *prog, int notify_fd)
+{
+	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			     SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	if (l < 0)
+		return -errno;
+	int r = fdpass_send(notify_fd, "L", 1, l);
+	(void)close(l);
+	(void)close(notify_fd);
+	return r;
+}
+
+static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd,
+		  int notify_fd)
 {
 	/* Signals cordon-inner ignored or caught are not the command's business:
 	 * restore the default for each, and the given mask. */
@@ -126,8 +144,8 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 	if (p->tty && take_terminal() < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
-	int keep[3] = { status_fd, go_fd, p->landlock_fd };
-	if (sys_close_except(keep, p->landlock_fd >= 0 ? 3 : 2) < 0)
+	int keep[4] = { status_fd, go_fd, notify_fd, p->landlock_fd };
+	if (sys_close_except(keep, p->landlock_fd >= 0 ? 4 : 3) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -138,8 +156,13 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 			child_fail(status_fd, SPAWN_LANDLOCK, -r);
 		(void)close(p->landlock_fd);
 	}
-	if (p->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, p->seccomp, 0, 0) < 0)
+	if (p->seccomp && p->supervised) {
+		int r = load_supervised(p->seccomp, notify_fd);
+		if (r < 0)
+			child_fail(status_fd, SPAWN_SECCOMP, -r);
+	} else if (p->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, p->seccomp, 0, 0) < 0) {
 		child_fail(status_fd, SPAWN_SECCOMP, errno);
+	}
 	char go;
 	ssize_t n;
 	do
@@ -169,6 +192,14 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 								 : EXIT_NOT_EXECUTABLE;
 		return r;
 	}
+	/* The kernel allows one listener per filter chain: a supervisor of
+	 * some outer sandbox already has it. */
+	if (stage == SPAWN_SECCOMP && err == EBUSY)
+		return err_set(e, err, "loading the seccomp filter failed: another seccomp "
+			       "supervisor already watches this process tree, so cordon-inner cannot "
+			       "answer %s's connect and bind; refusing to run it "
+			       "(--allow-unix-sockets runs without cordon's supervisor, every host "
+			       "socket reachable)", cmd);
 	if (stage < SPAWN_SETUP || stage > SPAWN_SECCOMP)
 		return err_set(e, EPROTO, "the command's process failed at an unknown stage %d", stage);
 	return err_sys(e, err, "%s failed; refusing to run %s (cordon doctor checks this machine)",
@@ -178,35 +209,55 @@ int spawn_failure(const char *cmd, int stage, int err, struct cordon_err *e)
 
 int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordon_err *e)
 {
-	int st[2], go[2];
-	*h = (struct spawn_handle){ -1, -1, -1 };
-	if (pipe2(st, O_CLOEXEC) < 0)
-		return err_sys(e, errno, "pipe2");
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		int err = errno;
-		sys_close(&st[0]);
-		sys_close(&st[1]);
-		return err_sys(e, err, "pipe2");
-	}
+	int st[2] = { -1, -1 }, go[2] = { -1, -1 }, nt[2] = { -1, -1 };
+	*h = (struct spawn_handle){ -1, -1, -1, -1 };
+	int err = 0;
+	if (pipe2(st, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+	    (p->supervised && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nt) < 0))
+		err = errno;
 	uint64_t reset = dispositions_to_reset();
-	pid_t pid = fork();
+	pid_t pid = err ? -1 : fork();
 	if (pid < 0) {
-		int err = errno;
-		sys_close(&st[0]);
-		sys_close(&st[1]);
-		sys_close(&go[0]);
-		sys_close(&go[1]);
-		return err_sys(e, err, "fork");
+		if (!err)
+			err = errno;
+		for (int i = 0; i < 2; i++) {
+			sys_close(&st[i]);
+			sys_close(&go[i]);
+			sys_close(&nt[i]);
+		}
+		return err_sys(e, err, "preparing the command's process (pipes, fork)");
 	}
 	if (pid == 0) {
 		(void)close(st[0]);
 		(void)close(go[1]);
-		child(p, reset, st[1], go[0]);
+		if (nt[0] >= 0)
+			(void)close(nt[0]);
+		child(p, reset, st[1], go[0], nt[1]);
 	}
 	sys_close(&st[1]);
 	sys_close(&go[0]);
-	*h = (struct spawn_handle){ pid, st[0], go[1] };
+	sys_close(&nt[1]);
+	*h = (struct spawn_handle){ pid, st[0], go[1], nt[0] };
 	return 0;
+}
+
+int spawn_listener(struct spawn_handle *h, int *listener, struct cordon_err *e)
+{
+	char c;
+	int fd = -1;
+	ssize_t n = fdpass_recv(h->notify_fd, &c, 1, &fd);
+	sys_close(&h->notify_fd);
+	if (n == 1 && c == 'L' && fd >= 0) {
+		*listener = fd;
+		return 0;
+	}
+	sys_close(&fd);
+	/* The child failed before it could send: its report says why. */
+	struct report r;
+	if (sys_read_full(h->status_fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+		return spawn_failure("the command", r.stage, r.err, e);
+	return err_set(e, EPROTO, "cordon-inner: the command's process sent no seccomp listener "
+		       "for the Unix socket supervisor");
 }
 
 void spawn_abort(struct spawn_handle *h)
@@ -217,6 +268,7 @@ void spawn_abort(struct spawn_handle *h)
 	}
 	sys_close(&h->status_fd);
 	sys_close(&h->go_fd);
+	sys_close(&h->notify_fd);
 	h->pid = -1;
 }
 

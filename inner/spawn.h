@@ -38,12 +38,16 @@ struct spawn_plan {
 					else */
 	uint64_t keep_ignored;       /* signals the caller of cordon ignored (bit
 					sig-1): they stay ignored (nohup) */
+	int supervised;              /* the filter has SECCOMP_RET_USER_NOTIF rows:
+					the child loads it with a new listener and
+					sends that to cordon-inner (spawn_listener) */
 };
 
 struct spawn_handle {
 	pid_t pid;
 	int status_fd;   /* read end of the status pipe */
 	int go_fd;       /* write end of the go pipe */
+	int notify_fd;   /* supervised: where the child sends its seccomp listener */
 };
 
 /* Fork the child, which sets itself up and waits.  0 or -errno. */
@@ -54,6 +58,13 @@ int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordo
  * -errno with *e filled when the command did not start; then e->exit_code is
  * 127 (not found), 126 (not executable) or 125 (setup failed in the child). */
 pid_t spawn_release(struct spawn_handle *h, const char *cmd, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Supervised: receive the seccomp listener of the child's filter (the child
+ * sends it right after loading the filter, before it waits to exec).  Into
+ * *listener (O_CLOEXEC), 0 or -errno with *e; the child is then still
+ * waiting and spawn_abort() ends it. */
+int spawn_listener(struct spawn_handle *h, int *listener, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* Kill the waiting child and reap it: the command never runs. */

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -147,6 +150,28 @@ static void check_seccomp(void)
 	     n, prog.len);
 }
 
+/* The Unix socket supervisor needs seccomp user notification (Linux 5.0,
+ * pidfd_getfd 5.6) and sock_diag for Unix sockets: without the latter binds
+ * still work but every connect to a bound path is refused. */
+static void check_unix_sockets(void)
+{
+	struct seccomp_notif_sizes sz;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0) {
+		line(0, "unix sockets", "seccomp user notification is missing (%s); cordon "
+		     "cannot start a command (or pass --allow-unix-sockets, which opens every "
+		     "host socket)", strerror(errno));
+		return;
+	}
+	AUTO_FD d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (d < 0) {
+		line(0, "unix sockets", "no sock_diag (%s): sockets bound inside can be bound but "
+		     "not connected to", strerror(errno));
+		return;
+	}
+	line(1, "unix sockets", "%s; Landlock's LANDLOCK_ACCESS_FS_RESOLVE_UNIX is not used",
+	     seccomp_policy_unix_mechanism(NULL, 0));
+}
+
 /* Without Landlock, say what is lost and what each remaining layer still
  * stops, so that a user can judge the weaker sandbox. */
 static void landlock_missing(int err)
@@ -165,7 +190,8 @@ static void landlock_missing(int err)
 	       "    files (its name, OOM score)\n"
 	       "  still enforced: read-only mounts outside the writable roots, /tmp and /dev;\n"
 	       "    seccomp (no mount API, ptrace, setuid/setgid bits, io_uring, bpf, new user\n"
-	       "    namespaces, TIOCSTI, non-AF_UNIX socketpairs); cordon-inner (PID 1)\n"
+	       "    namespaces, TIOCSTI, non-AF_UNIX socketpairs; Unix sockets reach only\n"
+	       "    those bound inside, checked by cordon-inner); cordon-inner (PID 1)\n"
 	       "    non-dumpable under its own seccomp filter; private PID namespace (no\n"
 	       "    signals out) and network namespace (loopback only, no host abstract\n"
 	       "    sockets); no capabilities\n"
@@ -315,6 +341,7 @@ int doctor_run(void)
 	check_bwrap();
 	check_userns();
 	check_seccomp();
+	check_unix_sockets();
 	check_landlock();
 	check_registry();
 	check_limits();

@@ -83,7 +83,8 @@ static void text_network(FILE *out, const struct config *c)
 			c->proxy_upstream_auth ? " (with credentials, not shown)" : "",
 			c->attribution_token ? " (with an attribution token)" : "");
 	policy_view_origin(c, "allow-unix-sockets", why, sizeof(why));
-	fprintf(out, "  unix sockets: %s  (%s)\n", c->allow_unix_sockets ? "allowed" : "refused", why);
+	struct seccomp_opts so = { c->allow_unix_sockets };
+	fprintf(out, "  unix sockets: %s  (%s)\n", seccomp_policy_unix_mechanism(&so, 0), why);
 }
 
 static void text_env(FILE *out, const struct config *c)
@@ -202,7 +203,8 @@ static void text_seccomp(FILE *out)
 	fprintf(out, "\nseccomp rules (everything else allowed):\n");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %-18s %s: %s\n", t[i].syscall, t[i].when,
-			t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
+			t[i].match == SECCOMP_POLICY_SUPERVISED ? "cordon-inner's answer"
+			: t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
 }
 
 /* --- JSON ---------------------------------------------------------------- */
@@ -305,6 +307,8 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_str(j, "upstream", c->proxy_upstream);
 	json_out_bool(j, "upstream_credentials", c->proxy_upstream_auth != NULL);
 	json_out_bool(j, "allow_unix_sockets", c->allow_unix_sockets);
+	struct seccomp_opts so = { c->allow_unix_sockets };
+	json_out_str(j, "unix_sockets", seccomp_policy_unix_mechanism(&so, 1));
 	json_out_end(j);
 	json_env(j, c);
 	policy_out_json(j, "effective", c);
@@ -382,7 +386,8 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 		json_out_object(&j, NULL);
 		json_out_str(&j, "syscall", t[i].syscall);
 		json_out_str(&j, "when", t[i].when);
-		json_out_str(&j, "action", t[i].errno_value ? "errno" : "kill");
+		json_out_str(&j, "action", t[i].match == SECCOMP_POLICY_SUPERVISED ? "supervised"
+					   : t[i].errno_value ? "errno" : "kill");
 		if (t[i].errno_value) {
 			json_out_int(&j, "errno", t[i].errno_value);
 			json_out_str(&j, "error", strerror(t[i].errno_value));

@@ -521,8 +521,9 @@ static const struct key srt_net_keys[] = {
 	{ "allowedDomains", K_LIST, "allow-domain", NULL, NULL },
 	{ "deniedDomains", K_LIST, "deny-domain", NULL, NULL },
 	{ "allowAllUnixSockets", K_BOOL, "allow-unix-sockets", NULL, NULL },
-	{ "allowUnixSockets", K_WARN, "unix sockets cannot be allowed by path; they stay "
-	  "refused (allowAllUnixSockets allows all)", NULL, NULL },
+	{ "allowUnixSockets", K_WARN, "host unix sockets cannot be allowed by path; only "
+	  "sockets bound inside the sandbox are reachable (allowAllUnixSockets opens all)",
+	  NULL, NULL },
 	{ "allowLocalBinding", K_WARN, "the command may always listen on its own private "
 	  "loopback, which nothing outside the sandbox reaches", NULL, NULL },
 	/* cordon never asks: its allowlist is always strict */

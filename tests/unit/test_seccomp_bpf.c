@@ -76,13 +76,22 @@ static int under_pid1_filter(int last)
 		 * their own, which the filter rightly kills. */
 		char c = 'x';
 		struct pollfd pf = { p[0], POLLIN, 0 };
+		/* The supervisor's look-ups: O_PATH and read-only opens. */
+		long fd = syscall(SYS_openat, (long)AT_FDCWD, "/", (long)(O_PATH | O_CLOEXEC));
+		long rd = syscall(SYS_openat, (long)AT_FDCWD, "/proc/self/status",
+				  (long)(O_RDONLY | O_CLOEXEC));
+		if (fd < 0 || rd < 0 || syscall(SYS_close, fd) < 0 || syscall(SYS_close, rd) < 0)
+			syscall(SYS_exit_group, 102L);
 		if (syscall(SYS_write, p[1], &c, 1L) != 1 || syscall(SYS_poll, &pf, 1L, -1L) != 1 ||
 		    syscall(SYS_read, p[0], &c, 1L) != 1 || syscall(SYS_close, p[1]) < 0 ||
 		    syscall(SYS_kill, 0L, 0L) < 0 || syscall(SYS_wait4, -1L, NULL, (long)WNOHANG, NULL) != -1 ||
 		    errno != ECHILD)
 			syscall(SYS_exit_group, 101L);
 		if (last == 1)
-			(void)syscall(SYS_openat, (long)AT_FDCWD, "/", (long)(O_RDONLY | O_CLOEXEC));
+			(void)syscall(SYS_openat, (long)AT_FDCWD, "/tmp/cordon-never",
+				      (long)(O_WRONLY | O_CREAT | O_CLOEXEC), 0600L);
+		else if (last == 5)
+			(void)syscall(SYS_openat, (long)AT_FDCWD, "/", (long)(O_RDWR | O_CLOEXEC));
 		else if (last == 2)
 			(void)syscall(SYS_socket, (long)AF_UNIX, (long)SOCK_STREAM, 0L);
 		else if (last == 3)
@@ -106,8 +115,9 @@ Test(seccomp_bpf, pid1_filter_allows_its_loop)
 
 Test(seccomp_bpf, pid1_filter_kills_anything_else)
 {
-	static const char *const what[] = { NULL, "open", "socket", "ioctl(TIOCSTI)", "fork" };
-	for (int i = 1; i <= 4; i++) {
+	static const char *const what[] = { NULL, "openat(O_WRONLY|O_CREAT)", "socket",
+					    "ioctl(TIOCSTI)", "fork", "openat(O_RDWR)" };
+	for (int i = 1; i <= 5; i++) {
 		int st = under_pid1_filter(i);
 		cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS,
 			  "%s under cordon-inner's filter: status %#x, not SIGSYS", what[i], st);

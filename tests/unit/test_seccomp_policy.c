@@ -32,6 +32,9 @@
 
 #include <linux/sched.h>
 #include <seccomp.h>
+#include <linux/seccomp.h>
+#include <sys/un.h>
+#include <sys/ioctl.h>
 
 #include "err.h"
 #include "fdpass.h"
@@ -204,13 +207,21 @@ Test(seccomp_policy, table_covers_design_section_6)
 	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
 		cr_expect_not_null(find_row(denied[i]), "%s missing from the table", denied[i]);
 
-	/* Denying these broke asyncio and Python's forkserver elsewhere. */
+	/* Denying these broke asyncio and Python's forkserver elsewhere;
+	 * connect and bind are supervised, never denied by the table. */
 	static const char *const allowed[] = {
-		"sendto", "sendmsg", "recvmsg", "bind", "listen", "connect",
-		"accept4", "fork", "vfork", "execve",
+		"sendto", "sendmsg", "recvmsg", "listen", "accept4", "fork", "vfork", "execve",
 	};
 	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		cr_expect_null(find_row(allowed[i]), "%s must not be in the table", allowed[i]);
+
+	static const char *const supervised[] = { "connect", "bind" };
+	for (size_t i = 0; i < 2; i++) {
+		const struct seccomp_rule_desc *r = find_row(supervised[i]);
+		cr_assert_not_null(r, "%s missing from the table", supervised[i]);
+		cr_expect_eq(r->match, SECCOMP_POLICY_SUPERVISED, "%s must go to the supervisor",
+			     supervised[i]);
+	}
 
 	const struct seccomp_rule_desc *c3 = find_row("clone3");
 	cr_assert_not_null(c3);
@@ -223,11 +234,17 @@ Test(seccomp_policy, socket_family_predicate)
 	cr_expect(seccomp_policy_socket_family_allowed(AF_INET, NULL));
 	cr_expect(seccomp_policy_socket_family_allowed(AF_INET6, NULL));
 	cr_expect(seccomp_policy_socket_family_allowed(AF_NETLINK, NULL));
-	cr_expect(!seccomp_policy_socket_family_allowed(AF_UNIX, NULL));
+	cr_expect(seccomp_policy_socket_family_allowed(AF_UNIX, NULL));
 	cr_expect(seccomp_policy_socket_family_allowed(AF_UNIX, &unix_ok));
 	cr_expect(!seccomp_policy_socket_family_allowed(AF_PACKET, &unix_ok));
 	cr_expect(!seccomp_policy_socket_family_allowed(0, &unix_ok));
 	cr_expect(!seccomp_policy_socket_family_allowed((1ULL << 32) | AF_INET, &unix_ok));
+	/* Unix types: stream and seqpacket, any with --allow-unix-sockets. */
+	cr_expect(seccomp_policy_unix_type_allowed(SOCK_STREAM, NULL));
+	cr_expect(seccomp_policy_unix_type_allowed(SOCK_SEQPACKET, NULL));
+	cr_expect(!seccomp_policy_unix_type_allowed(SOCK_DGRAM, NULL));
+	cr_expect(!seccomp_policy_unix_type_allowed(SOCK_RAW, NULL));
+	cr_expect(seccomp_policy_unix_type_allowed(SOCK_DGRAM, &unix_ok));
 }
 
 /* ---- loading ------------------------------------------------------------- */
@@ -309,7 +326,14 @@ static int body_socket_default(void)
 	EXPECT_OK(raw_socket(AF_INET, SOCK_DGRAM));
 	EXPECT_NOT_ERRNO(raw_socket(AF_INET6, SOCK_STREAM), EPERM);
 	EXPECT_OK(raw_socket(AF_NETLINK, SOCK_RAW));
-	EXPECT_ERRNO(raw_socket(AF_UNIX, SOCK_STREAM), EPERM);
+	EXPECT_OK(raw_socket(AF_UNIX, SOCK_STREAM));
+	EXPECT_OK(raw_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK));
+	/* A datagram socket could sendto any host socket by an address no
+	 * filter sees. */
+	EXPECT_ERRNO(raw_socket(AF_UNIX, SOCK_DGRAM), EPERM);
+	EXPECT_ERRNO(raw_socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK), EPERM);
+	EXPECT_ERRNO(raw_socket(AF_UNIX, SOCK_RAW), EPERM);
+	EXPECT_ERRNO(syscall(SYS_socket, (long)AF_UNIX, (1L << 32) | SOCK_DGRAM, 0L), EPERM);
 	EXPECT_ERRNO(raw_socket(AF_PACKET, SOCK_RAW), EPERM);
 	EXPECT_ERRNO(raw_socket(AF_VSOCK, SOCK_STREAM), EPERM);
 	EXPECT_ERRNO(raw_socket(AF_BLUETOOTH, SOCK_STREAM), EPERM);
@@ -381,7 +405,68 @@ static int body_network_calls(void)
 
 Test(seccomp_policy, send_bind_listen_stay_allowed)
 {
-	assert_passed(run_filtered(NULL, body_network_calls));
+	/* bind goes to the supervisor by default (below); unsupervised here. */
+	assert_passed(run_filtered(&(struct seccomp_opts){ .allow_unix_sockets = 1 },
+				   body_network_calls));
+}
+
+/* The default filter sends connect and bind to a listener, whose answer
+ * the caller gets; sendto stays with the kernel.  The child loads the
+ * exported program with a new listener; its own child makes the calls. */
+static int supervised_calls(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/nonexistent" };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	check_no = 10;
+	EXPECT_ERRNO(connect(s, (struct sockaddr *)&sa, sizeof(sa)), EXDEV);
+	EXPECT_ERRNO(bind(s, (struct sockaddr *)&sa, sizeof(sa)), EXDEV);
+	EXPECT_ERRNO(sendto(s, "x", 1, MSG_NOSIGNAL, NULL, 0), ENOTCONN);
+	return 0;
+}
+
+static int body_supervised(void)
+{
+	struct sock_fprog prog;
+	struct cordon_err e;
+	if (seccomp_policy_export(NULL, &prog, &e) < 0)
+		return 90;
+	int l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	free(prog.filter);
+	if (l < 0)
+		return 91;
+	pid_t c = fork();
+	if (c == 0)
+		_exit(supervised_calls());
+	static const int want[] = { SYS_connect, SYS_bind };
+	for (int i = 0; i < 2; i++) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(l, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0 || req.data.nr != want[i])
+			return 92 + i;
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.error = -EXDEV;
+		if (ioctl(l, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+			return 94;
+	}
+	int st;
+	if (waitpid(c, &st, 0) != c || !WIFEXITED(st))
+		return 95;
+	return WEXITSTATUS(st);
+}
+
+Test(seccomp_policy, connect_and_bind_go_to_the_supervisor)
+{
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			_exit(LOAD_FAILED);
+		_exit(body_supervised());
+	}
+	assert_passed(wait_child(pid));
 }
 
 /* A datagram pair could sendto any named socket on the host; a stream or

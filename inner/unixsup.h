@@ -1,0 +1,60 @@
+/* unixsup.h: the Unix socket supervisor in cordon-inner (PID 1).
+ *
+ * The command's seccomp filter sends every connect() and bind() here
+ * (SECCOMP_RET_USER_NOTIF; seccomp_table.c says why a filter cannot decide).
+ * For each call the supervisor takes its own copy of the socket from the
+ * command (pidfd_getfd: the same open file description, so what it does to
+ * the copy is done to the command's socket), reads the address from the
+ * command's memory once, and performs the call itself on that copy with that
+ * address; it never lets the command's own call proceed
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE), because the kernel would then read the
+ * descriptor table and the address again, both of which another thread of
+ * the command can change in between (a Unix socket dup2'd over a checked
+ * TCP one, a path rewritten).
+ *
+ * A pathname Unix connect is resolved here, against the calling thread's
+ * working directory, pinned with O_PATH, and performed on exactly the pinned
+ * inode (through /proc/self/fd/N) only when that inode is a socket bound
+ * inside this sandbox (usock_set.h): bound by a bind this supervisor made
+ * and checked with sock_diag to be the file that bind created.  Any other
+ * socket file (a host daemon's, one that existed before the run, one a host
+ * process binds in a writable root during it) answers EACCES.  Abstract
+ * names stay in the sandbox's network namespace; with --net full (the host's
+ * namespace) abstract connect and bind answer EACCES.
+ *
+ * Nothing blocks cordon-inner: a call on a blocking socket that would wait
+ * (a TCP handshake, a full Unix backlog) is started non-blocking and
+ * finished from the PID-1 loop (at most UNIXSUP_PENDING_MAX at once; beyond
+ * that EAGAIN).  Every allocation is fixed: a flood of calls costs time, not
+ * memory.  A command killed mid-call leaves nothing: its notification turns
+ * invalid and the copy is closed. */
+#ifndef CORDON_UNIXSUP_H
+#define CORDON_UNIXSUP_H
+
+#include <poll.h>
+#include <stddef.h>
+#include "err.h"
+
+#define UNIXSUP_PENDING_MAX 64
+
+/* Take ownership of the seccomp listener (from the command's filter) and
+ * prepare: the notification sizes, the sock_diag socket, a descriptor of
+ * "/".  Before cordon-inner's own filter.  net_full: the sandbox shares the
+ * host's network namespace.  0 or -errno with *e; on failure the listener
+ * is closed and the command must not run (its connect and bind would
+ * never be answered). */
+int unixsup_start(int listener, int net_full, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* Fill p[0..max) with what the PID-1 loop must poll for the supervisor;
+ * returns how many.  0 when not started. */
+size_t unixsup_pollfds(struct pollfd *p, size_t max);
+
+/* The poll timeout the supervisor needs (ms), -1 for none. */
+int unixsup_timeout(void);
+
+/* Serve what poll reported on the entries unixsup_pollfds() filled (in the
+ * same order), and retry what waits on a timer. */
+void unixsup_serve(const struct pollfd *p, size_t n);
+
+#endif
