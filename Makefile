@@ -48,6 +48,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/shared_counts.c outer/plan/protect_decide.c \
               outer/plan/resolve.c outer/plan/walk.c \
+              outer/plan/procmode.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
@@ -56,6 +57,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/sandbox_limits.c \
+              outer/launch/procprobe.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
               inner/pid1.c inner/spawn.c

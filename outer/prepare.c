@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "launch/inner_find.h"
+#include "launch/procprobe.h"
 #include "plan/env.h"
 #include "toolenv.h"
 
@@ -82,9 +83,11 @@ static int decide_limits(const struct config *c, struct prepared *p, struct cord
 	struct utsname u;
 	struct limits_facts f = {
 		.root = geteuid() == 0,
-		.own_pidns = c->pid != PID_INHERIT,
+		.own_pidns = !p->pid_inherit,
 		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
+		.sysctl_ro = procprobe_sysctl_ro(),
 	};
+	p->sysctl_ro = f.sysctl_ro;
 	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	return limits_decide(c, &f, &p->limits, e);
 }
@@ -97,10 +100,38 @@ static void print_notes(const struct resolved *r)
 		fprintf(stderr, "cordon: %s\n", r->notes[i]);
 }
 
+void prepare_pid_mode(const struct config *c, struct prepared *p)
+{
+	/* An explicit mode needs no probe; auto asks it (cached). */
+	p->procv = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
+	procmode_pick(c->pid, p->procv, &p->pid_inherit);
+}
+
+void prepare_print_lost(const struct prepared *p)
+{
+	if (p->pid_inherit)
+		fprintf(stderr, "cordon: note: the command shares this machine's PID namespace and "
+			"/proc (%s): it sees other processes and their command lines; Landlock "
+			"keeps it from signalling, tracing or reading them (cordon doctor)\n",
+			p->procv == PROCMODE_FRESH_REFUSED ? "a fresh /proc cannot be mounted here"
+							   : "--pid-ns inherit");
+	if (p->limits.decided && (!p->limits.watches_shared || p->limits.watches_err))
+		fprintf(stderr, "cordon: note: inotify and fanotify: %s\n",
+			limits_how(&p->limits, LIMITS_WATCHES));
+	if (p->limits.decided && p->limits.pids_way == LIMITS_PIDS_NONE &&
+	    (p->pid_inherit || p->sysctl_ro))
+		fprintf(stderr, "cordon: note: processes are not counted: %s\n",
+			p->pid_inherit ? "as root, cordon counts them in the sandbox's own PID "
+					 "namespace, which it does not have here"
+				       : "/proc/sys is read-only here, and no cgroup with the "
+					 "pids controller is cordon's to make");
+}
+
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e)
 {
 	int r;
+	prepare_pid_mode(c, p);
 	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
@@ -110,6 +141,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
+	    (p->pid_inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = env_build(environ, c, &p->env, e)) < 0 ||
 	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
@@ -120,7 +152,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		/* Never the caller's session: with a terminal the command
 		 * gets a session of its own on its own pty (launch/pty.h). */
 		.new_session = 1,
-		.share_pid = c->pid == PID_INHERIT,
+		.share_pid = p->pid_inherit,
 		.share_net = c->net == NET_FULL,
 		.cmd = c->cmd,
 	};
@@ -138,6 +170,7 @@ int prepare_argv(const struct config *c, const struct protect_decision *d, struc
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
 		p->res.proc, p->res.tmpfs_size,
 		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
+		p->pid_inherit,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

@@ -286,6 +286,18 @@ static void write_report(struct report *rep, const struct config *c, const struc
 		err_print(&we); /* the command has run: its status stands */
 }
 
+/* The limits, and the note when /proc/sys turned out read-only only now
+ * (prepare_print_lost told what was known before). */
+static int apply_limits(struct prepared *p, struct cordon_err *e)
+{
+	int planned = p->limits.watches_shared;
+	int r = sandbox_limits_apply(p->bwrap.child, &p->limits, e);
+	if (r == 0 && planned && p->limits.watches_err)
+		fprintf(stderr, "cordon: note: inotify and fanotify: %s\n",
+			limits_how(&p->limits, LIMITS_WATCHES));
+	return r;
+}
+
 int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
 {
 	struct run_outcome out = { 0 };
@@ -312,8 +324,10 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	if ((r = pty_open(&pty, e)) < 0)
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
-	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
-	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
+	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0)
+		goto done;
+	prepare_print_lost(&p);
+	if ((r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
@@ -336,7 +350,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
-	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
+	    (r = apply_limits(&p, e)) < 0 ||
 	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;

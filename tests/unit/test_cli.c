@@ -481,8 +481,18 @@ Test(cli, pid_ns)
 	config_free(&p.c);
 	expect_refused(PARSE(&p, "--pid-ns", "bogus", "true"), "--pid-ns bogus: ");
 	cr_assert_eq(p.e.err, EINVAL);
-	expect_refused(PARSE(&p, "--pid-ns=inherit", "true"), "--pid-ns inherit ");
-	cr_assert_eq(p.e.err, ENOTSUP);
+	PARSE(&p, "--pid-ns=inherit", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_INHERIT);
+	config_free(&p.c);
+	PARSE(&p, "--pid-ns", "auto", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_AUTO);
+	config_free(&p.c);
+	PARSE(&p, "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_AUTO, "auto is the default");
+	config_free(&p.c);
 }
 
 Test(cli, setenv_unsetenv_clear_env_in_order)
