@@ -232,12 +232,10 @@ int landlock_scope_self(struct cordon_err *e)
 	int abi = landlock_abi();
 	if (abi < 6)
 		return err_set(e, EOPNOTSUPP,
-			       "the command would share this machine's PID namespace (--pid-ns "
-			       "inherit, or a container where a fresh /proc cannot be mounted), and "
-			       "only Landlock's signal scoping (ABI 6, Linux 6.12) keeps it from "
-			       "signalling the caller's other processes; this kernel has %s; "
-			       "refusing (no weaker mode is offered: run cordon doctor)",
-			       abi > 0 ? "an older Landlock" : "no Landlock");
+			       "sharing this machine's PID namespace (no fresh /proc here, or "
+			       "--pid-ns inherit) needs Landlock ABI 6 (Linux 6.12) to keep the "
+			       "command's signals in the sandbox; %s: refusing (cordon doctor)",
+			       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
 	struct landlock_masks m;
 	landlock_masks_for_abi(abi, 1, &m);
 	struct ll_ruleset_attr rattr = { .scoped = m.scoped };

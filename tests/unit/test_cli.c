@@ -72,7 +72,7 @@ Test(cli, defaults)
 	cr_assert_eq(p.c.default_protect, 1);
 	cr_assert_eq(p.c.tmp, TMP_PRIVATE);
 	cr_assert_eq(p.c.net, NET_NONE);
-	cr_assert_eq(p.c.pid, PID_ISOLATE);
+	cr_assert_eq(p.c.pid, PID_AUTO);
 	cr_assert_eq(p.c.full_write, 0);
 	cr_assert_eq(p.c.write.n, 0);
 	cr_assert_eq(p.c.read_only.n, 0);
