@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 static int check_pid1(int pid_inherit, struct cordon_err *e)
 {
 	if (pid_inherit)
-		return pid1_share_host_pidns(e);
+		return 0; /* pid1_share_host_pidns, once cordon's checks are in */
 	if (getpid() == 1)
 		return 0;
 	return err_set(e, EPERM, "cordon-inner is not PID 1 of a new PID namespace (it is %d); "
@@ -188,6 +188,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
+		goto out;
+	/* After the checks arrived: cordon is then past the limits, which it
+	 * sets on this process while it lives. */
+	if (o->pid_inherit && (r = pid1_share_host_pidns(e)) < 0)
 		goto out;
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;
