@@ -83,11 +83,11 @@ static int decide_limits(const struct config *c, struct prepared *p, struct cord
 	struct utsname u;
 	struct limits_facts f = {
 		.root = geteuid() == 0,
-		.own_pidns = !p->pid_inherit,
+		.own_pidns = !p->pm.inherit,
 		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
 		.sysctl_ro = procprobe_sysctl_ro(),
 	};
-	p->sysctl_ro = f.sysctl_ro;
+	p->pm.sysctl_ro = f.sysctl_ro;
 	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	return limits_decide(c, &f, &p->limits, e);
 }
@@ -103,25 +103,26 @@ static void print_notes(const struct resolved *r)
 void prepare_pid_mode(const struct config *c, struct prepared *p)
 {
 	/* An explicit mode needs no probe; auto asks it (cached). */
-	p->procv = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
-	procmode_pick(c->pid, p->procv, &p->pid_inherit);
+	p->pm.verdict = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
+	procmode_pick(c->pid, p->pm.verdict, &p->pm.inherit);
+	p->pm.decided = 1;
 }
 
 void prepare_print_lost(const struct prepared *p)
 {
-	if (p->pid_inherit)
+	if (p->pm.inherit)
 		fprintf(stderr, "cordon: note: the command shares this machine's PID namespace and "
 			"/proc (%s): it sees other processes and their command lines; Landlock "
 			"keeps it from signalling, tracing or reading them (cordon doctor)\n",
-			p->procv == PROCMODE_FRESH_REFUSED ? "a fresh /proc cannot be mounted here"
+			p->pm.verdict == PROCMODE_FRESH_REFUSED ? "a fresh /proc cannot be mounted here"
 							   : "--pid-ns inherit");
 	if (p->limits.decided && (!p->limits.watches_shared || p->limits.watches_err))
 		fprintf(stderr, "cordon: note: inotify and fanotify: %s\n",
 			limits_how(&p->limits, LIMITS_WATCHES));
 	if (p->limits.decided && p->limits.pids_way == LIMITS_PIDS_NONE &&
-	    (p->pid_inherit || p->sysctl_ro))
+	    (p->pm.inherit || p->pm.sysctl_ro))
 		fprintf(stderr, "cordon: note: processes are not counted: %s\n",
-			p->pid_inherit ? "as root, cordon counts them in the sandbox's own PID "
+			p->pm.inherit ? "as root, cordon counts them in the sandbox's own PID "
 					 "namespace, which it does not have here"
 				       : "/proc/sys is read-only here, and no cgroup with the "
 					 "pids controller is cordon's to make");
@@ -141,7 +142,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
-	    (p->pid_inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
+	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = env_build(environ, c, &p->env, e)) < 0 ||
 	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
@@ -152,7 +153,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		/* Never the caller's session: with a terminal the command
 		 * gets a session of its own on its own pty (launch/pty.h). */
 		.new_session = 1,
-		.share_pid = p->pid_inherit,
+		.share_pid = p->pm.inherit,
 		.share_net = c->net == NET_FULL,
 		.cmd = c->cmd,
 	};
@@ -170,7 +171,7 @@ int prepare_argv(const struct config *c, const struct protect_decision *d, struc
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
 		p->res.proc, p->res.tmpfs_size,
 		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
-		p->pid_inherit,
+		p->pm.inherit,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

@@ -39,9 +39,7 @@ struct prepared {
 	struct limits_plan limits;/* applied to bwrap's child before its release */
 	struct cgroup_run cgroup; /* the run's own, removed by prepare_free */
 	char cache_dir[PATH_MAX]; /* --cache private: the workspace's; "" when none */
-	enum procmode_verdict procv; /* what the probe found (plan/procmode.h) */
-	int pid_inherit;          /* the command shares the caller's PID namespace */
-	int sysctl_ro;            /* /proc/sys is read-only here */
+	struct procmode_facts pm; /* the PID namespace mode (plan/procmode.h) */
 };
 
 void prepare_init(struct prepared *p);

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "err.h"
 #include "plan/limits.h"
+#include "plan/procmode.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
@@ -66,6 +67,7 @@ struct report {
 	size_t nrefusals;
 	struct limits_plan limits; /* how the run's limits were enforced */
 	int have_limits;
+	struct procmode_facts pm;  /* the PID namespace mode (pm.decided 0: none yet) */
 };
 
 /* Start the clock; no report yet (dirfd -1).  Never fails. */

@@ -271,6 +271,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
 	rep->limits = p->limits;
 	rep->have_limits = p->limits.decided;
+	rep->pm = p->pm;
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;

@@ -57,7 +57,7 @@ const char *procmode_verdict_words(enum procmode_verdict v)
 {
 	switch (v) {
 	case PROCMODE_NOT_PROBED:
-		return "not probed: nothing is mounted over /proc";
+		return "nothing is mounted over /proc (not probed)";
 	case PROCMODE_FRESH_OK:
 		return "a fresh proc mounts in a new user namespace";
 	case PROCMODE_FRESH_REFUSED:

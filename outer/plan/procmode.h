@@ -46,6 +46,14 @@ int procmode_suspect(const char *mountinfo);
  * a refused mount (EPERM, EACCES) is a refusal. */
 enum procmode_verdict procmode_verdict(int stage, int err);
 
+/* What a run found and picked, for its note, explain and the report. */
+struct procmode_facts {
+	int decided;                   /* 0: the run was refused before */
+	int inherit;                   /* the caller's PID namespace and /proc */
+	enum procmode_verdict verdict;
+	int sysctl_ro;                 /* /proc/sys is read-only */
+};
+
 /* Pure: the mode a run gets.  *inherit 1 for the host's PID namespace.
  * --pid-ns isolate stays isolate (bwrap then fails and says why);
  * --pid-ns inherit is inherit; auto is inherit only after a refusal. */

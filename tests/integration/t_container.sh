@@ -73,6 +73,24 @@ expect_err 125 'Can.t mount proc' "an explicit --pid-ns isolate is never relaxed
 	incontainer both "$TU" "${C[@]}" --pid-ns isolate -- echo ok
 [ "$NOLL" = 1 ] && { finish; exit; }
 
+# --- doctor, explain and the report say the same ----------------------------
+expect_out 0 "pid namespace: ok, the kernel refuses a fresh proc" "doctor: the mode and why" -- \
+	incontainer both "$TU" "$CORDON" doctor
+for want in '^  lost: the command sees' '^  the container would need: /proc unmasked' \
+	'^sysctl: ok, /proc/sys is read-only'; do
+	assert "doctor: /$want/" -- grep -q "$want" "$OUT"
+done
+expect_out 0 '"pid_namespace":\{"mode":"inherit"' "explain --json: inherit" -- \
+	incontainer masks "$TU" "$CORDON" explain --json -w "$ws" -C "$ws" -- true
+assert "explain --json: inotify shares applied with masks only" -- \
+	grep -q '"watches":{"shared":true' "$OUT"
+install -d -m 0755 -o "$TU" "$W/rep"
+rep="$W/rep/report.json"
+expect 0 "a run with --report" -- incontainer rosys "$TU" "${C[@]}" --report "$rep" -- true
+assert "report: inherit, and the inotify shares not applied" -- \
+	grep -q '"pid_namespace":{"mode":"inherit".*"sysctl_read_only":true' "$rep"
+assert "report: watches not shared" -- grep -q '"watches":{"shared":false' "$rep"
+
 # --- out of reach: the test's own process, as each user ---------------------
 for u in root "$TU"; do
 	pidf="$W/target.$u"
