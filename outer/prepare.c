@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "launch/inner_find.h"
@@ -128,12 +129,33 @@ void prepare_print_lost(const struct prepared *p)
 					 "pids controller is cordon's to make");
 }
 
+/* The caller's PID namespace is safe only with signals scoped by Landlock
+ * (ABI 6): refused here, before anything starts, with the words
+ * cordon-inner would use (it checks again, and is what enforces it). */
+static int check_inherit_landlock(const struct prepared *p, struct cordon_err *e)
+{
+	if (!p->pm.inherit)
+		return 0;
+	/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) */
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	if (abi >= 6)
+		return 0;
+	return err_set(e, EOPNOTSUPP,
+		       "%s needs Landlock ABI 6 (Linux 6.12) to keep the command's signals in "
+		       "the sandbox; %s: refusing (cordon doctor)",
+		       p->pm.verdict == PROCMODE_FRESH_REFUSED
+			       ? "a fresh /proc cannot be mounted here (a container), and sharing "
+				 "this machine's PID namespace"
+			       : "--pid-ns inherit",
+		       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
+}
+
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e)
 {
 	int r;
 	prepare_pid_mode(c, p);
-	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
+	if ((r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
 	if ((r = protect_gather(&p->res, c, prot, e)) < 0)

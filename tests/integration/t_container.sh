@@ -71,7 +71,15 @@ for v in masks rosys both; do
 done
 expect_err 125 'Can.t mount proc' "an explicit --pid-ns isolate is never relaxed (bwrap fails)" -- \
 	incontainer both "$TU" "${C[@]}" --pid-ns isolate -- echo ok
-[ "$NOLL" = 1 ] && { finish; exit; }
+if [ "$NOLL" = 1 ]; then
+	expect_err 125 '^cordon: --pid-ns inherit needs Landlock ABI 6' \
+		"no Landlock: an explicit --pid-ns inherit on a plain host is refused too" -- \
+		"${C[@]}" --pid-ns inherit -- echo ok
+	finish
+	exit
+fi
+expect_out 0 '^ok$' "an explicit --pid-ns inherit on a plain host runs" -- \
+	"${C[@]}" --pid-ns inherit -- echo ok
 
 # --- doctor, explain and the report say the same ----------------------------
 expect_out 0 "pid namespace: ok, the kernel refuses a fresh proc" "doctor: the mode and why" -- \
