@@ -12,8 +12,10 @@
 #include "seccomp_bpf.h"
 #include "wire.h"
 
-/* pid1_share_host_pidns was called: not init of a namespace of our own. */
+/* pid1_share_host_pidns was called: not init of a namespace of our own.
+ * outside: our parent then (bwrap), a process outside our domain. */
 static int shared_pidns;
+static pid_t outside;
 
 int pid1_share_host_pidns(struct cordon_err *e)
 {
@@ -27,6 +29,7 @@ int pid1_share_host_pidns(struct cordon_err *e)
 	if (r < 0)
 		return r;
 	shared_pidns = 1;
+	outside = getppid();
 	return 0;
 }
 
@@ -92,6 +95,13 @@ static int reap(pid_t cmd, int *cmd_status)
  * command's processes share. */
 static void kill_rest(void)
 {
+	/* Before a kill(-1) in the host's namespace, proof that the scope
+	 * holds: bwrap, outside the domain, must be out of reach (EPERM).
+	 * Without that proof nothing is killed here: leftovers outlive the
+	 * run, as when cordon is SIGKILLed, rather than a kill(-1) reaching
+	 * the caller's other processes. */
+	if (shared_pidns && (outside <= 1 || kill(outside, 0) == 0 || errno != EPERM))
+		return;
 	(void)kill(-1, SIGKILL);
 	for (;;) {
 		int st;
