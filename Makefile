@@ -60,7 +60,8 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_print.c outer/nesting
               outer/launch/procprobe.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
-              inner/pid1.c inner/spawn.c
+              inner/pid1.c inner/spawn.c \
+              inner/hostpidns.c
 BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/chunked.c bridge/confine.c bridge/conn.c bridge/decision.c \
               bridge/host.c bridge/intake.c bridge/loop.c bridge/netlog.c bridge/proto_http.c bridge/proto_http_response.c bridge/http_lex.c \
               bridge/proto_socks5.c bridge/relay.c bridge/resolve.c bridge/upstream.c

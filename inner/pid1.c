@@ -8,6 +8,7 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpidns.h"
 #include "landlock.h"
 #include "seccomp_bpf.h"
 #include "wire.h"
@@ -26,7 +27,7 @@ int pid1_share_host_pidns(struct cordon_err *e)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return err_sys(e, errno, "cordon-inner: setting its own no_new_privs failed");
 	int r = landlock_scope_self(e);
-	if (r < 0)
+	if (r < 0 || (r = hostpidns_filter_load(e)) < 0)
 		return r;
 	shared_pidns = 1;
 	outside = getppid();

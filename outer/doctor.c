@@ -200,8 +200,10 @@ static void check_container(void)
 				    "refused here");
 		printf("  still enforced: Landlock's signal scope (the command cannot signal any\n"
 		       "    process outside the sandbox) and its ptrace rule (nor trace one, nor read\n"
-		       "    its /proc/PID/environ, mem, fd or root); seccomp; cordon-inner reaps and\n"
-		       "    at the end kills the command's orphans (a child subreaper)\n"
+		       "    its /proc/PID/environ, mem, fd or root); seccomp, which also keeps it from\n"
+		       "    renicing or pinning them (setpriority, sched_set*, ioprio_set act on\n"
+		       "    itself only); cordon-inner reaps and at the end kills the command's\n"
+		       "    orphans (a child subreaper)\n"
 		       "  lost: the command sees this machine's processes and their command lines;\n"
 		       "    a cordon killed with SIGKILL leaves the command's processes running,\n"
 		       "    still confined, until they exit; as root, processes are counted only\n"

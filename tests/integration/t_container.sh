@@ -118,6 +118,13 @@ for u in root "$TU"; do
 		incontainer both "$u" "${C[@]}" -- "$P" open "/proc/$T/mem"
 	expect_out 1 '^(EACCES|EPERM)$' "$u: nor enter its root through /proc" -- \
 		incontainer both "$u" "${C[@]}" -- "$P" open "/proc/$T/root/etc/hostname"
+	expect_err 1 'ermission denied|not permitted' "$u: nor renice it" -- \
+		incontainer both "$u" "${C[@]}" -- renice -n 5 -p "$T"
+	expect_err 1 'ermission denied|not permitted' "$u: nor pin it to a CPU" -- \
+		incontainer both "$u" "${C[@]}" -- taskset -p 1 "$T"
+	assert "$u: its nice value is unchanged" -- test "$(ps -o ni= -p "$T" | tr -d ' ')" = 0
+	expect 0 "control: the command renices itself" -- \
+		incontainer both "$u" "${C[@]}" -- sh -c 'renice -n 5 -p 0 >/dev/null'
 	expect_out 0 '^ok$' "control: the command reads its own environment there" -- \
 		incontainer both "$u" "${C[@]}" -- "$P" open /proc/self/environ
 	expect_out 0 '^killed$' "control: the command signals its own child" -- \
