@@ -101,7 +101,8 @@ static void print_notes(const struct resolved *r)
 		fprintf(stderr, "cordon: %s\n", r->notes[i]);
 }
 
-void prepare_pid_mode(const struct config *c, struct prepared *p)
+/* The PID namespace mode (plan/procmode.h): probes only for auto. */
+static void prepare_pid_mode(const struct config *c, struct prepared *p)
 {
 	/* An explicit mode needs no probe; auto asks it (cached). */
 	p->pm.verdict = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
@@ -155,7 +156,8 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 {
 	int r;
 	prepare_pid_mode(c, p);
-	if ((r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
+	if ((r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 ||
+	    (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
 	if ((r = protect_gather(&p->res, c, prot, e)) < 0)

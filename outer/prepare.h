@@ -50,10 +50,6 @@ void prepare_init(struct prepared *p);
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e) __attribute__((warn_unused_result));
 
-/* The PID namespace mode (plan/procmode.h): probes only for auto.  Done by
- * prepare_open; exposed for doctor. */
-void prepare_pid_mode(const struct config *c, struct prepared *p);
-
 /* Says once on stderr which protections this machine does not allow the
  * run (the host's PID namespace, the inotify shares, the process count).
  * After prepare_open. */
