@@ -190,7 +190,10 @@ static void check_container(void)
 	enum procmode_verdict v = procprobe_fresh_proc();
 	int ro = procprobe_sysctl_ro();
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
-	if (v != PROCMODE_FRESH_REFUSED)
+	if (v == PROCMODE_UNKNOWN)
+		line(1, "pid namespace", "%s; runs keep a PID namespace of their own, and bwrap "
+		     "says what fails (see user namespaces and sandbox)", procmode_verdict_words(v));
+	else if (v != PROCMODE_FRESH_REFUSED)
 		line(1, "pid namespace", "%s: the sandbox gets a PID namespace and /proc of its own",
 		     procmode_verdict_words(v));
 	else {
