@@ -48,6 +48,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/plan/gitdir.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/shared_counts.c outer/plan/protect_decide.c \
               outer/plan/resolve.c outer/plan/walk.c \
+              outer/plan/procmode.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitstate.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
@@ -56,9 +57,11 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/sandbox_limits.c \
+              outer/launch/procprobe.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
-              inner/pid1.c inner/spawn.c inner/unixsup.c inner/usock_addr.c inner/usock_set.c
+              inner/pid1.c inner/spawn.c inner/unixsup.c inner/usock_addr.c inner/usock_set.c \
+              inner/hostpidns.c
 BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/chunked.c bridge/confine.c bridge/conn.c bridge/decision.c \
               bridge/host.c bridge/intake.c bridge/loop.c bridge/netlog.c bridge/proto_http.c bridge/proto_http_response.c bridge/http_lex.c \
               bridge/proto_socks5.c bridge/relay.c bridge/resolve.c bridge/upstream.c

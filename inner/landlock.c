@@ -226,3 +226,25 @@ int landlock_apply(const struct landlock_plan *p, int required, struct cordon_er
 		return err_sys(e, -r, "landlock: cannot restrict the command");
 	return 1;
 }
+
+int landlock_scope_self(struct cordon_err *e)
+{
+	int abi = landlock_abi();
+	if (abi < 6)
+		return err_set(e, EOPNOTSUPP,
+			       "sharing this machine's PID namespace (no fresh /proc here, or "
+			       "--pid-ns inherit) needs Landlock ABI 6 (Linux 6.12) to keep the "
+			       "command's signals in the sandbox; %s: refusing (cordon doctor)",
+			       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
+	struct landlock_masks m;
+	landlock_masks_for_abi(abi, 1, &m);
+	struct ll_ruleset_attr rattr = { .scoped = m.scoped };
+	long rfd = syscall(__NR_landlock_create_ruleset, &rattr, sizeof(rattr), 0U);
+	if (rfd < 0)
+		return err_sys(e, errno, "landlock: cannot create the scoping ruleset (ABI %d)", abi);
+	AUTO_FD fd = (int)rfd;
+	int r = landlock_enforce(fd);
+	if (r < 0)
+		return err_sys(e, -r, "landlock: cannot scope cordon-inner's signals");
+	return 0;
+}

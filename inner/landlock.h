@@ -74,4 +74,12 @@ int landlock_prepare(const struct landlock_plan *p, int required, int *ruleset_f
 		     struct cordon_err *e) __attribute__((warn_unused_result));
 int landlock_enforce(int ruleset_fd) __attribute__((warn_unused_result));
 
+/* A domain that handles no filesystem right and scopes signals and abstract
+ * Unix sockets (ABI 6), for cordon-inner itself where it shares the host's
+ * PID namespace: whatever it starts nests in it, and its kill(-1) reaches
+ * only them (pid1.h).  Needs no_new_privs set.  0, or -errno with *e: a
+ * kernel without ABI 6 refuses, whatever the flags, because nothing else
+ * keeps the command's signals in the sandbox there. */
+int landlock_scope_self(struct cordon_err *e) __attribute__((warn_unused_result));
+
 #endif

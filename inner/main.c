@@ -4,7 +4,7 @@
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock | --root-needs-landlock] [--full-write]
  *                [--tty] [--keep-ignored HEXMASK] [--net none|proxy|full]
- *                [--bridge FD] -- COMMAND...
+ *                [--bridge FD] [--pid-inherit] -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -38,6 +38,7 @@ struct inner_opts {
 	int full_write;
 	enum netcheck_mode net;
 	int bridge;      /* --net proxy: the socket to cordon-bridge */
+	int pid_inherit;       /* the caller's PID namespace (pid1_share_host_pidns) */
 	int tty;               /* spawn.h: the command's own session on its terminal */
 	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
 	char **cmd;
@@ -78,6 +79,8 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 		} else if (strcmp(a, "--net") == 0 && i + 1 < argc) {
 			if (netcheck_mode_parse(argv[++i], &o->net) < 0)
 				return err_set(e, EINVAL, "cordon-inner: bad --net %s", argv[i]);
+		} else if (strcmp(a, "--pid-inherit") == 0) {
+			o->pid_inherit = 1;
 		} else if (strcmp(a, "--tty") == 0) {
 			o->tty = 1;
 		} else if (strcmp(a, "--keep-ignored") == 0 && i + 1 < argc) {
@@ -106,8 +109,10 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
  * right as PID 1 of the sandbox's own PID namespace, where that is the
  * command and what it left.  Anywhere else it could reach the user's other
  * processes. */
-static int check_pid1(struct cordon_err *e)
+static int check_pid1(int pid_inherit, struct cordon_err *e)
 {
+	if (pid_inherit)
+		return 0; /* pid1_share_host_pidns, once cordon's checks are in */
 	if (getpid() == 1)
 		return 0;
 	return err_set(e, EPERM, "cordon-inner is not PID 1 of a new PID namespace (it is %d); "
@@ -188,10 +193,14 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_pid1(e)) < 0 || (r = check_caps(e)) < 0 ||
+	if ((r = check_pid1(o->pid_inherit, e)) < 0 || (r = check_caps(e)) < 0 ||
 	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
+		goto out;
+	/* After the checks arrived: cordon is then past the limits, which it
+	 * sets on this process while it lives. */
+	if (o->pid_inherit && (r = pid1_share_host_pidns(e)) < 0)
 		goto out;
 	if ((r = prepare_landlock(o, &b, &landlock_fd, e)) < 0)
 		goto out;

@@ -8,9 +8,32 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpidns.h"
+#include "landlock.h"
 #include "seccomp_bpf.h"
 #include "unixsup.h"
 #include "wire.h"
+
+/* pid1_share_host_pidns was called: not init of a namespace of our own.
+ * outside: our parent then (bwrap), a process outside our domain. */
+static int shared_pidns;
+static pid_t outside;
+
+int pid1_share_host_pidns(struct cordon_err *e)
+{
+	/* Orphans of the command reparent here rather than to the host's
+	 * init, so they are reaped and, at the end, killed. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return err_sys(e, errno, "cordon-inner: prctl(PR_SET_CHILD_SUBREAPER) failed");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return err_sys(e, errno, "cordon-inner: setting its own no_new_privs failed");
+	int r = landlock_scope_self(e);
+	if (r < 0 || (r = hostpidns_filter_load(e)) < 0)
+		return r;
+	shared_pidns = 1;
+	outside = getppid();
+	return 0;
+}
 
 int pid1_make_undumpable(struct cordon_err *e)
 {
@@ -68,9 +91,19 @@ static int reap(pid_t cmd, int *cmd_status)
 
 /* Kill what outlived the command.  As init, kill(-1) reaches every other
  * process of the namespace, daemons that double-forked and setsid'd
- * included, and never ourselves. */
+ * included, and never ourselves.  In the host's PID namespace it would reach
+ * every process of the caller's: there Landlock's signal scope
+ * (pid1_share_host_pidns) limits it to our own domain, which only the
+ * command's processes share. */
 static void kill_rest(void)
 {
+	/* Before a kill(-1) in the host's namespace, proof that the scope
+	 * holds: bwrap, outside the domain, must be out of reach (EPERM).
+	 * Without that proof nothing is killed here: leftovers outlive the
+	 * run, as when cordon is SIGKILLed, rather than a kill(-1) reaching
+	 * the caller's other processes. */
+	if (shared_pidns && (outside <= 1 || kill(outside, 0) == 0 || errno != EPERM))
+		return;
 	(void)kill(-1, SIGKILL);
 	for (;;) {
 		int st;
@@ -114,7 +147,10 @@ int pid1_run(pid_t cmd, int sfd)
 			 * has no pid here (0), ends the sandbox.  The command's
 			 * own is dropped. */
 			if (si.ssi_signo == WIRE_END_SIGNAL) {
-				if (si.ssi_pid != 0)
+				/* In the host's namespace cordon has a pid;
+				 * the command cannot signal us there at all
+				 * (a domain may not signal its parent's). */
+				if (si.ssi_pid != 0 && !shared_pidns)
 					continue;
 				kill_rest();
 				return 128 + SIGKILL;

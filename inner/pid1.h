@@ -28,6 +28,14 @@ int pid1_make_undumpable(struct cordon_err *e) __attribute__((warn_unused_result
  * no capabilities and never execs again).  0 or -errno with *e. */
 int pid1_confine(struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* --pid-inherit: cordon-inner is not PID 1 but a process of the caller's
+ * PID namespace.  It becomes a child subreaper (the command's orphans stay
+ * its to reap and kill) and enters a Landlock domain that scopes signals
+ * (landlock_scope_self), so that its kill(-1) at the end and anything the
+ * command sends reach only the sandbox's processes; it refuses without
+ * Landlock ABI 6.  Before the command's process is forked.  0 or -errno. */
+int pid1_share_host_pidns(struct cordon_err *e) __attribute__((warn_unused_result));
+
 /* The signals cordon forwards and cordon-inner passes on. */
 void pid1_forwarded_set(sigset_t *s);
 

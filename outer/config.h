@@ -9,7 +9,7 @@
 enum cordon_mode { MODE_RUN, MODE_EXPLAIN, MODE_DOCTOR, MODE_RECLAIM, MODE_VERSION, MODE_HELP };
 enum tmp_mode { TMP_PRIVATE, TMP_HOST };
 enum net_mode { NET_NONE, NET_PROXY, NET_FULL };
-enum pid_mode { PID_ISOLATE, PID_INHERIT };
+enum pid_mode { PID_AUTO, PID_ISOLATE, PID_INHERIT }; /* auto: plan/procmode.h */
 enum protect_missing { PROTECT_MISSING_WATCH, PROTECT_MISSING_MOUNT };
 enum cache_mode { CACHE_PRIVATE, CACHE_NONE };
 /* --git: a protected .git read-only as a whole (the default), or split so

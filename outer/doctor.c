@@ -30,6 +30,7 @@
 #include "run.h"
 #include "seccomp_bpf.h"
 #include "seccomp_policy.h"
+#include "launch/procprobe.h"
 #include "sys.h"
 
 static int failures;
@@ -210,6 +211,44 @@ static void check_landlock(void)
 		landlock_missing(errno);
 }
 
+/* Inside a container (plan/procmode.h): what a fresh /proc and a read-only
+ * /proc/sys leave of the sandbox, and what the container would need. */
+static void check_container(void)
+{
+	enum procmode_verdict v = procprobe_fresh_proc();
+	int ro = procprobe_sysctl_ro();
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	if (v == PROCMODE_UNKNOWN)
+		line(1, "pid namespace", "%s; runs keep a PID namespace of their own, and bwrap "
+		     "says what fails (see user namespaces and sandbox)", procmode_verdict_words(v));
+	else if (v != PROCMODE_FRESH_REFUSED)
+		line(1, "pid namespace", "%s: the sandbox gets a PID namespace and /proc of its own",
+		     procmode_verdict_words(v));
+	else {
+		line(abi >= 6, "pid namespace", "%s; runs share this machine's PID namespace and "
+		     "its /proc, read-only (--pid-ns auto)%s", procmode_verdict_words(v),
+		     abi >= 6 ? "" : "; that needs Landlock ABI 6 (Linux 6.12), so every run is "
+				    "refused here");
+		printf("  still enforced: Landlock's signal scope (the command cannot signal any\n"
+		       "    process outside the sandbox) and its ptrace rule (nor trace one, nor read\n"
+		       "    its /proc/PID/environ, mem, fd or root); seccomp, which also keeps it from\n"
+		       "    renicing or pinning them (setpriority, sched_set*, ioprio_set act on\n"
+		       "    itself only); cordon-inner reaps and at the end kills the command's\n"
+		       "    orphans (a child subreaper)\n"
+		       "  lost: the command sees this machine's processes and their command lines;\n"
+		       "    a cordon killed with SIGKILL leaves the command's processes running,\n"
+		       "    still confined, until they exit; as root, processes are counted only\n"
+		       "    with a cgroup (see limits)\n"
+		       "  the container would need: /proc unmasked, e.g. docker or podman\n"
+		       "    --security-opt systempaths=unconfined, or Kubernetes\n"
+		       "    securityContext.procMount: Unmasked\n");
+	}
+	if (ro)
+		line(1, "sysctl", "/proc/sys is read-only (a container's): the sandbox's share of the "
+		     "caller's inotify and fanotify counts is not set, so a command may use them all; "
+		     "the container would need a writable /proc/sys (systempaths=unconfined)");
+}
+
 /* Where the run's cgroup for a controller would go, or why none. */
 static const char *cgroup_where(const struct limits_cgroup *g)
 {
@@ -228,8 +267,10 @@ static void check_limits(void)
 	unsigned long long ram = sysinfo(&si) == 0 ? (unsigned long long)si.totalram * si.mem_unit : 0;
 	int known = uname(&u) == 0;
 	struct limits_facts f = {
-		.root = geteuid() == 0, .own_pidns = 1,
+		.root = geteuid() == 0,
+		.own_pidns = procprobe_fresh_proc() != PROCMODE_FRESH_REFUSED,
 		.pidns_pid_max = known && limits_release_at_least(u.release, 6, 14),
+		.sysctl_ro = procprobe_sysctl_ro(),
 	};
 	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	struct config c = { .limit_memory = 1, .limit_cpu = 1, .limit_pids = LIMITS_DEFAULT_PIDS };
@@ -238,8 +279,9 @@ static void check_limits(void)
 	printf("limits: /tmp and /dev/shm are tmpfs of %llu MiB each (--tmp-size), the rest of "
 	       "/dev read-only\n", resolve_tmpfs_default(ram) >> 20);
 	if (limits_decide(&c, &f, &p, &e) < 0)
-		printf("limits: processes: NOT counted for root on this kernel (root is exempt from "
-		       "RLIMIT_NPROC; a per-namespace pid_max needs Linux 6.14): --limit-pids is "
+		printf("limits: processes: NOT counted for root here (root is exempt from "
+		       "RLIMIT_NPROC; a per-namespace pid_max needs Linux 6.14, a PID namespace "
+		       "of the sandbox's own and a writable /proc/sys): --limit-pids is "
 		       "refused; %s\n", cgroup_where(&f.pids));
 	else if (p.pids_way == LIMITS_PIDS_PIDNS)
 		printf("limits: processes: %lu per sandbox by default (--limit-pids, at least %lu), "
@@ -343,6 +385,7 @@ int doctor_run(void)
 	check_seccomp();
 	check_unix_sockets();
 	check_landlock();
+	check_container();
 	check_registry();
 	check_limits();
 	check_caches();

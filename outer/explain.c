@@ -47,7 +47,7 @@ int explain_run(const struct config *c, struct cordon_err *e)
 		char cache[PATH_MAX];
 		cache_path(c, &p.res, cache, sizeof(cache));
 		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &p.limits,
-				  &p.argv, e);
+				  &p.pm, &p.argv, e);
 		if (r == 0 && c->net == NET_PROXY && !c->json) {
 			printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
 			for (size_t i = 0; i < p.env.n; i++)

@@ -104,10 +104,28 @@ static void text_env(FILE *out, const struct config *c)
 		fprintf(out, "  set    TMPDIR=/tmp  (default)\n");
 }
 
-static void text_run(FILE *out, const struct config *c)
+static const char *pid_ns_why(const struct procmode_facts *pm)
 {
-	fprintf(out, "\nrun: pid namespace %s; timeout %u s (0: none); kill-after %u s;%s\n",
-		c->pid == PID_ISOLATE ? "isolated" : "inherited", c->timeout, c->kill_after,
+	if (pm->verdict == PROCMODE_NOT_PROBED && pm->inherit)
+		return "--pid-ns inherit";
+	return procmode_verdict_words(pm->verdict);
+}
+
+void explain_pid_ns_json(struct json_out *j, const struct procmode_facts *pm)
+{
+	json_out_object(j, "pid_namespace");
+	json_out_str(j, "mode", pm->inherit ? "inherit" : "isolate");
+	json_out_str(j, "why", pid_ns_why(pm));
+	json_out_bool(j, "sysctl_read_only", pm->sysctl_ro);
+	json_out_end(j);
+}
+
+static void text_run(FILE *out, const struct config *c, const struct procmode_facts *pm)
+{
+	fprintf(out, "\nrun: pid namespace %s (%s); timeout %u s (0: none); kill-after %u s;%s\n",
+		pm->inherit ? "the caller's, with its /proc read-only: the command sees its "
+			      "processes; Landlock scopes signals and ptrace" : "isolated",
+		pid_ns_why(pm), c->timeout, c->kill_after,
 		c->die_with_parent ? " ends with its parent;" : "");
 	if (c->policy)
 		fprintf(out, "policy file: %s (%s format)\n", c->policy, c->policy_srt ? "srt" : "cordon");
@@ -120,6 +138,7 @@ static void text_limits(FILE *out, const struct limits_plan *p)
 		fprintf(out, "; memory %llu bytes (%s)", p->data, limits_how(p, LIMITS_MEMORY));
 	if (p->cpu)
 		fprintf(out, "; CPU %u s (%s)", p->cpu, limits_how(p, LIMITS_CPU));
+	fprintf(out, "; inotify and fanotify (%s)", limits_how(p, LIMITS_WATCHES));
 	fputc('\n', out);
 }
 
@@ -192,6 +211,10 @@ void explain_limits_json(struct json_out *j, const struct limits_plan *p)
 	else
 		json_out_null(j, "seconds");
 	json_out_str(j, "how", limits_how(p, LIMITS_CPU));
+	json_out_end(j);
+	json_out_object(j, "watches");
+	json_out_bool(j, "shared", p->watches_shared && !p->watches_err);
+	json_out_str(j, "how", limits_how(p, LIMITS_WATCHES));
 	json_out_end(j);
 	json_out_end(j);
 }
@@ -366,7 +389,8 @@ static void json_gitdir(struct json_out *j, const struct config *c)
 
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
 		      const struct protect_decision *d, const char *cache_dir,
-		      const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
+		      const struct limits_plan *lim, const struct procmode_facts *pm,
+		      const struct argv *bwrap, struct cordon_err *e)
 {
 	struct json_out j;
 	size_t n;
@@ -381,6 +405,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	explain_limits_json(&j, lim);
 	json_budgets(&j);
 	json_gitdir(&j, c);
+	explain_pid_ns_json(&j, pm);
 	json_out_array(&j, "seccomp");
 	for (size_t i = 0; i < n; i++) {
 		json_out_object(&j, NULL);
@@ -411,10 +436,11 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 		  const struct protect_decision *d, const char *cache_dir,
-		  const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
+		  const struct limits_plan *lim, const struct procmode_facts *pm,
+		  const struct argv *bwrap, struct cordon_err *e)
 {
 	if (c->json)
-		return print_json(out, c, r, d, cache_dir, lim, bwrap, e);
+		return print_json(out, c, r, d, cache_dir, lim, pm, bwrap, e);
 	struct policy_view v;
 	int rc = build_view(c, r, d, cache_dir, &v, e);
 	if (rc < 0)
@@ -424,7 +450,7 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 	text_gitdir(out, c);
 	text_network(out, c);
 	text_env(out, c);
-	text_run(out, c);
+	text_run(out, c, pm);
 	text_limits(out, lim);
 	text_budgets(out);
 	text_seccomp(out);

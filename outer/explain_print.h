@@ -12,6 +12,7 @@
 #include "err.h"
 #include "json_out.h"
 #include "plan/limits.h"
+#include "plan/procmode.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
@@ -20,8 +21,12 @@
  * none), a row of its own; lim: how a run would enforce its limits. */
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 		  const struct protect_decision *d, const char *cache_dir,
-		  const struct limits_plan *lim, const struct argv *bwrap, struct cordon_err *e)
-	__attribute__((warn_unused_result));
+		  const struct limits_plan *lim, const struct procmode_facts *pm,
+		  const struct argv *bwrap, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* "pid_namespace": the mode a run gets and why (plan/procmode.h), a member
+ * of the object open in j: shared with --report. */
+void explain_pid_ns_json(struct json_out *j, const struct procmode_facts *pm);
 
 /* "limits": each limit's value and how it is enforced (plan/limits.h), a
  * member of the object open in j: shared with --report. */

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "launch/inner_find.h"
+#include "launch/procprobe.h"
 #include "plan/env.h"
 #include "toolenv.h"
 
@@ -82,9 +84,11 @@ static int decide_limits(const struct config *c, struct prepared *p, struct cord
 	struct utsname u;
 	struct limits_facts f = {
 		.root = geteuid() == 0,
-		.own_pidns = c->pid != PID_INHERIT,
+		.own_pidns = !p->pm.inherit,
 		.pidns_pid_max = uname(&u) == 0 && limits_release_at_least(u.release, 6, 14),
+		.sysctl_ro = procprobe_sysctl_ro(),
 	};
+	p->pm.sysctl_ro = f.sysctl_ro;
 	cgroup_probe(&f.memory, &f.pids, &f.cpu);
 	return limits_decide(c, &f, &p->limits, e);
 }
@@ -97,11 +101,63 @@ static void print_notes(const struct resolved *r)
 		fprintf(stderr, "cordon: %s\n", r->notes[i]);
 }
 
+/* The PID namespace mode (plan/procmode.h): probes only for auto. */
+static void prepare_pid_mode(const struct config *c, struct prepared *p)
+{
+	/* An explicit mode needs no probe; auto asks it (cached). */
+	p->pm.verdict = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
+	procmode_pick(c->pid, p->pm.verdict, &p->pm.inherit);
+	p->pm.decided = 1;
+}
+
+void prepare_print_lost(const struct prepared *p)
+{
+	if (p->pm.inherit)
+		fprintf(stderr, "cordon: note: the command shares this machine's PID namespace and "
+			"/proc (%s): it sees other processes and their command lines; Landlock "
+			"keeps it from signalling, tracing or reading them (cordon doctor)\n",
+			p->pm.verdict == PROCMODE_FRESH_REFUSED ? "a fresh /proc cannot be mounted here"
+							   : "--pid-ns inherit");
+	if (p->limits.decided && (!p->limits.watches_shared || p->limits.watches_err))
+		fprintf(stderr, "cordon: note: inotify and fanotify: %s\n",
+			limits_how(&p->limits, LIMITS_WATCHES));
+	if (p->limits.decided && p->limits.pids_way == LIMITS_PIDS_NONE &&
+	    (p->pm.inherit || p->pm.sysctl_ro))
+		fprintf(stderr, "cordon: note: processes are not counted: %s\n",
+			p->pm.inherit ? "as root, cordon counts them in the sandbox's own PID "
+					 "namespace, which it does not have here"
+				       : "/proc/sys is read-only here, and no cgroup with the "
+					 "pids controller is cordon's to make");
+}
+
+/* The caller's PID namespace is safe only with signals scoped by Landlock
+ * (ABI 6): refused here, before anything starts, with the words
+ * cordon-inner would use (it checks again, and is what enforces it). */
+static int check_inherit_landlock(const struct prepared *p, struct cordon_err *e)
+{
+	if (!p->pm.inherit)
+		return 0;
+	/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) */
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	if (abi >= 6)
+		return 0;
+	return err_set(e, EOPNOTSUPP,
+		       "%s needs Landlock ABI 6 (Linux 6.12) to keep the command's signals in "
+		       "the sandbox; %s: refusing (cordon doctor)",
+		       p->pm.verdict == PROCMODE_FRESH_REFUSED
+			       ? "a fresh /proc cannot be mounted here (a container), and sharing "
+				 "this machine's PID namespace"
+			       : "--pid-ns inherit",
+		       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
+}
+
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e)
 {
 	int r;
-	if ((r = decide_limits(c, p, e)) < 0 || (r = resolve_config(c, &p->res, e)) < 0)
+	prepare_pid_mode(c, p);
+	if ((r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 ||
+	    (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
 	if ((r = protect_gather(&p->res, c, prot, e)) < 0)
@@ -110,6 +166,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
+	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = env_build(environ, c, &p->env, e)) < 0 ||
 	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
@@ -120,7 +177,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		/* Never the caller's session: with a terminal the command
 		 * gets a session of its own on its own pty (launch/pty.h). */
 		.new_session = 1,
-		.share_pid = c->pid == PID_INHERIT,
+		.share_pid = p->pm.inherit,
 		.share_net = c->net == NET_FULL,
 		.cmd = c->cmd,
 	};
@@ -138,6 +195,7 @@ int prepare_argv(const struct config *c, const struct protect_decision *d, struc
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
 		p->res.proc, p->res.tmpfs_size,
 		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
+		p->pm.inherit,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

@@ -20,6 +20,7 @@
 #include "plan/bwrap_argv.h"
 #include "plan/limits.h"
 #include "plan/mount_plan.h"
+#include "plan/procmode.h"
 #include "plan/resolve.h"
 
 struct prepared {
@@ -38,6 +39,7 @@ struct prepared {
 	struct limits_plan limits;/* applied to bwrap's child before its release */
 	struct cgroup_run cgroup; /* the run's own, removed by prepare_free */
 	char cache_dir[PATH_MAX]; /* --cache private: the workspace's; "" when none */
+	struct procmode_facts pm; /* the PID namespace mode (plan/procmode.h) */
 };
 
 void prepare_init(struct prepared *p);
@@ -47,6 +49,11 @@ void prepare_init(struct prepared *p);
  * a terminal of its own (launch/pty.h). */
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* Says once on stderr which protections this machine does not allow the
+ * run (the host's PID namespace, the inotify shares, the process count).
+ * After prepare_open. */
+void prepare_print_lost(const struct prepared *p);
 
 /* The mount plan and the argv, once the protected names are decided (d). */
 int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,

@@ -261,6 +261,10 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 		explain_limits_json(j, &r->limits);
 	else
 		json_out_null(j, "limits");
+	if (r->pm.decided)
+		explain_pid_ns_json(j, &r->pm);
+	else
+		json_out_null(j, "pid_namespace");
 	json_out_end(j);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "err.h"
 #include "plan/limits.h"
+#include "plan/procmode.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
@@ -81,6 +82,7 @@ struct report {
 	 * (watch.h: the caller's inotify budget was spent), "" when they did
 	 * not. */
 	char watch_fallback[160];
+	struct procmode_facts pm;  /* the PID namespace mode (pm.decided 0: none yet) */
 };
 
 /* Start the clock; no report yet (dirfd -1).  Never fails. */

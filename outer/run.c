@@ -296,6 +296,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 		(void)snprintf(rep->watch_fallback, sizeof(rep->watch_fallback),
 			       "placeholders instead of a watch: %s reached (%s)",
 			       prot->watch_lost_limit, strerror(prot->watch_lost));
+	rep->pm = p->pm;
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
@@ -309,6 +310,18 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (report_write(rep, c, &p->res, protect_decision(prot), r < 0 ? EXIT_CORDON_FAILED : r,
 			 why, &we) < 0)
 		err_print(&we); /* the command has run: its status stands */
+}
+
+/* The limits, and the note when /proc/sys turned out read-only only now
+ * (prepare_print_lost told what was known before). */
+static int apply_limits(struct prepared *p, struct cordon_err *e)
+{
+	int planned = p->limits.watches_shared;
+	int r = sandbox_limits_apply(p->bwrap.child, &p->limits, e);
+	if (r == 0 && planned && p->limits.watches_err)
+		fprintf(stderr, "cordon: note: inotify and fanotify: %s\n",
+			limits_how(&p->limits, LIMITS_WATCHES));
+	return r;
 }
 
 int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
@@ -340,8 +353,10 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	if ((r = pty_open(&pty, e)) < 0)
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
-	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
-	    (r = reserve_watch(&w, &p, &prot, e)) < 0 ||
+	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0)
+		goto done;
+	prepare_print_lost(&p);
+	if ((r = reserve_watch(&w, &p, &prot, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
@@ -370,7 +385,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
 	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
 	    (r = tell_guardian(&w, &prot)) < 0 ||
-	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
+	    (r = apply_limits(&p, e)) < 0 ||
 	    (r = cgroup_run_enter(&p.cgroup, p.bwrap.pid, p.bwrap.child, e)) < 0 ||
 	    (r = send_checks(&p, &prot, e)) < 0)
 		goto done;

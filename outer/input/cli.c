@@ -98,7 +98,9 @@ const char cli_usage[] =
 "                           reachable.  Dangerous: Docker's or D-Bus's socket\n"
 "                           is a way out.  Without it, Unix sockets work among\n"
 "                           the command's own processes and reach nothing else\n"
-"      --pid-ns isolate|inherit  fresh PID namespace (default) or the host's\n"
+"      --pid-ns auto|isolate|inherit  a fresh PID namespace, or the host's\n"
+"                           (auto, the default: the host's only where /proc\n"
+"                           cannot be mounted afresh, as in a container)\n"
 "      --setenv K=V         set K in the command's environment\n"
 "      --unsetenv K         remove K from the command's environment\n"
 "      --clear-env          start the command with an empty environment\n"
@@ -395,14 +397,14 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 		c->allow_unix_sockets = 1;
 		return 0;
 	case O_PID_NS:
-		if (strcmp(v, "isolate") == 0)
+		if (strcmp(v, "auto") == 0)
+			c->pid = PID_AUTO;
+		else if (strcmp(v, "isolate") == 0)
 			c->pid = PID_ISOLATE;
 		else if (strcmp(v, "inherit") == 0)
-			return err_set(e, ENOTSUP,
-				       "--pid-ns inherit is not available in this version; "
-				       "use the default --pid-ns isolate");
+			c->pid = PID_INHERIT;
 		else
-			return err_set(e, EINVAL, "--pid-ns %s: expected isolate or inherit", v);
+			return err_set(e, EINVAL, "--pid-ns %s: expected auto, isolate or inherit", v);
 		return 0;
 	case O_SETENV: {
 		const char *eq = strchr(v, '=');

@@ -73,7 +73,8 @@ void policy_out_json(struct json_out *j, const char *key, const struct config *c
 	network(j, c);
 	json_out_str(j, "net_log", c->net_log);
 	env(j, c);
-	json_out_str(j, "pid_ns", c->pid == PID_ISOLATE ? "isolate" : "inherit");
+	json_out_str(j, "pid_ns", c->pid == PID_AUTO ? "auto" : c->pid == PID_ISOLATE ? "isolate"
+									    : "inherit");
 	json_out_nonzero(j, "timeout", c->timeout);
 	json_out_uint(j, "kill_after", c->kill_after);
 	json_out_bool(j, "die_with_parent", c->die_with_parent);

@@ -64,6 +64,13 @@ int inner_link_open(struct inner_link *l, const struct config *c, const struct i
 	return build_args(c, t, bridge_fd, l, e);
 }
 
+int inner_link_share_pid(struct inner_link *l, struct cordon_err *e)
+{
+	if (argv_push(&l->args, "--pid-inherit") < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	return 0;
+}
+
 void inner_link_fill_opts(const struct inner_link *l, struct bwrap_opts *o)
 {
 	o->inner_exec = l->exec;

@@ -37,6 +37,11 @@ int inner_link_open(struct inner_link *l, const struct config *c, const struct i
 
 /* cordon-inner's part of bwrap's options, and the descriptors bwrap must
  * pass on to it. */
+/* After inner_link_open, before inner_link_fill_opts: the sandbox shares
+ * the caller's PID namespace (cordon-inner --pid-inherit, inner/pid1.h). */
+int inner_link_share_pid(struct inner_link *l, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 void inner_link_fill_opts(const struct inner_link *l, struct bwrap_opts *o);
 size_t inner_link_keep(const struct inner_link *l, int keep[2]);
 

@@ -131,7 +131,11 @@ static int ucount_helper(void *arg)
 	return 0;
 }
 
-static int share_ucounts(pid_t sandbox, struct cordon_err *e)
+/* 0 with p->watches_err set to EROFS when /proc/sys turned out read-only
+ * (a container's, bound read-only over a procfs whose sysctls the sandbox's
+ * user namespace could otherwise set): nothing else sets these counts, so
+ * the run goes on without them and says so (plan/limits.h). */
+static int share_ucounts(pid_t sandbox, struct limits_plan *p, struct cordon_err *e)
 {
 	char path[48];
 	struct ucount_job j = { .nsfd = -1, .err = 0 };
@@ -161,6 +165,10 @@ static int share_ucounts(pid_t sandbox, struct cordon_err *e)
 	int st = 0;
 	if (sys_waitpid(c, &st) < 0)
 		return err_sys(e, errno, "waiting for the helper that limits inotify use");
+	if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && j.err == EROFS) {
+		p->watches_err = EROFS;
+		return 0;
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return err_sys(e, j.err ? j.err : EIO,
 			       "cannot limit the sandbox's inotify and fanotify counts in its "
@@ -192,9 +200,9 @@ static int share_rlimits(pid_t sandbox, struct cordon_err *e)
 	return 0;
 }
 
-int sandbox_limits_apply(pid_t sandbox, const struct limits_plan *p, struct cordon_err *e)
+int sandbox_limits_apply(pid_t sandbox, struct limits_plan *p, struct cordon_err *e)
 {
-	int r = share_ucounts(sandbox, e);
+	int r = p->watches_shared ? share_ucounts(sandbox, p, e) : 0;
 	if (r == 0)
 		r = share_rlimits(sandbox, e);
 	if (r < 0)

@@ -14,8 +14,11 @@
 /* Apply p to sandbox (bwrap's child, the PID 1 to be).  For
  * LIMITS_PIDS_PIDNS this forks a helper that enters the sandbox's PID
  * namespace, whose child writes that namespace's pid_max.  Any failure is an
- * error: the caller kills bwrap unreleased. */
-int sandbox_limits_apply(pid_t sandbox, const struct limits_plan *p, struct cordon_err *e)
+ * error: the caller kills bwrap unreleased; except the inotify and fanotify
+ * shares where /proc/sys is read-only, which are skipped (not
+ * p->watches_shared) or, found read-only only now, recorded in
+ * p->watches_err (EROFS) for the caller to tell. */
+int sandbox_limits_apply(pid_t sandbox, struct limits_plan *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 #endif

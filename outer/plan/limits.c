@@ -25,6 +25,7 @@ int limits_decide(const struct config *c, const struct limits_facts *f, struct l
 	out->decided = 1;
 	out->data = c->limit_memory;
 	out->cpu = c->limit_cpu;
+	out->watches_shared = !f->sysctl_ro;
 	if (c->limit_memory && f->memory.way != CGROUP_PICK_NONE) {
 		out->memory = c->limit_memory;
 		out->memory_cg = f->memory;
@@ -44,6 +45,15 @@ int limits_decide(const struct config *c, const struct limits_facts *f, struct l
 		out->pids_way = LIMITS_PIDS_RLIMIT;
 		out->pids = want;
 		return 0;
+	}
+	if (f->sysctl_ro) {
+		if (c->limit_pids)
+			return err_set(e, ENOTSUP,
+				       "--limit-pids: as root, cordon counts processes with a pid_max of "
+				       "the sandbox's own PID namespace, and /proc/sys is read-only here "
+				       "(a container's); run without --limit-pids, as a user, or where "
+				       "cordon may make a cgroup with the pids controller");
+		return 0; /* the run and cordon doctor say so */
 	}
 	if (!f->own_pidns || !f->pidns_pid_max) {
 		if (c->limit_pids)
@@ -91,6 +101,12 @@ const char *limits_how(const struct limits_plan *p, enum limits_kind k)
 			break;
 		}
 		return "none";
+	case LIMITS_WATCHES:
+		if (p->watches_shared && !p->watches_err)
+			return "a share of the caller's inotify and fanotify counts, in the "
+			       "sandbox's user namespace";
+		return "none: /proc/sys is read-only here (a container's), so the command may "
+		       "use all of the caller's inotify and fanotify instances";
 	case LIMITS_CPU:
 		if (!p->cpu)
 			return "none";

@@ -52,6 +52,8 @@ struct limits_facts {
 	int root;             /* the caller's euid is 0 */
 	int own_pidns;        /* the sandbox gets a PID namespace */
 	int pidns_pid_max;    /* the kernel has a pid_max per PID namespace */
+	int sysctl_ro;        /* /proc/sys is read-only here (a container's): no
+				 per-namespace sysctl can be written */
 	struct limits_cgroup memory, pids, cpu;
 };
 
@@ -64,6 +66,12 @@ struct limits_plan {
 	unsigned cpu_tree;           /* seconds of CPU time of the whole tree, read from
 					cpu_cg; 0: none */
 	struct limits_cgroup memory_cg, pids_cg, cpu_cg; /* way NONE: not used */
+	/* The sandbox's user namespace gets its share of the caller's inotify
+	 * and fanotify counts (launch/sandbox_limits.c); 0 where /proc/sys is
+	 * read-only (a container's), or set to the errno when writing them
+	 * failed so: the command may then use all of the caller's. */
+	int watches_shared;
+	int watches_err;
 	int decided;                 /* 0: not decided yet (a run refused early) */
 };
 
@@ -72,7 +80,7 @@ struct limits_plan {
 int limits_decide(const struct config *c, const struct limits_facts *f, struct limits_plan *out,
 		  struct cordon_err *e) __attribute__((warn_unused_result));
 
-enum limits_kind { LIMITS_MEMORY, LIMITS_PIDS, LIMITS_CPU };
+enum limits_kind { LIMITS_MEMORY, LIMITS_PIDS, LIMITS_CPU, LIMITS_WATCHES };
 
 /* How the plan enforces one kind of limit, in words ("cgroup v1 pids.max
  * on the whole tree"), for doctor, explain and --report. */

@@ -126,7 +126,12 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	 * memory) that the command owns: /dev/shm gets a capped tmpfs of its
 	 * own, and the rest is remounted read-only below. */
 	push_tmpfs(out, "/dev/shm", in->tmpfs_size);
-	push(out, MOUNT_PROC, NULL, "/proc", -1, 0);
+	/* Read-only: through the host's /proc the caller's sysctls and every
+	 * process's writable entries would be the command's to write. */
+	if (in->host_proc)
+		push(out, MOUNT_RO_BIND, "/proc", "/proc", -1, 0);
+	else
+		push(out, MOUNT_PROC, NULL, "/proc", -1, 0);
 	push_proc_covers(out, in->proc);
 	if (in->tmp_private)
 		push_tmpfs(out, "/tmp", in->tmpfs_size);

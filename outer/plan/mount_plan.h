@@ -70,6 +70,10 @@ struct plan_input {
 	/* with full_write: the host's pseudo filesystems (sysfs, cgroupfs, ...)
 	 * outside /proc and /dev, each bound read-only over the writable / */
 	const char *const *kernel_ro; size_t nkernel_ro;
+	/* --pid-ns inherit (plan/procmode.h): the host's /proc, bound
+	 * read-only with whatever is mounted over its entries, instead of a
+	 * fresh one (which a PID namespace of the caller's could not have) */
+	int host_proc;
 };
 
 enum mount_kind {

@@ -57,8 +57,8 @@ refused "a duplicate key is refused" "bad.json:1:[0-9]+: not valid JSON.*duplica
 refused "~user is refused" "write: ~root/x: only ~ and ~/ expand" '{"write": ["~root/x"]}'
 expect_err 125 "--policy $W/nope.json: cannot open it" "a missing policy file is refused" -- \
 	"${C[@]}" --policy "$W/nope.json" -- true
-refused "a policy cannot smuggle in a setting the flags refuse (--pid-ns inherit)" \
-	"pid_ns: --pid-ns inherit is not available" '{"pid_ns": "inherit"}'
+refused "a policy cannot smuggle in a setting the flags refuse (--pid-ns bogus)" \
+	"pid_ns: --pid-ns bogus: expected auto, isolate or inherit" '{"pid_ns": "bogus"}'
 
 # --- srt's format ----------------------------------------------------------
 cat > "$W/pol/srt.json" <<EOF

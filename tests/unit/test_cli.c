@@ -72,7 +72,7 @@ Test(cli, defaults)
 	cr_assert_eq(p.c.default_protect, 1);
 	cr_assert_eq(p.c.tmp, TMP_PRIVATE);
 	cr_assert_eq(p.c.net, NET_NONE);
-	cr_assert_eq(p.c.pid, PID_ISOLATE);
+	cr_assert_eq(p.c.pid, PID_AUTO);
 	cr_assert_eq(p.c.full_write, 0);
 	cr_assert_eq(p.c.write.n, 0);
 	cr_assert_eq(p.c.read_only.n, 0);
@@ -499,8 +499,18 @@ Test(cli, pid_ns)
 	config_free(&p.c);
 	expect_refused(PARSE(&p, "--pid-ns", "bogus", "true"), "--pid-ns bogus: ");
 	cr_assert_eq(p.e.err, EINVAL);
-	expect_refused(PARSE(&p, "--pid-ns=inherit", "true"), "--pid-ns inherit ");
-	cr_assert_eq(p.e.err, ENOTSUP);
+	PARSE(&p, "--pid-ns=inherit", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_INHERIT);
+	config_free(&p.c);
+	PARSE(&p, "--pid-ns", "auto", "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_AUTO);
+	config_free(&p.c);
+	PARSE(&p, "true");
+	expect_ok(&p);
+	cr_assert_eq(p.c.pid, PID_AUTO, "auto is the default");
+	config_free(&p.c);
 }
 
 Test(cli, setenv_unsetenv_clear_env_in_order)

@@ -146,3 +146,25 @@ Test(limits, cpu_time_of_the_tree_where_a_cgroup_counts_it)
 	cr_assert_eq(p.cpu_tree, 0);
 	cr_assert_str_eq(limits_how(&p, LIMITS_CPU), "RLIMIT_CPU per process");
 }
+
+Test(limits, read_only_proc_sys)
+{
+	struct config c = { 0 };
+	struct limits_plan p;
+	struct cordon_err e;
+	struct limits_facts f = { .root = 1, .own_pidns = 1, .pidns_pid_max = 1, .sysctl_ro = 1 };
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.pids_way, LIMITS_PIDS_NONE, "pid_max cannot be written: not counted");
+	cr_assert_eq(p.watches_shared, 0);
+	cr_assert(strstr(limits_how(&p, LIMITS_WATCHES), "read-only"));
+	c.limit_pids = 100;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), -ENOTSUP, "an explicit limit is refused");
+	cr_assert(strstr(e.msg, "--limit-pids") && strstr(e.msg, "read-only"));
+	f.root = 0;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.pids_way, LIMITS_PIDS_RLIMIT, "a user's RLIMIT_NPROC needs no sysctl");
+	f.sysctl_ro = 0;
+	cr_assert_eq(limits_decide(&c, &f, &p, &e), 0);
+	cr_assert_eq(p.watches_shared, 1);
+	cr_assert(strstr(limits_how(&p, LIMITS_WATCHES), "share"));
+}

@@ -104,7 +104,7 @@ Test(mount_plan, full_order)
 	const struct protect_decision d = { prot, 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0,
+		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0, 0,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -324,7 +324,7 @@ Test(mount_plan, many_entries_fit)
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
 	const struct protect_decision d = { prot, N };
-	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0 };
+	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0, 0 };
 	struct mount_plan p;
 	build(&in, &p);
 	cr_assert_eq(p.n, 7 + 4 * N);
@@ -519,5 +519,23 @@ Test(mount_plan, git_pin_before_the_read_only_entries_in_it)
 	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
 	cr_assert_str_eq(p.ops[5].src, "/w/a/.git", "bound onto itself");
 	cr_assert_str_eq(p.ops[7].src, "/w/a/.git/objects/info");
+	mount_plan_free(&p);
+}
+
+Test(mount_plan, host_proc_is_bound_read_only)
+{
+	struct plan_input in = { .tmp_private = 1, .host_proc = 1 };
+	struct mount_plan p;
+	build(&in, &p);
+	const struct want w[] = {
+		{ MOUNT_RO_BIND, "/", -1 },
+		{ MOUNT_DEV, "/dev", -1 },
+		{ MOUNT_TMPFS, "/dev/shm", -1 },
+		{ MOUNT_RO_BIND, "/proc", -1 },
+		{ MOUNT_TMPFS, "/tmp", -1 },
+		{ MOUNT_REMOUNT_RO, "/dev", -1 },
+	};
+	expect_plan(&p, w, sizeof(w) / sizeof(w[0]));
+	cr_assert_str_eq(p.ops[3].src, "/proc", "the host's, masks included");
 	mount_plan_free(&p);
 }
