@@ -40,15 +40,6 @@ void pid1_forwarded_set(sigset_t *s)
 		sigaddset(s, forwarded[i]);
 }
 
-int pid1_exit_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return EXIT_CORDON_FAILED;
-}
-
 /* Reap whatever has exited; 1 once the command is among them. */
 static int reap(pid_t cmd, int *cmd_status)
 {
@@ -67,8 +58,9 @@ static int reap(pid_t cmd, int *cmd_status)
 
 /* Kill what outlived the command.  As init, kill(-1) reaches every other
  * process of the namespace, daemons that double-forked and setsid'd
- * included, and never ourselves. */
-static void kill_rest(void)
+ * included, and never ourselves.  The command's status, if it is among
+ * them (ended by cordon), goes to *cmd_status. */
+static void kill_rest(pid_t cmd, int *cmd_status)
 {
 	(void)kill(-1, SIGKILL);
 	for (;;) {
@@ -78,10 +70,12 @@ static void kill_rest(void)
 			continue;
 		if (p < 0)
 			break;
+		if (p == cmd)
+			*cmd_status = st;
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd)
+int pid1_run(pid_t cmd, int sfd, int *wstatus)
 {
 	int status = 0;
 	int done = reap(cmd, &status);
@@ -95,8 +89,8 @@ int pid1_run(pid_t cmd, int sfd)
 				      "everything it started were killed (status 125 is cordon's, "
 				      "not the command's)");
 			err_print(&e);
-			kill_rest();
-			return EXIT_CORDON_FAILED;
+			kill_rest(cmd, &status);
+			return -1;
 		}
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -109,13 +103,19 @@ int pid1_run(pid_t cmd, int sfd)
 			if (si.ssi_signo == WIRE_END_SIGNAL) {
 				if (si.ssi_pid != 0)
 					continue;
-				kill_rest();
-				return 128 + SIGKILL;
+				/* The command dies of SIGKILL here unless it
+				 * ended on its own meanwhile: either is its
+				 * status. */
+				status = SIGKILL;
+				kill_rest(cmd, &status);
+				*wstatus = status;
+				return 0;
 			}
 			(void)kill(cmd, (int)si.ssi_signo);
 		}
 		done = reap(cmd, &status);
 	}
-	kill_rest();
-	return pid1_exit_status(status);
+	kill_rest(cmd, &status);
+	*wstatus = status;
+	return 0;
 }

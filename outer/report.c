@@ -124,8 +124,10 @@ static const char *end_reason(const struct report *r, int status, int *signal)
 		return status == EXIT_NOT_FOUND ? "not_found" : "not_executable";
 	if (r->out.forwarded)
 		return "terminated";
-	if (status > 128 && status <= 128 + 64) {
-		*signal = status - 128;
+	/* From the command's own wait status, never from the exit status: an
+	 * `exit 130` is not a death by SIGINT. */
+	if (r->out.have_end && r->out.end.signaled) {
+		*signal = r->out.end.code;
 		return "signaled";
 	}
 	return "exited";
@@ -210,6 +212,8 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	json_out_str(j, "reason", reason);
 	json_out_nonzero(j, "signal", (unsigned)sig);
 	json_out_nonzero(j, "forwarded_signal", (unsigned)r->out.forwarded);
+	json_out_str(j, "timeout_ended_by",
+		     !r->out.timed_out ? NULL : r->out.timeout_killed ? "kill" : "term");
 	json_out_str(j, "error", err && err->msg[0] ? err->msg : NULL);
 	json_out_str(j, "started_at", when);
 	json_out_double(j, "duration_s", dur);

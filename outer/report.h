@@ -19,6 +19,7 @@
 #include <time.h>
 #include "config.h"
 #include "err.h"
+#include "wstatus.h"
 #include "plan/limits.h"
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
@@ -44,9 +45,12 @@ struct report_refusal {
 struct report_outcome {
 	int started;          /* the command was exec'd */
 	int timed_out;
+	int timeout_killed;   /* after the timeout's SIGTERM, --kill-after ended it */
 	int cpu_exceeded;     /* the tree reached --limit-cpu */
 	int forwarded;        /* the signal cordon was asked to end the run with, 0: none */
 	int have_error;       /* cordon-inner sent an error (126, 127, 125) */
+	int have_end;         /* `end` is known (outcome_command_end) */
+	struct wstatus_end end; /* how the command ended: exited N or signaled N */
 	int have_rusage;
 	struct rusage rusage; /* of bwrap and everything it waited for: the sandbox */
 };

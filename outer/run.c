@@ -260,9 +260,11 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
+		rep->out.timeout_killed = out->timeout_killed;
 		rep->out.cpu_exceeded = out->cpu_exceeded;
 		rep->out.forwarded = out->killed_by;
 		rep->out.have_error = out->have_error;
+		rep->out.have_end = outcome_command_end(out, &rep->out.end) == 0;
 		rep->out.have_rusage = out->reaped;
 		rep->out.rusage = out->rusage;
 	}
