@@ -14,6 +14,8 @@
 #include "json_out.h"
 #include "sys.h"
 
+extern char **environ;
+
 #define REPORT_CAP (4u << 20)
 
 void report_init(struct report *r)
@@ -22,6 +24,7 @@ void report_init(struct report *r)
 	 * a report uses them, so that a run without one pays no page faults. */
 	r->dirfd = -1;
 	r->cache_dir[0] = '\0';
+	r->cmd_env = NULL;
 	r->name = NULL;
 	r->path = NULL;
 	memset(&r->out, 0, sizeof(r->out));
@@ -222,7 +225,8 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	if (c) {
 		struct resolved none = { .cwd = { .fd = -1 } };
 		json_out_object(j, "policy");
-		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, e);
+		struct explain_env env = { environ, r->cmd_env };
+		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, &env, e);
 		if (rc < 0)
 			return rc;
 		json_out_end(j);

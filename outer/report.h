@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "argv.h"
 #include "config.h"
 #include "err.h"
 #include "wstatus.h"
@@ -58,6 +59,7 @@ struct report_outcome {
 struct report {
 	int dirfd;            /* -1: no report asked for */
 	char cache_dir[4096]; /* the run's cache directory (--cache private), "" if none */
+	const struct argv *cmd_env; /* the command's environment, NULL if not built yet */
 	char *name;           /* FILE's last component, owned */
 	const char *path;     /* FILE as given */
 	struct timespec t0;   /* CLOCK_MONOTONIC at report_init */

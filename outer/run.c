@@ -255,6 +255,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (!rep || rep->dirfd < 0)
 		return;
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
+	rep->cmd_env = p->env.n ? &p->env : NULL;
 	rep->limits = p->limits;
 	rep->have_limits = p->limits.decided;
 	if (out) {

@@ -244,3 +244,18 @@ int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *
 		return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }
+
+const char *caches_env_why(const char *key)
+{
+	size_t kl = strlen(key);
+	if (strcmp(key, "GOPROXY") == 0)
+		return "--cache private: the host's Go module cache first (read, never "
+		       "written), then the caller's GOPROXY";
+	if (strcmp(key, "PNPM_HOME") == 0 || env_key_same(key, kl, "npm_config_store_dir"))
+		return "--cache private: pnpm's store in the workspace's cache directory";
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (env_key_same(key, kl, table[i].var))
+			return "--cache private: in the workspace's cache directory (the host's "
+			       "is read-only inside)";
+	return NULL;
+}

@@ -54,6 +54,10 @@ struct caches_in {
 int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* Why caches_env sets or removes key (in any case npm reads it), NULL
+ * when it does not. */
+const char *caches_env_why(const char *key);
+
 /* Where Go's env file is (GOENV, else $XDG_CONFIG_HOME/go/env, else
  * ~/.config/go/env), from an environment; -ENOENT when there is none. */
 int caches_goenv_path(char *const *env, char *out, size_t outlen)

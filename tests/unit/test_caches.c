@@ -223,3 +223,18 @@ Test(caches, pnpm_store_beside_a_standalone_pnpm)
 	cr_assert_null(env_get(&a, "PNPM_HOME"), "a --setenv store is left alone");
 	argv_free(&a);
 }
+
+/* Every variable caches_env sets has its reason (explain lists it), in the
+ * case npm reads too; others have none. */
+Test(caches, every_variable_set_has_a_reason)
+{
+	const char *keys[] = { "XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "npm_config_cache",
+			       "NPM_CONFIG_CACHE", "PIP_CACHE_DIR", "YARN_CACHE_FOLDER", "CCACHE_DIR",
+			       "PRE_COMMIT_HOME", "PNPM_HOME", "npm_config_store_dir", "GOPROXY" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *w = caches_env_why(keys[i]);
+		cr_assert(w && strncmp(w, "--cache private", 15) == 0, "%s", keys[i]);
+	}
+	cr_assert_null(caches_env_why("HOME"));
+	cr_assert_null(caches_env_why("GOPATH"));
+}
