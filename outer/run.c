@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
+#include "launch/detach.h"
 #include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
@@ -236,6 +238,26 @@ static int die_with_parent(pid_t parent, struct cordon_err *e)
 	return 0;
 }
 
+/* --cache private: the workspace caches of deleted or long-unused
+ * workspaces go, at most once a day, in a process of their own started
+ * once the command runs (start-up does not wait for it).  Best effort: a
+ * prune that cannot start is tried by the next run. */
+static void prune_caches(void *unused)
+{
+	(void)unused;
+	(void)caches_prune();
+}
+
+static int start_cache_prune(const struct config *c, const struct prepared *p)
+{
+	struct cordon_err ignored;
+	if (c->cache == CACHE_PRIVATE && p->cache_dir[0] && caches_prune_due() &&
+	    detach_run(prune_caches, NULL, &ignored) < 0) {
+		/* Not started: the next run tries again. */
+	}
+	return 0;
+}
+
 /* --net none: the sandbox's no-route counters, opened once its namespaces
  * exist, for the note after a failed run (netnote.h). */
 static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
@@ -327,7 +349,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = sandbox_limits_apply(p.bwrap.child, &p.limits, e)) < 0 ||
 	    (r = cgroup_run_enter(&p.cgroup, &p.limits, p.bwrap.child, e)) < 0 ||
-	    (r = send_checks(&p, &prot, e)) < 0)
+	    (r = send_checks(&p, &prot, e)) < 0 ||
+	    (r = start_cache_prune(c, &p)) < 0)
 		goto done;
 	resolved_close(&p.res);
 	protect_close_fds(&prot);
