@@ -300,7 +300,7 @@ int caches_describe(char *msg, size_t len)
 		       "workspaces gone or unused for %lld days, once a day (last: %s); cordon "
 		       "reclaim --caches removes them all", base, human(bytes, size, sizeof(size)),
 		       r < 0 ? " or more (some could not be read)" : "", n, n == 1 ? "" : "s",
-		       CACHES_UNUSED_S / (24 * 3600), last);
+		       CACHES_UNUSED_S / (24LL * 3600), last);
 	return 1;
 }
 
@@ -381,7 +381,6 @@ static struct caches_entry gather(int base, const char *name, const struct stat 
 /* Remove the directory name of base (seen as *st) and its record. */
 static void remove_one(int base, const char *name, const struct stat *st)
 {
-	char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)];
 	unsigned long long bytes = 0;
 	int sub = open_subdir(base, name, st, 1);
 	if (sub < 0)
@@ -389,6 +388,7 @@ static void remove_one(int base, const char *name, const struct stat *st)
 	int r = walk(sub, st->st_dev, 0, 1, &bytes);
 	sys_close(&sub);
 	if (r == 0 && unlinkat(base, name, AT_REMOVEDIR) == 0) {
+		char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)];
 		(void)snprintf(rec, sizeof(rec), "%s%s", name, CACHES_RECORD_SUFFIX);
 		(void)unlinkat(base, rec, 0);
 	}
