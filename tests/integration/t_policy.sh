@@ -206,15 +206,17 @@ expect 0 "explain with --report, --allow-domain and --cache private" -- \
 	env XDG_CACHE_HOME="$xdg" "$CORDON" explain -w "$ws" --report "$W/never.json" \
 	--allow-domain example.com --cache private -- true
 assert "explain made no cache directory" -- test ! -e "$xdg/cordon"
+# The real binary, not the no-Landlock pass's wrapper (which makes a pipe
+# of its own): what is traced is cordon alone.
 if command -v strace >/dev/null 2>&1 &&
 	strace -f -o "$W/strace" -e trace=socketpair,memfd_create,pipe2 \
-		env XDG_CACHE_HOME="$xdg" "$CORDON" explain -w "$ws" --report "$W/never.json" \
+		env XDG_CACHE_HOME="$xdg" "$CORDON_BIN" explain -w "$ws" --report "$W/never.json" \
 		--allow-domain example.com -- true >/dev/null 2>&1; then
 	assert "explain creates no socket, memfd or pipe ($(grep -cE 'socketpair|memfd_create|pipe2' "$W/strace") calls)" -- \
 		sh -c "! grep -qE '(socketpair|memfd_create|pipe2)\(' '$W/strace'"
 	# Control: a run makes them (the same trace sees them).
 	strace -f -o "$W/strace" -e trace=socketpair,memfd_create,pipe2 \
-		"$CORDON" -w "$ws" --report "$W/r.json" --allow-domain example.com -- true >/dev/null 2>&1
+		"$CORDON_BIN" -w "$ws" --report "$W/r.json" --allow-domain example.com -- true >/dev/null 2>&1
 	assert "control: a run creates its sockets and memfd (strace sees them)" -- \
 		grep -qE 'memfd_create\("cordon-net-decisions"' "$W/strace"
 fi

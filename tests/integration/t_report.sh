@@ -50,10 +50,11 @@ has "timeout: reason" .reason '"timeout"'
 
 # The CPU of processes cordon ends counts too: the sandbox's PID 1 kills and
 # reaps them itself (a SIGKILL of PID 1 would have the kernel reap them
-# with their times lost).  4 processes that would spin 5 s each, ended
-# after 2 s: well over a second of CPU on any machine that ran them.
+# with their times lost).  4 processes that would spin 9 s each, ended
+# after 3 s (the timeout's SIGTERM ends their parent, PID 1 kills them):
+# over a second of CPU even on a loaded machine (2 cores, load 14: 1.5 s).
 rm -f "$R"
-expect 124 "a timeout ends busy processes" -- "${C[@]}" --report "$R" --timeout 2 -- python3 "$HELPERS/spin.py" 4 5
+expect 124 "a timeout ends busy processes" -- "${C[@]}" --report "$R" --timeout 3 -- python3 "$HELPERS/spin.py" 4 9
 has "timeout: the ended processes' CPU is in rusage ($(q '.rusage | [.user_s, .system_s]'))" \
 	'.rusage.user_s + .rusage.system_s > 1' true
 
