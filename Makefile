@@ -5,7 +5,8 @@
 #   build/cordon-bridge  the host side of --net proxy (musl, static)
 #   build/cordon-connect the CONNECT client ssh uses inside (musl, static)
 #   build/unit/*         Criterion unit tests (glibc host builds of common/ outer/ inner/)
-#   build/fuzz/*         libFuzzer harnesses (clang), built and run by `make fuzz`
+#   build/fuzz/*         libFuzzer harnesses (clang): `make fuzz-smoke` (in check) runs
+#                        each a few seconds, `make fuzz` for FUZZ_SECONDS
 
 PREFIX ?= /usr/local
 BUILD  ?= build
@@ -36,7 +37,8 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 # Each binary's sources, named: a new file is added here on purpose.
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
-              common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c
+              common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c \
+              common/wstatus.c
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
@@ -56,7 +58,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/hostpaths/quarantine.c outer/hostpaths/registry_sweep.c \
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
-              outer/launch/sandbox_limits.c \
+              outer/launch/detach.c outer/launch/sandbox_limits.c \
               outer/launch/procprobe.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
@@ -121,7 +123,8 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz
+.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz \
+        fuzz-smoke
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
 deps:
@@ -259,10 +262,14 @@ lint: $(GEN_HDR)
 
 # libFuzzer harnesses, one per parser of untrusted input (tests/fuzz/fuzz_*.c):
 # each is linked with clang against every host source (compiled once more,
-# instrumented) and run for FUZZ_SECONDS.  Not part of `make check`: a
-# bounded fuzz run proves little on its own, and it is slow.
+# instrumented).  Each starts from its seeds (tests/fuzz/seeds/NAME/: read,
+# never written; what a run finds goes to build/fuzz/NAME.corpus).
+# `make check` runs each for FUZZ_SMOKE_SECONDS: that the harnesses build,
+# that every seed passes and a few seconds find nothing; `make fuzz` runs
+# each for FUZZ_SECONDS (the README has a long run's figures).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
+FUZZ_SMOKE_SECONDS ?= 3
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FOBJ          = $(BUILD)/fuzz-obj
@@ -272,7 +279,7 @@ FUZZ_CFLAGS  := $(CSTD) -O1 -g $(filter-out -Wno-format-truncation,$(WARN)) -fno
 FUZZ_OBJ     := $(patsubst %.c,$(FOBJ)/%.o,$(COMMON_SRC) $(OUTER_SRC) $(INNER_SRC) $(BRIDGE_SRC))
 FLAGS_FUZZ_TEXT := $(FUZZ_CC) $(FUZZ_CFLAGS)
 FUZZ_STAMP   := $(BUILD)/flags.fuzz
-ifneq ($(filter fuzz $(BUILD)/fuzz/%,$(MAKECMDGOALS)),)
+ifneq ($(filter fuzz fuzz-smoke $(BUILD)/fuzz/%,$(MAKECMDGOALS)),)
 ifneq ($(file <$(FUZZ_STAMP)),$(FLAGS_FUZZ_TEXT))
 $(shell mkdir -p $(BUILD))
 $(file >$(FUZZ_STAMP),$(FLAGS_FUZZ_TEXT))
@@ -289,15 +296,20 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(FUZZ_STAMP)
 	$(call say,CLANG,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -Iouter -Iinner -Ibridge \
 	    -MMD -MP -o $@ $(filter %.c %.o,$^) $(HOST_LIBS)
+FUZZ_RUN = set -e; for f in $(FUZZ_BIN); do \
+	    echo "== $$f ($(1) s)"; mkdir -p $$f.corpus; \
+	    $$f -max_total_time=$(1) -print_final_stats=1 $$f.corpus \
+	        tests/fuzz/seeds/$${f\#\#*/}; done
 fuzz: $(FUZZ_BIN)
-	@set -e; for f in $(FUZZ_BIN); do \
-	    echo "== $$f ($(FUZZ_SECONDS) s)"; mkdir -p $$f.corpus; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$f.corpus; done
+	@$(call FUZZ_RUN,$(FUZZ_SECONDS))
+fuzz-smoke: $(FUZZ_BIN)
+	@$(call FUZZ_RUN,$(FUZZ_SMOKE_SECONDS))
 
 check: deps
 	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) unit
+	$(MAKE) fuzz-smoke
 	$(MAKE) integration
 	$(MAKE) toolchains
 	$(MAKE) check-asan

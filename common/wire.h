@@ -32,7 +32,8 @@ enum wire_type {
 	WIRE_STARTED,        /* inner->outer: the command was exec'd (int32 pid inside) */
 	WIRE_ERROR,          /* inner->outer: struct cordon_err, then inner exits */
 	WIRE_RO_CHECK,       /* outer->inner: path string + O_PATH fd of a read-only mount */
-	WIRE_EXITED,         /* inner->outer: int32 status; no process of the command is left */
+	WIRE_EXITED,         /* inner->outer: int32 the command's wait status (wstatus.h); no process
+	                        of the command is left */
 	WIRE_TYPE_END,
 };
 

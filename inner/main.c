@@ -29,6 +29,7 @@
 #include "sys.h"
 #include "unixsup.h"
 #include "wire.h"
+#include "wstatus.h"
 
 struct inner_opts {
 	int ctrl;
@@ -289,13 +290,17 @@ int main(int argc, char **argv)
 	if (wire_send(o.ctrl, WIRE_STARTED, &pid32, sizeof(pid32), -1) < 0) {
 		/* cordon is gone; --die-with-parent is about to end us anyway. */
 	}
-	int status = pid1_run(cmd, sfd);
+	int wstatus;
+	struct wstatus_end end;
+	if (pid1_run(cmd, sfd, &wstatus) < 0 || wstatus_decode(wstatus, &end) < 0)
+		return EXIT_CORDON_FAILED;
 	/* Every other process of the namespace is dead and reaped: cordon may
-	 * clean up on the host while bwrap tears the namespace down. */
-	int32_t st32 = status;
+	 * clean up on the host while bwrap tears the namespace down.  The wait
+	 * status itself, not our exit status: 128+N is ambiguous. */
+	int32_t st32 = wstatus;
 	if (wire_send(o.ctrl, WIRE_EXITED, &st32, sizeof(st32), -1) < 0) {
 		/* cordon is gone; nobody is waiting for this. */
 	}
 	sys_close(&o.ctrl);
-	return status;
+	return wstatus_exit_code(&end);
 }

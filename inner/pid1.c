@@ -64,15 +64,6 @@ void pid1_forwarded_set(sigset_t *s)
 		sigaddset(s, forwarded[i]);
 }
 
-int pid1_exit_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return EXIT_CORDON_FAILED;
-}
-
 /* Reap whatever has exited; 1 once the command is among them. */
 static int reap(pid_t cmd, int *cmd_status)
 {
@@ -94,8 +85,9 @@ static int reap(pid_t cmd, int *cmd_status)
  * included, and never ourselves.  In the host's PID namespace it would reach
  * every process of the caller's: there Landlock's signal scope
  * (pid1_share_host_pidns) limits it to our own domain, which only the
- * command's processes share. */
-static void kill_rest(void)
+ * command's processes share.  The command's status, if it is among them
+ * (ended by cordon), goes to *cmd_status. */
+static void kill_rest(pid_t cmd, int *cmd_status)
 {
 	/* Before a kill(-1) in the host's namespace, proof that the scope
 	 * holds: bwrap, outside the domain, must be out of reach (EPERM).
@@ -112,10 +104,12 @@ static void kill_rest(void)
 			continue;
 		if (p < 0)
 			break;
+		if (p == cmd)
+			*cmd_status = st;
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd)
+int pid1_run(pid_t cmd, int sfd, int *wstatus)
 {
 	int status = 0;
 	int done = reap(cmd, &status);
@@ -132,8 +126,8 @@ int pid1_run(pid_t cmd, int sfd)
 				      "everything it started were killed (status 125 is cordon's, "
 				      "not the command's)");
 			err_print(&e);
-			kill_rest();
-			return EXIT_CORDON_FAILED;
+			kill_rest(cmd, &status);
+			return -1;
 		}
 		/* The command's connect and bind wait on these answers; signals
 		 * and reaping come right after, every turn. */
@@ -152,13 +146,19 @@ int pid1_run(pid_t cmd, int sfd)
 				 * (a domain may not signal its parent's). */
 				if (si.ssi_pid != 0 && !shared_pidns)
 					continue;
-				kill_rest();
-				return 128 + SIGKILL;
+				/* The command dies of SIGKILL here unless it
+				 * ended on its own meanwhile: either is its
+				 * status. */
+				status = SIGKILL;
+				kill_rest(cmd, &status);
+				*wstatus = status;
+				return 0;
 			}
 			(void)kill(cmd, (int)si.ssi_signo);
 		}
 		done = reap(cmd, &status);
 	}
-	kill_rest();
-	return pid1_exit_status(status);
+	kill_rest(cmd, &status);
+	*wstatus = status;
+	return 0;
 }

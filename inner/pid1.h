@@ -6,7 +6,9 @@
  * is passed to the command.  Every child is reaped; orphans reparent here.
  * When the command ends, everything left in the namespace is killed and
  * reaped, and the command's status becomes ours: its exit code, or 128+N if
- * it died of signal N (which PID 1 itself could not die of). */
+ * it died of signal N (which PID 1 itself could not die of; wstatus.h).  The
+ * wait status itself goes to cordon (WIRE_EXITED), which alone can tell an
+ * `exit 130` from a death by SIGINT. */
 #ifndef CORDON_PID1_H
 #define CORDON_PID1_H
 
@@ -39,12 +41,12 @@ int pid1_share_host_pidns(struct cordon_err *e) __attribute__((warn_unused_resul
 /* The signals cordon forwards and cordon-inner passes on. */
 void pid1_forwarded_set(sigset_t *s);
 
-/* Pure: wait status of the command -> our exit status. */
-int pid1_exit_status(int wstatus);
-
-/* Run the loop for the command `cmd`; returns the exit status once the
- * command has ended and every other process of the namespace has been killed
- * and reaped.  `sfd` is a signalfd for pid1_forwarded_set() plus SIGCHLD. */
-int pid1_run(pid_t cmd, int sfd);
+/* Run the loop for the command `cmd` until the command has ended and every
+ * other process of the namespace has been killed and reaped; then 0 with
+ * the command's own wait status in *wstatus (SIGKILL when cordon ended the
+ * sandbox, WIRE_END_SIGNAL, before it ended on its own).  -1 if waiting
+ * failed (said on stderr; everything was killed).  `sfd` is a signalfd for
+ * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL. */
+int pid1_run(pid_t cmd, int sfd, int *wstatus);
 
 #endif

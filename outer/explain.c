@@ -7,9 +7,10 @@
 #include "explain_print.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
-#include "plan/env.h"
 #include "prepare.h"
 #include "supervise.h"
+
+extern char **environ;
 
 void explain_verbose(const struct argv *a)
 {
@@ -33,27 +34,34 @@ static void cache_path(const struct config *c, const struct resolved *r, char *o
 		out[0] = '\0';
 }
 
+/* Planning only: explain creates no socket, memfd, cache directory or keep
+ * list (prepare.h). */
+static int explain_plan(const struct config *c, struct prepared *p, struct protect_run *prot,
+			char *cache, size_t len, struct cordon_err *e)
+{
+	/* What a run from here would pass on (run.c). */
+	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
+	int r;
+	if ((r = prepare_plan(c, p, prot, e)) < 0)
+		return r;
+	cache_path(c, &p->res, cache, len);
+	if ((r = prepare_explain(c, &t, cache, p, e)) < 0 ||
+	    (r = protect_explain(prot, c->full_write, e)) < 0)
+		return r;
+	return prepare_argv(c, protect_decision(prot), p, e);
+}
+
 int explain_run(const struct config *c, struct cordon_err *e)
 {
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
-	/* What a run from here would pass on (run.c). */
-	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
-	int r;
+	char cache[PATH_MAX];
 	prepare_init(&p);
-	if ((r = prepare_open(c, &t, &p, &prot, e)) == 0 &&
-	    (r = protect_explain(&prot, c->full_write, e)) == 0 &&
-	    (r = prepare_argv(c, protect_decision(&prot), &p, e)) == 0) {
-		char cache[PATH_MAX];
-		cache_path(c, &p.res, cache, sizeof(cache));
-		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &p.limits,
-				  &p.pm, &p.argv, e);
-		if (r == 0 && c->net == NET_PROXY && !c->json) {
-			printf("\nenvironment for --net proxy (a --setenv of the same name wins):\n");
-			for (size_t i = 0; i < p.env.n; i++)
-				if (env_is_proxy_key(p.env.v[i]))
-					printf("  %s\n", p.env.v[i]);
-		}
+	int r = explain_plan(c, &p, &prot, cache, sizeof(cache), e);
+	if (r == 0) {
+		struct explain_env env = { environ, &p.env };
+		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &env,
+				  &p.limits, &p.pm, &p.argv, e);
 	}
 	protect_release(&prot);
 	prepare_free(&p);

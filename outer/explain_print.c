@@ -5,9 +5,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "budgets.h"
 #include "input/policy_out.h"
+#include "plan/caches.h"
+#include "plan/env.h"
+#include "plan/offline.h"
 #include "plan/policy_view.h"
 #include "seccomp_policy.h"
 
@@ -25,11 +29,99 @@ static void env_origin(const struct config *c, size_t i, char *buf, size_t size)
 	policy_view_list_origin(c, &same, i < c->nenv_file ? k : 0, flag, buf, size);
 }
 
-static int tmpdir_set(const struct config *c)
+/* One row of the environment's changes: an operation of the flags or the
+ * policy file, or one of cordon's own. */
+struct env_row {
+	const char *op;       /* "set" or "unset" */
+	const char *name;
+	size_t name_len;
+	const char *value;    /* NULL for unset */
+	const char *why;
+	int replaced;         /* the caller had it, with another value */
+};
+
+typedef void env_row_fn(void *ctx, const struct env_row *row);
+
+static size_t entry_key_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+static int named_by_op(const struct config *c, const char *key, size_t kl)
 {
 	for (size_t i = 0; i < c->nenv; i++)
-		if (strcmp(c->env[i].key, "TMPDIR") == 0)
+		if (strlen(c->env[i].key) == kl && strncmp(c->env[i].key, key, kl) == 0)
 			return 1;
+	return 0;
+}
+
+/* The caller's value of key, NULL when it has none or it is not passed on. */
+static const char *caller_value(const struct config *c, const struct explain_env *env,
+				const char *key)
+{
+	size_t kl = strlen(key);
+	if (c->clear_env || !env)
+		return NULL;
+	for (char *const *p = env->caller; p && *p; p++)
+		if (strncmp(*p, key, kl) == 0 && (*p)[kl] == '=')
+			return *p + kl + 1;
+	return NULL;
+}
+
+/* Why cordon itself changed key: the module that did says. */
+static const char *own_why(const struct config *c, const char *key)
+{
+	const char *why = env_why(c, key);
+	if (!why)
+		why = caches_env_why(key);
+	if (!why)
+		why = offline_env_why(key);
+	return why;
+}
+
+/* Every change, in order: the flags' and the file's operations, then what
+ * cordon sets, replaces or removes itself (from the command's environment
+ * as a run builds it, compared with the caller's).  A value of cordon's
+ * that the caller had already is listed too: cordon sets it. */
+static int env_rows(const struct config *c, const struct explain_env *env, env_row_fn *fn,
+		    void *ctx, struct cordon_err *e)
+{
+	char why[VIEW_WHY_MAX];
+	for (size_t i = 0; i < c->nenv; i++) {
+		env_origin(c, i, why, sizeof(why));
+		const char *had = caller_value(c, env, c->env[i].key);
+		struct env_row row = { c->env[i].value ? "set" : "unset", c->env[i].key,
+				       strlen(c->env[i].key), c->env[i].value, why,
+				       c->env[i].value && had && strcmp(had, c->env[i].value) != 0 };
+		fn(ctx, &row);
+	}
+	if (!env || !env->command) {
+		if (!named_by_op(c, "TMPDIR", 6))
+			fn(ctx, &(struct env_row){ "set", "TMPDIR", 6, "/tmp",
+						   env_why(c, "TMPDIR"), 0 });
+		return 0;
+	}
+	struct env_change *d;
+	size_t n;
+	if (env_diff(c->clear_env ? NULL : env->caller, env->command, &d, &n) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char key[256];
+		size_t kl = entry_key_len(d[i].entry);
+		if (named_by_op(c, d[i].entry, kl) || kl >= sizeof(key))
+			continue;
+		memcpy(key, d[i].entry, kl);
+		key[kl] = '\0';
+		const char *w = own_why(c, key);
+		if (d[i].op == ENV_CHANGE_SAME && !w)
+			continue; /* the caller's, passed on */
+		struct env_row row = { d[i].op == ENV_CHANGE_UNSET ? "unset" : "set", d[i].entry, kl,
+				       d[i].op == ENV_CHANGE_UNSET ? NULL : d[i].entry + kl + 1,
+				       w ? w : "cordon", d[i].op == ENV_CHANGE_REPLACE };
+		fn(ctx, &row);
+	}
+	free(d);
 	return 0;
 }
 
@@ -87,21 +179,25 @@ static void text_network(FILE *out, const struct config *c)
 	fprintf(out, "  unix sockets: %s  (%s)\n", seccomp_policy_unix_mechanism(&so, 0), why);
 }
 
-static void text_env(FILE *out, const struct config *c)
+static void text_env_row(void *ctx, const struct env_row *r)
+{
+	FILE *out = ctx;
+	if (r->value)
+		fprintf(out, "  %-7s %.*s=%s  (%s%s)\n", r->replaced ? "replace" : "set",
+			(int)r->name_len, r->name, r->value, r->why,
+			r->replaced ? "; the caller's value is replaced" : "");
+	else
+		fprintf(out, "  %-7s %.*s  (%s)\n", "unset", (int)r->name_len, r->name, r->why);
+}
+
+static int text_env(FILE *out, const struct config *c, const struct explain_env *env,
+		    struct cordon_err *e)
 {
 	char why[VIEW_WHY_MAX];
 	policy_view_origin(c, "clear-env", why, sizeof(why));
 	fprintf(out, "\nenvironment: %s  (%s)\n",
-		c->clear_env ? "starts empty" : "cordon's own, with these changes", why);
-	for (size_t i = 0; i < c->nenv; i++) {
-		env_origin(c, i, why, sizeof(why));
-		if (c->env[i].value)
-			fprintf(out, "  set    %s=%s  (%s)\n", c->env[i].key, c->env[i].value, why);
-		else
-			fprintf(out, "  unset  %s  (%s)\n", c->env[i].key, why);
-	}
-	if (!tmpdir_set(c))
-		fprintf(out, "  set    TMPDIR=/tmp  (default)\n");
+		c->clear_env ? "starts empty" : "the caller's, with these changes", why);
+	return env_rows(c, env, text_env_row, out, e);
 }
 
 static const char *pid_ns_why(const struct procmode_facts *pm)
@@ -247,32 +343,29 @@ static void json_list(struct json_out *j, const struct config *c, const char *ke
 	json_out_end(j);
 }
 
-static void json_env(struct json_out *j, const struct config *c)
+static void json_env_row(void *ctx, const struct env_row *r)
 {
-	char why[VIEW_WHY_MAX];
+	struct json_out *j = ctx;
+	json_out_object(j, NULL);
+	json_out_str(j, "op", r->op);
+	json_out_strn(j, "name", r->name, r->name_len);
+	if (r->value)
+		json_out_str(j, "value", r->value);
+	json_out_str(j, "why", r->why);
+	json_out_bool(j, "replaced", r->replaced);
+	json_out_end(j);
+}
+
+static int json_env(struct json_out *j, const struct config *c, const struct explain_env *env,
+		    struct cordon_err *e)
+{
 	json_out_object(j, "env");
 	json_out_bool(j, "clear", c->clear_env);
 	json_out_array(j, "changes");
-	for (size_t i = 0; i < c->nenv; i++) {
-		env_origin(c, i, why, sizeof(why));
-		json_out_object(j, NULL);
-		json_out_str(j, "op", c->env[i].value ? "set" : "unset");
-		json_out_str(j, "name", c->env[i].key);
-		if (c->env[i].value)
-			json_out_str(j, "value", c->env[i].value);
-		json_out_str(j, "why", why);
-		json_out_end(j);
-	}
-	if (!tmpdir_set(c)) {
-		json_out_object(j, NULL);
-		json_out_str(j, "op", "set");
-		json_out_str(j, "name", "TMPDIR");
-		json_out_str(j, "value", "/tmp");
-		json_out_str(j, "why", "default");
-		json_out_end(j);
-	}
+	int rc = env_rows(c, env, json_env_row, j, e);
 	json_out_end(j);
 	json_out_end(j);
+	return rc;
 }
 
 /* The rows, and the cache directory's (--cache private): a run opened it
@@ -299,7 +392,8 @@ static int build_view(const struct config *c, const struct resolved *r,
 }
 
 int explain_policy_json(struct json_out *j, const struct config *c, const struct resolved *r,
-			const struct protect_decision *d, const char *cache_dir, struct cordon_err *e)
+			const struct protect_decision *d, const char *cache_dir,
+			const struct explain_env *env, struct cordon_err *e)
 {
 	struct policy_view v;
 	char why[VIEW_WHY_MAX];
@@ -333,7 +427,8 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	struct seccomp_opts so = { c->allow_unix_sockets };
 	json_out_str(j, "unix_sockets", seccomp_policy_unix_mechanism(&so, 1));
 	json_out_end(j);
-	json_env(j, c);
+	if ((rc = json_env(j, c, env, e)) < 0)
+		return rc;
 	policy_out_json(j, "effective", c);
 	return 0;
 }
@@ -389,7 +484,8 @@ static void json_gitdir(struct json_out *j, const struct config *c)
 
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
 		      const struct protect_decision *d, const char *cache_dir,
-		      const struct limits_plan *lim, const struct procmode_facts *pm,
+		      const struct explain_env *env, const struct limits_plan *lim,
+		      const struct procmode_facts *pm,
 		      const struct argv *bwrap, struct cordon_err *e)
 {
 	struct json_out j;
@@ -397,7 +493,7 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
 	json_out_init(&j, JSON_CAP);
 	json_out_object(&j, NULL);
-	int rc = explain_policy_json(&j, c, r, d, cache_dir, e);
+	int rc = explain_policy_json(&j, c, r, d, cache_dir, env, e);
 	if (rc < 0) {
 		json_out_free(&j);
 		return rc;
@@ -436,11 +532,11 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 
 int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 		  const struct protect_decision *d, const char *cache_dir,
-		  const struct limits_plan *lim, const struct procmode_facts *pm,
-		  const struct argv *bwrap, struct cordon_err *e)
+		  const struct explain_env *env, const struct limits_plan *lim,
+		  const struct procmode_facts *pm, const struct argv *bwrap, struct cordon_err *e)
 {
 	if (c->json)
-		return print_json(out, c, r, d, cache_dir, lim, pm, bwrap, e);
+		return print_json(out, c, r, d, cache_dir, env, lim, pm, bwrap, e);
 	struct policy_view v;
 	int rc = build_view(c, r, d, cache_dir, &v, e);
 	if (rc < 0)
@@ -449,7 +545,8 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 	policy_view_free(&v);
 	text_gitdir(out, c);
 	text_network(out, c);
-	text_env(out, c);
+	if ((rc = text_env(out, c, env, e)) < 0)
+		return rc;
 	text_run(out, c, pm);
 	text_limits(out, lim);
 	text_budgets(out);

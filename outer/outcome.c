@@ -3,7 +3,22 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/wait.h>
+
+int outcome_command_end(const struct run_outcome *o, struct wstatus_end *end)
+{
+	if (o->have_cmd_status && wstatus_decode(o->cmd_wstatus, end) == 0)
+		return 0;
+	if (o->have_cmd_status || !o->reaped)
+		return -EINVAL;
+	struct wstatus_end pid1;
+	if (wstatus_decode(o->wstatus, &pid1) < 0)
+		return -EINVAL;
+	/* bwrap passes its child's death by signal N on as exit 128+N. */
+	if (!pid1.signaled && pid1.code > 128 && pid1.code <= 128 + WSTATUS_SIG_MAX)
+		pid1 = (struct wstatus_end){ 1, pid1.code - 128 };
+	*end = pid1;
+	return 0;
+}
 
 int outcome_exit_code(const struct run_outcome *o)
 {
@@ -28,19 +43,24 @@ int outcome_exit_code(const struct run_outcome *o)
 			return 128 + o->killed_by;
 		return EXIT_CORDON_FAILED;
 	}
-	if (WIFEXITED(o->wstatus))
-		return WEXITSTATUS(o->wstatus);
-	if (WIFSIGNALED(o->wstatus))
-		return 128 + WTERMSIG(o->wstatus);
-	return EXIT_CORDON_FAILED;
+	struct wstatus_end end;
+	if (outcome_command_end(o, &end) < 0)
+		return EXIT_CORDON_FAILED;
+	return wstatus_exit_code(&end);
 }
 
 int outcome_finish(const struct run_outcome *o, const struct config *c, struct cordon_err *e)
 {
 	if (o->timed_out) {
 		struct cordon_err te;
-		(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; the sandbox was killed",
-			      c->cmd[0], c->timeout);
+		if (o->timeout_killed)
+			(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; still running %u s "
+				      "after SIGTERM (--kill-after), the sandbox was killed",
+				      c->cmd[0], c->timeout, c->kill_after);
+		else
+			(void)err_set(&te, ETIMEDOUT, "%s: timed out after %u s; it was sent SIGTERM "
+				      "and ended (--kill-after %u s would have killed it)",
+				      c->cmd[0], c->timeout, c->kill_after);
 		err_print(&te);
 	} else if (o->cpu_exceeded) {
 		struct cordon_err ce;

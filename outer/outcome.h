@@ -5,13 +5,18 @@
 #include <sys/resource.h>
 #include "config.h"
 #include "err.h"
+#include "wstatus.h"
 
 struct run_outcome {
 	int wstatus;              /* bwrap's wait status */
 	int started;              /* cordon-inner reported the command exec'd */
+	int have_cmd_status;      /* cordon-inner sent the command's wait status */
+	int cmd_wstatus;          /* that status (WIRE_EXITED) */
 	int have_error;           /* cordon-inner sent an error record */
 	struct cordon_err inner_err;
-	int timed_out;
+	int timed_out;            /* --timeout expired: the command was sent SIGTERM */
+	int timeout_killed;       /* ... and was still there --kill-after seconds later:
+				     cordon ended the sandbox */
 	int cpu_exceeded;         /* the tree reached --limit-cpu: cordon killed it */
 	int cpu_unreadable;       /* -errno: its CPU time could not be read, 0 */
 	int killed_by;            /* SIGTERM, SIGINT or SIGHUP if cordon was asked to end
@@ -21,6 +26,13 @@ struct run_outcome {
 	struct rusage rusage;     /* bwrap's, with everything it waited for: the
 				   * sandbox's whole process tree (once reaped) */
 };
+
+/* Pure: how the command ended, decoded once (wstatus.h): from its own wait
+ * status when cordon-inner sent it; else from bwrap's, which then tells how
+ * the sandbox's PID 1 ended (bwrap exits 128+N when its child died of
+ * signal N: PID 1 was killed, and the command with it).  -EINVAL when
+ * neither says (bwrap not reaped). */
+int outcome_command_end(const struct run_outcome *o, struct wstatus_end *end);
 
 /* Pure: the exit status cordon should end with. */
 int outcome_exit_code(const struct run_outcome *o);

@@ -151,8 +151,8 @@ static int check_inherit_landlock(const struct prepared *p, struct cordon_err *e
 		       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
 }
 
-int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
-		 struct protect_run *prot, struct cordon_err *e)
+int prepare_plan(const struct config *c, struct prepared *p, struct protect_run *prot,
+		 struct cordon_err *e)
 {
 	int r;
 	prepare_pid_mode(c, p);
@@ -160,18 +160,34 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);
-	if ((r = protect_gather(&p->res, c, prot, e)) < 0)
-		return r;
-	if ((r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
-	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
-	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
-	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
-	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
-	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
-	    (r = env_build(environ, c, &p->env, e)) < 0 ||
+	return protect_gather(&p->res, c, prot, e);
+}
+
+static int env_named(const struct config *c, const char *key)
+{
+	for (size_t i = 0; i < c->nenv; i++)
+		if (strcmp(c->env[i].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+int prepare_env(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	int r;
+	if ((r = env_build(environ, c, &p->env, e)) < 0 ||
 	    (r = toolenv_apply(c, p->cache_dir, &p->env, e)) < 0 ||
 	    (r = proxy_env(c, p, e)) < 0)
 		return r;
+	/* bwrap sets PWD to the directory it changes to (--chdir): said
+	 * here, so that explain lists it with the rest. */
+	if (p->res.cwd.path && !env_named(c, "PWD") && env_set(&p->env, "PWD", p->res.cwd.path) < 0)
+		return err_set(e, ENOMEM, "out of memory building the environment");
+	return 0;
+}
+
+/* bwrap's options apart from the channels' descriptors. */
+static void fill_opts(const struct config *c, struct prepared *p)
+{
 	p->bo = (struct bwrap_opts){
 		.bwrap_name = "bwrap",
 		/* Never the caller's session: with a terminal the command
@@ -179,11 +195,43 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 		.new_session = 1,
 		.share_pid = p->pm.inherit,
 		.share_net = c->net == NET_FULL,
+		.info_fd = -1,
+		.userns_block_fd = -1,
 		.cmd = c->cmd,
 	};
+}
+
+int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
+		 struct protect_run *prot, struct cordon_err *e)
+{
+	int r;
+	if ((r = prepare_plan(c, p, prot, e)) < 0 ||
+	    (r = toolenv_cache_root(c, &p->res, p->cache_dir, sizeof(p->cache_dir), e)) < 0 ||
+	    (r = bwrap_find(p->res.roots, p->res.nroots, &p->bin, e)) < 0 ||
+	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
+	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
+	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
+	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
+	    (r = prepare_env(c, p, e)) < 0)
+		return r;
+	fill_opts(c, p);
 	bwrap_fill_opts(&p->bwrap, &p->bo);
 	inner_link_fill_opts(&p->inner, &p->bo);
 	return collect_keep(p, prot, e);
+}
+
+int prepare_explain(const struct config *c, const struct inner_term *t, const char *cache_dir,
+		    struct prepared *p, struct cordon_err *e)
+{
+	(void)snprintf(p->cache_dir, sizeof(p->cache_dir), "%s", cache_dir ? cache_dir : "");
+	int r;
+	if ((r = inner_link_plan(&p->inner, c, t, e)) < 0 ||
+	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
+	    (r = prepare_env(c, p, e)) < 0)
+		return r;
+	fill_opts(c, p);
+	inner_link_fill_opts(&p->inner, &p->bo);
+	return 0;
 }
 
 int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,

@@ -44,9 +44,22 @@ struct prepared {
 
 void prepare_init(struct prepared *p);
 
-/* Everything bwrap must inherit or know when it is started, the protected
- * names' facts (protect_gather into prot) included.  tty: the command gets
- * a terminal of its own (launch/pty.h). */
+/* Planning, shared by a run and explain, creating nothing: how the limits
+ * are enforced, the resolved paths (O_PATH descriptors), the protected
+ * names' facts (protect_gather into prot). */
+int prepare_plan(const struct config *c, struct prepared *p, struct protect_run *prot,
+		 struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The command's environment into p->env: the flags' (env_build), the tools'
+ * (toolenv_apply, with the cache directory p->cache_dir) and the proxy's. */
+int prepare_env(const struct config *c, struct prepared *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* A run: prepare_plan, then everything bwrap must inherit or know when it
+ * is started: the workspace's cache directory, the bwrap binary, the
+ * channels to cordon-inner, bwrap and the bridge (sockets, memfds), the
+ * environment and the list of descriptors bwrap keeps.  t: what the
+ * command's process gets (launch/inner_link.h). */
 int prepare_open(const struct config *c, const struct inner_term *t, struct prepared *p,
 		 struct protect_run *prot, struct cordon_err *e) __attribute__((warn_unused_result));
 
@@ -54,6 +67,13 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
  * run (the host's PID namespace, the inotify shares, the process count).
  * After prepare_open. */
 void prepare_print_lost(const struct prepared *p);
+
+/* `cordon explain`, after prepare_plan: the environment and bwrap's options
+ * as a run would have them, with cache_dir (NULL or "": none) as the cache
+ * directory, and nothing created: no socket, memfd, cache directory or keep
+ * list (the options that name a channel's descriptor are left out). */
+int prepare_explain(const struct config *c, const struct inner_term *t, const char *cache_dir,
+		    struct prepared *p, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The mount plan and the argv, once the protected names are decided (d). */
 int prepare_argv(const struct config *c, const struct protect_decision *d, struct prepared *p,

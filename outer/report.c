@@ -14,6 +14,8 @@
 #include "json_out.h"
 #include "sys.h"
 
+extern char **environ;
+
 #define REPORT_CAP (4u << 20)
 
 void report_init(struct report *r)
@@ -22,6 +24,7 @@ void report_init(struct report *r)
 	 * a report uses them, so that a run without one pays no page faults. */
 	r->dirfd = -1;
 	r->cache_dir[0] = '\0';
+	r->cmd_env = NULL;
 	r->name = NULL;
 	r->path = NULL;
 	memset(&r->out, 0, sizeof(r->out));
@@ -141,8 +144,10 @@ static const char *end_reason(const struct report *r, int status, int *signal)
 		return status == EXIT_NOT_FOUND ? "not_found" : "not_executable";
 	if (r->out.forwarded)
 		return "terminated";
-	if (status > 128 && status <= 128 + 64) {
-		*signal = status - 128;
+	/* From the command's own wait status, never from the exit status: an
+	 * `exit 130` is not a death by SIGINT. */
+	if (r->out.have_end && r->out.end.signaled) {
+		*signal = r->out.end.code;
 		return "signaled";
 	}
 	return "exited";
@@ -241,6 +246,8 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	json_out_str(j, "reason", reason);
 	json_out_nonzero(j, "signal", (unsigned)sig);
 	json_out_nonzero(j, "forwarded_signal", (unsigned)r->out.forwarded);
+	json_out_str(j, "timeout_ended_by",
+		     !r->out.timed_out ? NULL : r->out.timeout_killed ? "kill" : "term");
 	json_out_str(j, "error", err && err->msg[0] ? err->msg : NULL);
 	json_out_str(j, "started_at", when);
 	json_out_double(j, "duration_s", dur);
@@ -250,7 +257,8 @@ static int render(struct json_out *j, const struct report *r, const struct confi
 	if (c) {
 		struct resolved none = { .cwd = { .fd = -1 } };
 		json_out_object(j, "policy");
-		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, e);
+		struct explain_env env = { environ, r->cmd_env };
+		int rc = explain_policy_json(j, c, res ? res : &none, d, r->cache_dir, &env, e);
 		if (rc < 0)
 			return rc;
 		json_out_end(j);

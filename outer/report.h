@@ -17,8 +17,10 @@
 #include <stddef.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "argv.h"
 #include "config.h"
 #include "err.h"
+#include "wstatus.h"
 #include "plan/limits.h"
 #include "plan/procmode.h"
 #include "plan/protect_decide.h"
@@ -54,9 +56,12 @@ struct report_refusal {
 struct report_outcome {
 	int started;          /* the command was exec'd */
 	int timed_out;
+	int timeout_killed;   /* after the timeout's SIGTERM, --kill-after ended it */
 	int cpu_exceeded;     /* the tree reached --limit-cpu */
 	int forwarded;        /* the signal cordon was asked to end the run with, 0: none */
 	int have_error;       /* cordon-inner sent an error (126, 127, 125) */
+	int have_end;         /* `end` is known (outcome_command_end) */
+	struct wstatus_end end; /* how the command ended: exited N or signaled N */
 	int have_rusage;
 	struct rusage rusage; /* of bwrap and everything it waited for: the sandbox */
 };
@@ -64,6 +69,7 @@ struct report_outcome {
 struct report {
 	int dirfd;            /* -1: no report asked for */
 	char cache_dir[4096]; /* the run's cache directory (--cache private), "" if none */
+	const struct argv *cmd_env; /* the command's environment, NULL if not built yet */
 	char *name;           /* FILE's last component, owned */
 	const char *path;     /* FILE as given */
 	struct timespec t0;   /* CLOCK_MONOTONIC at report_init */

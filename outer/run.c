@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
+#include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
+#include "launch/detach.h"
 #include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
@@ -271,6 +273,26 @@ static int die_with_parent(pid_t parent, struct cordon_err *e)
 	return 0;
 }
 
+/* --cache private: the workspace caches of deleted or long-unused
+ * workspaces go, at most once a day, in a process of their own started
+ * once the command runs (start-up does not wait for it).  Best effort: a
+ * prune that cannot start is tried by the next run. */
+static void prune_caches(void *unused)
+{
+	(void)unused;
+	(void)caches_prune();
+}
+
+static int start_cache_prune(const struct config *c, const struct prepared *p)
+{
+	struct cordon_err ignored;
+	if (c->cache == CACHE_PRIVATE && p->cache_dir[0] && caches_prune_due() &&
+	    detach_run(prune_caches, NULL, &ignored) < 0) {
+		/* Not started: the next run tries again. */
+	}
+	return 0;
+}
+
 /* --net none: the sandbox's no-route counters, opened once its namespaces
  * exist, for the note after a failed run (netnote.h). */
 static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
@@ -290,6 +312,7 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (!rep || rep->dirfd < 0)
 		return;
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
+	rep->cmd_env = p->env.n ? &p->env : NULL;
 	rep->limits = p->limits;
 	rep->have_limits = p->limits.decided;
 	if (prot->watch_lost)
@@ -300,9 +323,11 @@ static void write_report(struct report *rep, const struct config *c, const struc
 	if (out) {
 		rep->out.started = out->started;
 		rep->out.timed_out = out->timed_out;
+		rep->out.timeout_killed = out->timeout_killed;
 		rep->out.cpu_exceeded = out->cpu_exceeded;
 		rep->out.forwarded = out->killed_by;
 		rep->out.have_error = out->have_error;
+		rep->out.have_end = outcome_command_end(out, &rep->out.end) == 0;
 		rep->out.have_rusage = out->reaped;
 		rep->out.rusage = out->rusage;
 	}
@@ -387,7 +412,8 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = tell_guardian(&w, &prot)) < 0 ||
 	    (r = apply_limits(&p, e)) < 0 ||
 	    (r = cgroup_run_enter(&p.cgroup, p.bwrap.pid, p.bwrap.child, e)) < 0 ||
-	    (r = send_checks(&p, &prot, e)) < 0)
+	    (r = send_checks(&p, &prot, e)) < 0 ||
+	    (r = start_cache_prune(c, &p)) < 0)
 		goto done;
 	resolved_close(&p.res);
 	protect_close_fds(&prot);

@@ -65,6 +65,10 @@ static int drain_ctrl(const struct supervise_spec *s, struct wire_peer *peer,
 			return r;
 		}
 		if (rec.type == WIRE_EXITED) {
+			int32_t st;
+			memcpy(&st, rec.data, sizeof(st));
+			out->cmd_wstatus = st;
+			out->have_cmd_status = 1;
 			if (s->on_exited)
 				s->on_exited(s->ctx);
 		} else if (rec.type == WIRE_STARTED) {
@@ -82,6 +86,7 @@ struct loop {
 	const struct supervise_spec *s;
 	struct run_outcome *out;
 	long long deadline;       /* the timeout, 0: none */
+	long long timeout_kill_at; /* the end of the run after the timeout's SIGTERM, 0: none */
 	long long kill_at;        /* SIGKILL after a forwarded end signal, 0: none */
 	long long cpu_at;         /* the next read of the tree's CPU time, 0: none */
 	long ncpu;                /* online CPUs: the fastest the tree's time grows */
@@ -151,8 +156,17 @@ static void on_signals(struct loop *l, int sfd)
 static int clocks(struct loop *l)
 {
 	long long now = now_ms();
+	/* The timeout as coreutils' `timeout -k`: SIGTERM to the command
+	 * first (a test runner prints its summary), the end of the sandbox
+	 * --kill-after seconds later if it is still there. */
 	if (l->deadline && now >= l->deadline && !l->out->timed_out) {
 		l->out->timed_out = 1;
+		(void)kill(l->s->sandbox, SIGTERM);
+		l->timeout_kill_at = now + (long long)l->s->kill_after * 1000;
+	}
+	if (l->timeout_kill_at && now >= l->timeout_kill_at) {
+		l->timeout_kill_at = 0;
+		l->out->timeout_killed = 1;
 		end_sandbox(l, now);
 	}
 	if (l->kill_at && now >= l->kill_at) {
@@ -169,6 +183,8 @@ static int clocks(struct loop *l)
 	long long wake = -1;
 	if (l->deadline && !l->out->timed_out)
 		wake = l->deadline - now;
+	if (l->timeout_kill_at && (wake < 0 || l->timeout_kill_at - now < wake))
+		wake = l->timeout_kill_at - now;
 	if (l->kill_at && (wake < 0 || l->kill_at - now < wake))
 		wake = l->kill_at - now;
 	if (l->cpu_at && (wake < 0 || l->cpu_at - now < wake))
@@ -193,7 +209,7 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 	int count_cpu = s->cpu_limit && s->cpu_usec;
 	/* Only a run that counts CPU time asks how many CPUs there are. */
 	long ncpu = count_cpu ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0,
+	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0, 0,
 			  count_cpu ? t0 : 0, ncpu > 0 ? ncpu : 1, 0 };
 	int ctrl_open = 1;
 	int rc = 0;

@@ -6,8 +6,11 @@
  * each one straight to the sandbox's PID 1 (cordon-inner, whose host pid
  * bwrap reports on --info-fd), which passes it on to the command.  A
  * forwarded SIGTERM, SIGINT or SIGHUP that has not ended the sandbox within
- * --kill-after seconds ends it.  cordon ends a sandbox (that, the timeout,
- * --limit-cpu) by asking PID 1 to kill and reap every process
+ * --kill-after seconds ends it.  The timeout works the same way, as
+ * coreutils' `timeout -k`: SIGTERM to the command (through PID 1) when it
+ * expires, the end of the sandbox --kill-after seconds later if it is still
+ * there.  cordon ends a sandbox (those two, --limit-cpu) by asking PID 1 to
+ * kill and reap every process
  * (WIRE_END_SIGNAL: their CPU times then reach the report's rusage), and
  * SIGKILLs PID 1 half a second later if the sandbox is still there, which
  * takes the whole PID namespace with it.  A signal the caller ignored (nohup) is neither
@@ -62,7 +65,8 @@ struct supervise_spec {
 	pid_t sandbox;            /* bwrap's child, the sandbox's PID 1, > 0 */
 	int ctrl;                 /* cordon's end of the control socket */
 	unsigned timeout;         /* seconds, 0: none */
-	unsigned kill_after;      /* seconds from a forwarded SIGTERM/INT/HUP to SIGKILL */
+	unsigned kill_after;      /* seconds from a forwarded SIGTERM/INT/HUP, or the
+				     timeout's SIGTERM, to the end of the sandbox */
 	const struct supervise_signals *sig;
 	/* Called once when cordon-inner reports that the command and every
 	 * process it left have ended, before bwrap has exited (may be NULL). */

@@ -284,7 +284,74 @@ static void allow_hint(const struct config *c, const char *name, char *out, size
 		(void)snprintf(out, len, "--no-default-protect");
 }
 
-/* What was found and what became of it, on stderr. */
+/* The tools that create a protected name as a side effect, and their own
+ * way not to: each a word of the command followed by another. */
+static const struct {
+	const char *name, *tool, *sub, *hint;
+} tool_hints[] = {
+	{ ".git", "cargo", "init", "cargo init --vcs none creates no repository" },
+	{ ".git", "cargo", "new", "cargo new --vcs none creates no repository" },
+	{ ".git", "uv", "init", "uv init --vcs none creates no repository" },
+	{ ".git", "git", "init", "git init SUBDIR creates the repository in a subdirectory" },
+	{ ".git", "git", "clone", "git clone URL SUBDIR clones into a subdirectory" },
+};
+
+/* One word of the command (argv split at blanks, so that `sh -c 'cargo
+ * init'` counts too), from *pos; 0 when there is none left. */
+static size_t next_word(char *const *argv, size_t *arg, size_t *pos, const char **w)
+{
+	for (; argv[*arg]; (*arg)++, *pos = 0) {
+		const char *a = argv[*arg];
+		size_t i = *pos;
+		while (a[i] == ' ' || a[i] == '\t' || a[i] == '\n' || a[i] == ';' || a[i] == '&' ||
+		       a[i] == '|' || a[i] == '(')
+			i++;
+		size_t n = 0;
+		while (a[i + n] && a[i + n] != ' ' && a[i + n] != '\t' && a[i + n] != '\n' &&
+		       a[i + n] != ';' && a[i + n] != '&' && a[i + n] != '|' && a[i + n] != ')')
+			n++;
+		if (n) {
+			*w = a + i;
+			*pos = i + n;
+			return n;
+		}
+	}
+	return 0;
+}
+
+/* A word is the tool when it is its name or a path ending in /name. */
+static int word_is(const char *w, size_t n, const char *tool)
+{
+	size_t t = strlen(tool);
+	return n >= t && memcmp(w + n - t, tool, t) == 0 && (n == t || w[n - t - 1] == '/');
+}
+
+const char *watch_tool_hint(const char *name, char *const *argv)
+{
+	for (size_t h = 0; h < sizeof(tool_hints) / sizeof(tool_hints[0]); h++) {
+		if (strcmp(tool_hints[h].name, name) != 0 || !argv)
+			continue;
+		size_t arg = 0, pos = 0, n;
+		const char *w;
+		int after_tool = 0;
+		while ((n = next_word(argv, &arg, &pos, &w)) > 0) {
+			/* Options between the tool and its subcommand (git -c
+			 * k=v init): a word starting with '-' or holding '='. */
+			if (after_tool && (w[0] == '-' || memchr(w, '=', n)))
+				continue;
+			if (after_tool && n == strlen(tool_hints[h].sub) &&
+			    memcmp(w, tool_hints[h].sub, n) == 0)
+				return tool_hints[h].hint;
+			after_tool = word_is(w, n, tool_hints[h].tool);
+		}
+	}
+	if (strcmp(name, ".git") == 0)
+		return "Create a repository in a subdirectory instead (git init SUBDIR)";
+	return NULL;
+}
+
+/* What was found and what became of it, on stderr: the flag that allows it
+ * once, and the tool's own way not to create it where the command tells. */
 static void say_found(const struct config *c, const struct watch_found *f)
 {
 	char hint[NAME_MAX + 64];
@@ -311,10 +378,11 @@ static void say_found(const struct config *c, const struct watch_found *f)
 	else
 		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
 			"tool acts on it", strerror(-f->move_err));
-	fprintf(stderr, ".  To allow it, run with %s%s.\n", hint,
-		strcmp(f->name, ".git") == 0
-			? "; a repository can be created in a subdirectory (git init sub), "
-			  "or with --no-default-protect" : "");
+	const char *tool = watch_tool_hint(f->name, c->cmd);
+	if (tool)
+		fprintf(stderr, ".  %s; or, to allow it, run with %s.\n", tool, hint);
+	else
+		fprintf(stderr, ".  To allow it, run with %s.\n", hint);
 }
 
 /* Move name n aside if it is there: 1 with *where (root/MOVED) and *mode

@@ -101,6 +101,13 @@ void watch_move_aside(struct watch *w);
  * meanwhile and the close at the end is cheap. */
 void watch_stop(struct watch *w);
 
+/* Pure: the tool's own way not to create the protected name `name`, when
+ * the command (argv, NULL-terminated; its words split at blanks, so a
+ * `sh -c` string counts) names the tool that did (`cargo init` -> `cargo init
+ * --vcs none`); for .git without one, the general way (a subdirectory);
+ * else NULL.  A sentence without the final period. */
+const char *watch_tool_hint(const char *name, char *const *argv);
+
 /* One watched name found after the run, for whoever records violations
  * (run.c hands them to --report; this module knows nothing of it). */
 struct watch_found {

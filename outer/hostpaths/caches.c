@@ -9,7 +9,9 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "hostpaths/privdir.h"
 #include "path.h"
@@ -86,6 +88,23 @@ int caches_path(const char *ws, char *out, size_t len, struct cordon_err *e)
 	return 0;
 }
 
+/* NAME.workspace beside the directory dirfd (NAME): its mtime to now (the
+ * last use), or, the first time, the file itself with the workspace's path
+ * (plan/caches.h).  Reached from the directory just opened and checked
+ * (its ".."), never by path.  Best effort: without it the directory is
+ * judged by its own mtime and kept while its workspace is unknown. */
+static void note_use(int dirfd, const char *name, const char *ws)
+{
+	char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)];
+	(void)snprintf(rec, sizeof(rec), "%s%s", name, CACHES_RECORD_SUFFIX);
+	AUTO_FD base = openat(dirfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (base < 0 || utimensat(base, rec, NULL, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		return;
+	AUTO_FD fd = openat(base, rec, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && (sys_write_all(fd, ws, strlen(ws)) < 0 || sys_write_all(fd, "\n", 1) < 0))
+		(void)unlinkat(base, rec, 0); /* a half record is no record */
+}
+
 int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 {
 	char base[PATH_MAX], name[CACHES_NAME_MAX], full[PATH_MAX];
@@ -109,6 +128,7 @@ int caches_open(const char *ws, struct rpath *out, struct cordon_err *e)
 	out->dev = st.st_dev;
 	out->ino = st.st_ino;
 	out->is_dir = 1;
+	note_use(fd, name, ws);
 	return 0;
 }
 
@@ -233,7 +253,7 @@ static const char *human(unsigned long long bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* The number of entries directly in dirfd (the workspaces' directories). */
+/* The number of workspaces' directories directly in dirfd. */
 static size_t count_entries(int dirfd)
 {
 	size_t n = 0;
@@ -245,7 +265,7 @@ static size_t count_entries(int dirfd)
 		return 0;
 	}
 	for (struct dirent *de; (de = readdir(d));)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+		if (caches_name_is_ours(de->d_name))
 			n++;
 	(void)closedir(d);
 	return n;
@@ -270,9 +290,17 @@ int caches_describe(char *msg, size_t len)
 	struct stat st;
 	int r = fstat(fd, &st) < 0 ? -errno : walk(fd, st.st_dev, 0, 0, &bytes);
 	size_t n = count_entries(fd);
-	(void)snprintf(msg, len, "%s, %s%s in %zu workspace cache%s (cordon reclaim --caches "
-		       "removes them)", base, human(bytes, size, sizeof(size)),
-		       r < 0 ? " or more (some could not be read)" : "", n, n == 1 ? "" : "s");
+	char last[64] = "never";
+	struct stat ps;
+	struct tm tm;
+	if (fstatat(fd, CACHES_PRUNED_STAMP, &ps, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    gmtime_r(&ps.st_mtime, &tm))
+		(void)strftime(last, sizeof(last), "%Y-%m-%d %H:%M UTC", &tm);
+	(void)snprintf(msg, len, "%s, %s%s in %zu workspace cache%s; a run removes those of "
+		       "workspaces gone or unused for %lld days, once a day (last: %s); cordon "
+		       "reclaim --caches removes them all", base, human(bytes, size, sizeof(size)),
+		       r < 0 ? " or more (some could not be read)" : "", n, n == 1 ? "" : "s",
+		       CACHES_UNUSED_S / (24LL * 3600), last);
 	return 1;
 }
 
@@ -299,4 +327,147 @@ int caches_reclaim(FILE *out, struct cordon_err *e)
 	fprintf(out, "caches: removed everything in %s, %s freed\n", base,
 		human(bytes, size, sizeof(size)));
 	return 0;
+}
+
+int caches_prune_due(void)
+{
+	char base[PATH_MAX], stamp[PATH_MAX];
+	size_t must_exist;
+	struct cordon_err ignored;
+	struct stat st;
+	if (locate(base, sizeof(base), &must_exist, &ignored) < 0 ||
+	    path_join(base, CACHES_PRUNED_STAMP, stamp, sizeof(stamp)) < 0)
+		return 0;
+	/* Only a look, by path: the prune itself opens the base checked. */
+	if (lstat(stamp, &st) < 0)
+		return errno == ENOENT;
+	return caches_prune_due_after((long long)(time(NULL) - st.st_mtime));
+}
+
+/* Seconds since the entry rec of dirfd was changed, -1 if it is not there. */
+static long long age_of(int dirfd, const char *rec, time_t now)
+{
+	struct stat st;
+	if (fstatat(dirfd, rec, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	return (long long)(now - st.st_mtime);
+}
+
+/* What prune knows of the entry name of base (plan/caches.h). */
+static struct caches_entry gather(int base, const char *name, const struct stat *st, time_t now)
+{
+	struct caches_entry f = { 0, 0, CACHES_WS_UNKNOWN };
+	char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)], text[PATH_MAX + 1], ws[PATH_MAX];
+	/* Only what cordon made: a directory (never a link), the user's, by
+	 * the name caches_dir_name gives. */
+	f.ours = S_ISDIR(st->st_mode) && st->st_uid == geteuid() && caches_name_is_ours(name);
+	f.unused_s = (long long)(now - st->st_mtime);
+	(void)snprintf(rec, sizeof(rec), "%s%s", name, CACHES_RECORD_SUFFIX);
+	long long used = age_of(base, rec, now);
+	if (used >= 0)
+		f.unused_s = used;
+	AUTO_FD fd = openat(base, rec, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat rs;
+	if (fd < 0 || fstat(fd, &rs) < 0 || !S_ISREG(rs.st_mode))
+		return f;
+	ssize_t n = sys_read_full(fd, text, sizeof(text) - 1);
+	struct stat ws_st;
+	if (n > 0 && caches_record_matches(name, text, (size_t)n, ws, sizeof(ws)))
+		f.ws = stat(ws, &ws_st) < 0 && (errno == ENOENT || errno == ENOTDIR)
+			       ? CACHES_WS_GONE : CACHES_WS_PRESENT;
+	return f;
+}
+
+/* Remove the directory name of base (seen as *st) and its record. */
+static void remove_one(int base, const char *name, const struct stat *st)
+{
+	unsigned long long bytes = 0;
+	int sub = open_subdir(base, name, st, 1);
+	if (sub < 0)
+		return;
+	int r = walk(sub, st->st_dev, 0, 1, &bytes);
+	sys_close(&sub);
+	if (r == 0 && unlinkat(base, name, AT_REMOVEDIR) == 0) {
+		char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)];
+		(void)snprintf(rec, sizeof(rec), "%s%s", name, CACHES_RECORD_SUFFIX);
+		(void)unlinkat(base, rec, 0);
+	}
+}
+
+/* A record whose directory is gone (reclaimed by hand): removed too. */
+static void remove_orphan_record(int base, const char *name)
+{
+	size_t n = strlen(name), sl = sizeof(CACHES_RECORD_SUFFIX) - 1;
+	char dir[CACHES_NAME_MAX];
+	struct stat st;
+	if (n <= sl || n - sl >= sizeof(dir) || strcmp(name + n - sl, CACHES_RECORD_SUFFIX) != 0)
+		return;
+	memcpy(dir, name, n - sl);
+	dir[n - sl] = '\0';
+	if (caches_name_is_ours(dir) && fstatat(base, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT)
+		(void)unlinkat(base, name, 0);
+}
+
+size_t caches_prune(void)
+{
+	char base[PATH_MAX];
+	struct cordon_err ignored;
+	int missing;
+	size_t removed = 0;
+	AUTO_FD fd = open_base(base, sizeof(base), &missing, &ignored);
+	if (fd < 0)
+		return 0;
+	/* One prune at a time, at most once a day: the stamp is locked, looked
+	 * at again under the lock (another run may just have pruned), and set
+	 * before the work, so that a prune that dies half-way is not retried
+	 * by every run of the day. */
+	int created = 0;
+	AUTO_FD stamp = openat(fd, CACHES_PRUNED_STAMP, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (stamp < 0 && errno == ENOENT) {
+		stamp = openat(fd, CACHES_PRUNED_STAMP,
+			       O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		created = stamp >= 0;
+	}
+	struct stat st;
+	time_t now = time(NULL);
+	if (stamp < 0 || flock(stamp, LOCK_EX | LOCK_NB) < 0 || fstat(stamp, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return 0;
+	if (!created && !caches_prune_due_after((long long)(now - st.st_mtime)))
+		return 0;
+	if (futimens(stamp, NULL) < 0)
+		return 0;
+	int dup = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			sys_close(&dup);
+		return 0;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		struct stat es;
+		if (fstatat(fd, de->d_name, &es, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (!S_ISDIR(es.st_mode)) {
+			remove_orphan_record(fd, de->d_name);
+			continue;
+		}
+		struct caches_entry f = gather(fd, de->d_name, &es, now);
+		if (caches_prune_verdict(&f) == CACHES_KEEP)
+			continue;
+		/* A run that started meanwhile set the record's time: its
+		 * directory is in use again. */
+		if (f.ws != CACHES_WS_GONE) {
+			char rec[CACHES_NAME_MAX + sizeof(CACHES_RECORD_SUFFIX)];
+			(void)snprintf(rec, sizeof(rec), "%s%s", de->d_name, CACHES_RECORD_SUFFIX);
+			long long used = age_of(fd, rec, time(NULL));
+			if (used >= 0 && used < CACHES_UNUSED_S)
+				continue;
+		}
+		remove_one(fd, de->d_name, &es);
+		removed++;
+	}
+	(void)closedir(d);
+	return removed;
 }

@@ -48,6 +48,19 @@ int caches_read_goenv(char *buf, size_t len);
  * runs would refuse it (msg says why). */
 int caches_describe(char *msg, size_t len);
 
+/* 1 if a prune is due (the base's .pruned stamp is a day old or missing;
+ * plan/caches.h): one lstat, for the run to decide whether to start one. */
+int caches_prune_due(void);
+
+/* Remove, in the base, each cache directory of cordon's whose workspace is
+ * gone or that was unused for CACHES_UNUSED_S, with its record, and each
+ * record without a directory: once a day, one prune at a time (the stamp is
+ * locked and set first).  Nothing but cordon's own directories (by name,
+ * the user's, never through a link) is removed; the walk stays on the
+ * base's filesystem.  Silent (it runs detached, launch/detach.h); returns
+ * how many directories went. */
+size_t caches_prune(void);
+
 /* cordon reclaim --caches: remove every workspace's cache directory, and
  * say how much was freed on out.  0 or -errno with *e filled. */
 int caches_reclaim(FILE *out, struct cordon_err *e) __attribute__((warn_unused_result));

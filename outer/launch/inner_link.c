@@ -18,8 +18,10 @@ static int build_args(const struct config *c, const struct inner_term *t, int br
 {
 	struct argv *a = &l->args;
 	int r = 0;
-	r |= argv_push(a, "--control");
-	r |= argv_push_int(a, l->ctrl[1]);
+	if (l->ctrl[1] >= 0) {
+		r |= argv_push(a, "--control");
+		r |= argv_push_int(a, l->ctrl[1]);
+	}
 	if (c->tmp == TMP_PRIVATE)
 		r |= argv_push(a, "--tmp-private");
 	if (c->allow_unix_sockets)
@@ -69,6 +71,19 @@ int inner_link_share_pid(struct inner_link *l, struct cordon_err *e)
 	if (argv_push(&l->args, "--pid-inherit") < 0)
 		return err_set(e, ENOMEM, "out of memory");
 	return 0;
+}
+
+int inner_link_plan(struct inner_link *l, const struct config *c, const struct inner_term *t,
+		    struct cordon_err *e)
+{
+	char path[PATH_MAX];
+	int fd = -1;
+	int r = inner_find(&fd, path, e);
+	sys_close(&fd);
+	if (r < 0)
+		return r;
+	(void)snprintf(l->exec, sizeof(l->exec), "%s", path);
+	return build_args(c, t, -1, l, e);
 }
 
 void inner_link_fill_opts(const struct inner_link *l, struct bwrap_opts *o)

@@ -4,6 +4,7 @@
 #ifndef CORDON_INNER_LINK_H
 #define CORDON_INNER_LINK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "argv.h"
@@ -14,7 +15,7 @@
 
 struct inner_link {
 	int exec_fd;          /* O_PATH descriptor of cordon-inner */
-	char exec[64];        /* /proc/self/fd/N: the path bwrap execs */
+	char exec[PATH_MAX];  /* /proc/self/fd/N: the path bwrap execs (explain: its path) */
 	int ctrl[2];          /* [0] cordon (non-blocking), [1] cordon-inner's */
 	struct argv args;     /* cordon-inner's options */
 };
@@ -34,6 +35,13 @@ struct inner_term {
  * proxy, launch/bridge.h), -1 for none; it is in bwrap's keep list. */
 int inner_link_open(struct inner_link *l, const struct config *c, const struct inner_term *t,
 		    int bridge_fd, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* For `cordon explain`: the same options without creating anything: no
+ * control socket and no descriptor of the binary (the options that name
+ * descriptors, --control and --bridge, are left out; exec is cordon-inner's
+ * path). */
+int inner_link_plan(struct inner_link *l, const struct config *c, const struct inner_term *t,
+		    struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* cordon-inner's part of bwrap's options, and the descriptors bwrap must
  * pass on to it. */

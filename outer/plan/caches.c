@@ -244,3 +244,63 @@ int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *
 		return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }
+
+const char *caches_env_why(const char *key)
+{
+	size_t kl = strlen(key);
+	if (strcmp(key, "GOPROXY") == 0)
+		return "--cache private: the host's Go module cache first (read, never "
+		       "written), then the caller's GOPROXY";
+	if (strcmp(key, "PNPM_HOME") == 0 || env_key_same(key, kl, "npm_config_store_dir"))
+		return "--cache private: pnpm's store in the workspace's cache directory";
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (env_key_same(key, kl, table[i].var))
+			return "--cache private: in the workspace's cache directory (the host's "
+			       "is read-only inside)";
+	return NULL;
+}
+
+int caches_name_is_ours(const char *name)
+{
+	size_t n = strlen(name);
+	if (n < 18 || n > 17 + 32 || name[n - 17] != '-')
+		return 0;
+	for (size_t i = 0; i < n - 17; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i]))
+			return 0;
+	for (size_t i = n - 16; i < n; i++)
+		if (!isdigit((unsigned char)name[i]) && !(name[i] >= 'a' && name[i] <= 'f'))
+			return 0;
+	return strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+enum caches_verdict caches_prune_verdict(const struct caches_entry *f)
+{
+	if (!f->ours)
+		return CACHES_KEEP;
+	if (f->ws == CACHES_WS_GONE)
+		return CACHES_REMOVE_GONE;
+	if (f->unused_s >= CACHES_UNUSED_S)
+		return CACHES_REMOVE_UNUSED;
+	return CACHES_KEEP;
+}
+
+int caches_prune_due_after(long long since_s)
+{
+	/* A clock set back (since < 0 from a stamp in the future) is due too:
+	 * otherwise a stamp from a wrong date would stop pruning for good. */
+	return since_s < 0 || since_s >= CACHES_PRUNE_EVERY_S;
+}
+
+int caches_record_matches(const char *name, const char *record, size_t len, char *ws,
+			  size_t wslen)
+{
+	char want[CACHES_NAME_MAX];
+	if (len == 0 || len >= wslen || record[0] != '/' || memchr(record, '\0', len))
+		return 0;
+	memcpy(ws, record, len);
+	ws[len] = '\0';
+	if (ws[len - 1] == '\n')
+		ws[len - 1] = '\0';
+	return caches_dir_name(ws, want, sizeof(want)) == 0 && strcmp(want, name) == 0;
+}

@@ -54,6 +54,51 @@ struct caches_in {
 int caches_env(struct argv *env, const struct caches_in *in, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* --- pruning: which cache directories a run removes in the background ---
+ *
+ * Beside each workspace's directory NAME, the base holds NAME.workspace: the
+ * workspace's canonical path, written when a run first uses NAME; its mtime
+ * is set at each run's start (the last use).  The base's .pruned says when
+ * caches were last pruned.  Neither is inside a directory the sandbox can
+ * write.  At most once a day (CACHES_PRUNE_EVERY_S), a run removes, in the
+ * background, each directory of cordon's naming whose workspace is gone or
+ * whose last use is CACHES_UNUSED_S old, and its record. */
+#define CACHES_PRUNE_EVERY_S (24LL * 3600)
+#define CACHES_UNUSED_S (30LL * 24 * 3600)
+#define CACHES_RECORD_SUFFIX ".workspace"
+#define CACHES_PRUNED_STAMP ".pruned"
+
+/* 1 if name is a directory name caches_dir_name makes (LABEL-16 hex
+ * digits), else 0. */
+int caches_name_is_ours(const char *name);
+
+/* What prune knows of one entry of the base. */
+enum caches_ws { CACHES_WS_UNKNOWN, CACHES_WS_PRESENT, CACHES_WS_GONE };
+struct caches_entry {
+	int ours;             /* a directory of cordon's naming, the user's, not a link */
+	long long unused_s;   /* seconds since its last use (its record's mtime, else its own) */
+	enum caches_ws ws;    /* the workspace its record names (UNKNOWN: no valid record) */
+};
+
+enum caches_verdict { CACHES_KEEP, CACHES_REMOVE_GONE, CACHES_REMOVE_UNUSED };
+
+/* Pure: remove the entry?  Only a directory that is ours; its workspace
+ * gone (a record that names it and hashes to its name), or unused for
+ * CACHES_UNUSED_S. */
+enum caches_verdict caches_prune_verdict(const struct caches_entry *f);
+
+/* Pure: 1 if a prune is due, given seconds since the last (-1: never). */
+int caches_prune_due_after(long long since_s);
+
+/* Pure: 1 if record (a NAME.workspace's text, len bytes) names a canonical
+ * path whose caches_dir_name is name; the path into ws. */
+int caches_record_matches(const char *name, const char *record, size_t len, char *ws,
+			  size_t wslen);
+
+/* Why caches_env sets or removes key (in any case npm reads it), NULL
+ * when it does not. */
+const char *caches_env_why(const char *key);
+
 /* Where Go's env file is (GOENV, else $XDG_CONFIG_HOME/go/env, else
  * ~/.config/go/env), from an environment; -ENOENT when there is none. */
 int caches_goenv_path(char *const *env, char *out, size_t outlen)

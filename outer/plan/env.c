@@ -253,3 +253,68 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 oom:
 	return err_set(e, ENOMEM, "out of memory building the environment");
 }
+
+/* base's entry for the key of entry, NULL if none. */
+static const char *env_base_entry(char *const *base, const char *entry)
+{
+	size_t kl = key_len(entry);
+	for (char *const *p = base; p && *p; p++)
+		if (strncmp(*p, entry, kl) == 0 && (*p)[kl] == '=')
+			return *p;
+	return NULL;
+}
+
+int env_diff(char *const *base, const struct argv *env, struct env_change **out, size_t *n)
+{
+	size_t nbase = 0, k = 0;
+	for (char *const *p = base; p && *p; p++)
+		nbase++;
+	*out = NULL;
+	*n = 0;
+	if (env->n + nbase == 0)
+		return 0;
+	struct env_change *v = calloc(env->n + nbase, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < env->n; i++) {
+		const char *b = env_base_entry(base, env->v[i]);
+		v[k].entry = env->v[i];
+		v[k++].op = !b ? ENV_CHANGE_SET : strcmp(b, env->v[i]) == 0 ? ENV_CHANGE_SAME
+							       : ENV_CHANGE_REPLACE;
+	}
+	for (char *const *p = base; p && *p; p++) {
+		if (!strchr(*p, '='))
+			continue;
+		int kept = 0;
+		for (size_t i = 0; i < env->n && !kept; i++)
+			kept = key_len(env->v[i]) == key_len(*p) &&
+			       strncmp(env->v[i], *p, key_len(*p)) == 0;
+		if (!kept)
+			v[k++] = (struct env_change){ ENV_CHANGE_UNSET, *p };
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+const char *env_why(const struct config *c, const char *key)
+{
+	char entry[64];
+	if (strcmp(key, "TMPDIR") == 0)
+		return "default: the caller's TMPDIR may name a directory the sandbox hides or "
+		       "makes read-only; /tmp is the sandbox's own";
+	if (strcmp(key, "PWD") == 0)
+		return "the working directory (-C, else the current one), as bwrap sets it";
+	if (c->net != NET_PROXY)
+		return NULL;
+	if (strcmp(key, "YARN_NO_PROXY") == 0)
+		return "--net proxy: Yarn refuses to run with it";
+	if (strcmp(key, "GIT_SSH_COMMAND") == 0)
+		return "--net proxy: ssh (git's) through cordon-connect, a CONNECT to the proxy";
+	if (strcmp(key, "JAVA_TOOL_OPTIONS") == 0)
+		return "--net proxy: the JVM's proxy properties, after the caller's options";
+	(void)snprintf(entry, sizeof(entry), "%s=", key);
+	if (env_is_proxy_key(entry))
+		return "--net proxy: clients go through cordon's proxy";
+	return NULL;
+}

@@ -53,4 +53,28 @@ int env_add_proxy(const struct config *c, const char *connect_path, struct argv 
 /* Nonzero when entry ("K=V") is one of the variables env_add_proxy sets. */
 int env_is_proxy_key(const char *entry);
 
+/* One difference between the caller's environment and the command's. */
+enum env_change_op {
+	ENV_CHANGE_SAME,     /* in both, the same value */
+	ENV_CHANGE_SET,      /* only in the command's */
+	ENV_CHANGE_REPLACE,  /* in both, another value in the command's */
+	ENV_CHANGE_UNSET,    /* only in the caller's */
+};
+
+struct env_change {
+	enum env_change_op op;
+	const char *entry;   /* "K=V": the command's; the caller's for UNSET */
+};
+
+/* Pure: each variable of env (the command's) compared with base (the
+ * caller's; NULL: none), in env's order, then each of base's that env has
+ * not.  *out is malloc'd (NULL when both are empty).  0 or -ENOMEM. */
+int env_diff(char *const *base, const struct argv *env, struct env_change **out, size_t *n)
+	__attribute__((warn_unused_result));
+
+/* Why cordon itself sets or removes key (TMPDIR and PWD here; the proxy's variables
+ * with --net proxy): NULL when it does not.  plan/caches.h and
+ * plan/offline.h answer for theirs. */
+const char *env_why(const struct config *c, const char *key);
+
 #endif

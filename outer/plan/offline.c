@@ -21,3 +21,12 @@ int offline_env(struct argv *env, struct cordon_err *e)
 			return err_set(e, ENOMEM, "out of memory building the environment");
 	return 0;
 }
+
+const char *offline_env_why(const char *key)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (env_key_same(key, strlen(key), table[i].var))
+			return "--net none: no retries (nothing can be reached: the tool fails at once "
+			       "with its own message)";
+	return NULL;
+}

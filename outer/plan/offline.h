@@ -14,4 +14,7 @@
 
 int offline_env(struct argv *env, struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* Why offline_env sets key, NULL when it does not. */
+const char *offline_env_why(const char *key);
+
 #endif

@@ -61,6 +61,50 @@ expect_err 0 "caches stay read-only: cache directory: $W/missing does not exist"
 	"a cache directory that cannot be made is a note, and the run goes on" -- \
 	env XDG_CACHE_HOME="$W/missing/cache" "${C[@]}" -- sh -c 'test -z "$GOCACHE"'
 
+# --- pruned in the background, at most once a day ------------------------------------
+base="$XDG_CACHE_HOME/cordon"
+cache_of() { "$CORDON" -w "$1" -C "$1" -- printenv XDG_CACHE_HOME 2>/dev/null; }
+mkdir -p "$W/gone" "$W/old" "$W/outside"
+c_gone=$(cache_of "$W/gone")
+c_old=$(cache_of "$W/old")
+c_ws=$(cache_of "$ws")
+assert "a run records its workspace beside its cache directory" -- \
+	test "$(cat "$c_gone.workspace")" = "$W/gone"
+echo keep >"$W/outside/file"
+rmdir "$W/gone"
+touch -d '40 days ago' "$c_old.workspace"
+# What cordon did not make stays, however old: a directory of another
+# name, a link and a file with a cache's name (the link to a directory
+# with a file, which must not be followed).
+mkdir -p "$base/mine" && touch -d '400 days ago' "$base/mine"
+ln -s "$W/outside" "$base/link-0123456789abcdef"
+echo x >"$base/file-0123456789abcdef" && touch -d '400 days ago' "$base/file-0123456789abcdef"
+touch -d '40 days ago' "$base/link-0123456789abcdef.workspace" 2>/dev/null
+# Not due yet: a prune a few hours ago means none now.
+touch -d '3 hours ago' "$base/.pruned"
+before=$(stat -c %Y "$base/.pruned")
+expect 0 "a run while a prune is not due" -- "${C[@]}" -- true
+sleep 0.5
+assert "not due: nothing pruned, the stamp unchanged" -- \
+	test -d "$c_gone" -a -d "$c_old" -a "$(stat -c %Y "$base/.pruned")" = "$before"
+touch -d '2 days ago' "$base/.pruned"
+expect 0 "a run when a prune is due" -- "${C[@]}" -- true
+wait_for 300 test ! -e "$c_gone" -a ! -e "$c_old"
+assert "the cache of a deleted workspace was removed, with its record" -- \
+	test ! -e "$c_gone" -a ! -e "$c_gone.workspace"
+assert "a cache unused for 30 days (its record backdated) was removed" -- test ! -e "$c_old"
+assert "the workspace's own cache, just used, stays" -- test -d "$c_ws" -a -f "$c_ws.workspace"
+assert "a directory cordon did not name stays" -- test -d "$base/mine"
+assert "a link with a cache's name stays, and what it points to is untouched" -- \
+	test -L "$base/link-0123456789abcdef" -a "$(cat "$W/outside/file" 2>/dev/null)" = keep
+assert "a file with a cache's name stays" -- test -f "$base/file-0123456789abcdef"
+assert "the stamp says when (today)" -- test "$(stat -c %Y "$base/.pruned")" -gt "$before"
+rm -rf "$base/mine" "$base/link-0123456789abcdef" "$base/link-0123456789abcdef.workspace" \
+	"$base/file-0123456789abcdef"
+expect_out 0 "^caches: ok, .* in [0-9]+ workspace caches?; a run removes those of workspaces gone or unused for 30 days, once a day \(last: [0-9-]+ " \
+	"cordon doctor says the total and when caches were last pruned" -- \
+	sh -c '"$0" doctor | grep "^caches:"' "$CORDON"
+
 # --- doctor and reclaim ------------------------------------------------------------
 expect_out 0 "^caches: ok, $W/xdg/cordon, " "cordon doctor names the cache directory and its size" -- \
 	sh -c '"$0" doctor | grep "^caches:"' "$CORDON"

@@ -51,7 +51,8 @@ expect 7 "control: PID 1 passes on the command's exit status" -- "${C[@]}" -- sh
 # scope) changes nothing.  The control is cordon's, through --timeout.
 expect_out 0 '^alive$' "the command cannot make PID 1 end the sandbox (kill -40 1)" -- \
 	"${C[@]}" -- sh -c 'kill -40 1 2>/dev/null; kill -40 -1 2>/dev/null; sleep 0.3; echo alive'
-expect 124 "control: cordon ends it so (--timeout)" -- "${C[@]}" --timeout 1 -- sleep 30
+expect 124 "control: cordon ends it so (--timeout, past --kill-after)" -- \
+	"${C[@]}" --timeout 1 --kill-after 1 -- sh -c 'trap "" TERM; sleep 30'
 
 # --- a root caller without Landlock -----------------------------------------
 NL=("$HELPERS/nolandlock" "$CORDON_BIN" -w "$ws" -C "$ws")

@@ -159,4 +159,66 @@ expect_out 0 '"access":"denied"' "explain --json has the same rows" -- \
 	"$CORDON" explain --json -w "$ws" --deny-read "$ws/secret.pem" -- true
 expect_err 125 "--json goes with cordon explain" "--json outside explain is refused" -- "$CORDON" --json -- true
 
+# --- explain lists every variable a run sets, replaces or removes ----------
+# The command's environment inside against the caller's (env run directly,
+# no shell to add its own), for each network mode: every name that differs
+# must be a row of explain --json's env.changes, with a reason; an
+# inherited GOCACHE is marked replaced.
+jqt() { jq -e "$@" >/dev/null; }
+envdiff() { # MODE-FLAGS...: the names that differ, one a line
+	env | sort >"$W/env.out"
+	"$CORDON" -w "$ws" -C "$ws" "$@" -- env 2>/dev/null | sort >"$W/env.in"
+	# _ is the shell's (the last command's path), not cordon's.
+	comm -3 "$W/env.out" "$W/env.in" | sed 's/^\t//; s/=.*//' | grep -v '^_$' | sort -u
+}
+for net in "--net none" "--net full" "--allow-domain example.com"; do
+	# shellcheck disable=SC2086
+	names=$(GOCACHE=/nonexistent/go-build NPM_CONFIG_CACHE=/nonexistent/npm envdiff $net)
+	# shellcheck disable=SC2086
+	GOCACHE=/nonexistent/go-build NPM_CONFIG_CACHE=/nonexistent/npm \
+		"$CORDON" explain --json -w "$ws" -C "$ws" $net -- env >"$W/x.json" 2>/dev/null
+	missing=
+	for n in $names; do
+		jq -e --arg n "$n" '.env.changes | any(.name == $n and (.why | length) > 0)' \
+			"$W/x.json" >/dev/null || missing="$missing $n"
+	done
+	if [ -n "$names" ] && [ -z "$missing" ]; then
+		ok "explain ($net) lists each of the $(echo $names | wc -w) variables a run changes, with a reason"
+	else
+		bad "explain ($net) leaves out:$missing (a run changes: $(echo $names))"
+	fi
+	assert "explain ($net): the inherited GOCACHE is marked replaced" -- \
+		jqt '.env.changes | any(.name == "GOCACHE" and .replaced == true and (.why | startswith("--cache private")))' "$W/x.json"
+	assert "explain ($net): NPM_CONFIG_CACHE (npm's other case) is removed" -- \
+		jqt '.env.changes | any(.name == "NPM_CONFIG_CACHE" and .op == "unset")' "$W/x.json"
+done
+assert "explain --net proxy: the proxy variables with their reason" -- \
+	jqt '.env.changes | any(.name == "HTTPS_PROXY" and (.why | startswith("--net proxy")))' "$W/x.json"
+GOCACHE=/nonexistent/go-build "$CORDON" explain -w "$ws" -- true >"$OUT" 2>"$ERR"
+row "text: an inherited variable cordon replaces says so" \
+	"^  replace GOCACHE=/.*/go-build +\(--cache private: .*; the caller's value is replaced\)$"
+row "text: --net none's retry settings" "^  set +PIP_RETRIES=0 +\(--net none: no retries"
+
+# --- explain creates nothing: no socket, memfd, pipe or cache directory -----
+xdg="$W/xdg"
+mkdir -p "$xdg"
+expect 0 "explain with --report, --allow-domain and --cache private" -- \
+	env XDG_CACHE_HOME="$xdg" "$CORDON" explain -w "$ws" --report "$W/never.json" \
+	--allow-domain example.com --cache private -- true
+assert "explain made no cache directory" -- test ! -e "$xdg/cordon"
+# The real binary, not the no-Landlock pass's wrapper (which makes a pipe
+# of its own): what is traced is cordon alone.
+if command -v strace >/dev/null 2>&1 &&
+	strace -f -o "$W/strace" -e trace=socketpair,memfd_create,pipe2 \
+		env XDG_CACHE_HOME="$xdg" "$CORDON_BIN" explain -w "$ws" --report "$W/never.json" \
+		--allow-domain example.com -- true >/dev/null 2>&1; then
+	assert "explain creates no socket, memfd or pipe ($(grep -cE 'socketpair|memfd_create|pipe2' "$W/strace") calls)" -- \
+		sh -c "! grep -qE '(socketpair|memfd_create|pipe2)\(' '$W/strace'"
+	# Control: a run makes them (the same trace sees them).
+	strace -f -o "$W/strace" -e trace=socketpair,memfd_create,pipe2 \
+		"$CORDON_BIN" -w "$ws" --report "$W/r.json" --allow-domain example.com -- true >/dev/null 2>&1
+	assert "control: a run creates its sockets and memfd (strace sees them)" -- \
+		grep -qE 'memfd_create\("cordon-net-decisions"' "$W/strace"
+fi
+
 finish

@@ -50,8 +50,10 @@ try() {
 		sh -c "test $(quarantined "$name") -ge 1 || grep -q 'where the command removed it before it died' '$ERR'"
 	assert "$desc: stderr says what was created and where it went" -- \
 		grep -q "$ws/$name was created during the run.*moved aside, not deleted, to $ws/$name.cordon-quarantine-" "$ERR"
-	assert "$desc: stderr names the flag that would allow it" -- grep -q -- "--no-default-protect" "$ERR"
-	[ "$name" != .git ] || assert "$desc: stderr says a repository can go in a subdirectory" -- grep -q "subdirectory" "$ERR"
+	assert "$desc: stderr names the flag that would allow it, once" -- \
+		test "$(grep -o -- "--no-default-protect" "$ERR" | wc -l)" -eq 1
+	[ "$name" != .git ] || assert "$desc: stderr says how not to make a repository there" -- \
+		grep -Eq "subdirectory|--vcs none" "$ERR"
 }
 try "mkdir .git" .git 'mkdir .git'
 try "open(O_CREAT) of .git" .git 'echo x > .git'
@@ -64,8 +66,19 @@ try "mkdir .agents" .agents 'mkdir .agents'
 try "open(O_CREAT) of .aws" .aws 'echo x > .aws'
 try "git init at the top of the root" .git "${GIT[*]} init -q ."
 try "git clone of a local repository into ." .git "${GIT[*]} clone -q $src ."
+assert "git clone: stderr says how to clone into a subdirectory" -- grep -q "git clone URL SUBDIR" "$ERR"
 assert "the quarantined .git of the clone is kept as it was made (a directory), unless git removed it" -- \
 	sh -c "test -d \"\$(ls -d '$ws'/.git.cordon-quarantine-* 2>/dev/null | head -n 1)\" || grep -q 'where the command removed it' '$ERR'"
+try "git init at the top of the root" .git "${GIT[*]} init -q ."
+assert "git init: stderr says git init SUBDIR" -- grep -q "git init SUBDIR creates" "$ERR"
+# cargo init makes a repository of its own (a stand-in named cargo that
+# does what it does, so that the test needs no Rust toolchain): the
+# message names cargo's own way out.
+mkdir -p "$W/bin"
+printf '#!/bin/sh\nmkdir .git && touch Cargo.toml\n' >"$W/bin/cargo"
+chmod 755 "$W/bin/cargo"
+try "cargo init at the top of the root" .git "PATH=$W/bin:\$PATH cargo init"
+assert "cargo init: stderr says cargo init --vcs none" -- grep -q "cargo init --vcs none creates no repository" "$ERR"
 
 # --- controls --------------------------------------------------------------------------
 fresh

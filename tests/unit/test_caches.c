@@ -223,3 +223,72 @@ Test(caches, pnpm_store_beside_a_standalone_pnpm)
 	cr_assert_null(env_get(&a, "PNPM_HOME"), "a --setenv store is left alone");
 	argv_free(&a);
 }
+
+/* Every variable caches_env sets has its reason (explain lists it), in the
+ * case npm reads too; others have none. */
+Test(caches, every_variable_set_has_a_reason)
+{
+	const char *keys[] = { "XDG_CACHE_HOME", "GOCACHE", "GOMODCACHE", "npm_config_cache",
+			       "NPM_CONFIG_CACHE", "PIP_CACHE_DIR", "YARN_CACHE_FOLDER", "CCACHE_DIR",
+			       "PRE_COMMIT_HOME", "PNPM_HOME", "npm_config_store_dir", "GOPROXY" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *w = caches_env_why(keys[i]);
+		cr_assert(w && strncmp(w, "--cache private", 15) == 0, "%s", keys[i]);
+	}
+	cr_assert_null(caches_env_why("HOME"));
+	cr_assert_null(caches_env_why("GOPATH"));
+}
+
+Test(caches, prune_names_only_what_caches_dir_name_makes)
+{
+	char name[CACHES_NAME_MAX];
+	const char *ws[] = { "/home/u/src/app", "/", "/w/a b$c", "/x/very-long-name-of-a-workspace-directory-indeed" };
+	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
+		cr_assert_eq(caches_dir_name(ws[i], name, sizeof(name)), 0);
+		cr_assert(caches_name_is_ours(name), "%s", name);
+	}
+	const char *not[] = { "mine", "app-0123456789abcdeF", "app-0123456789abcde", "app_0123456789abcdef",
+			      "a/b-0123456789abcdef", "app-0123456789abcdef.workspace", ".pruned", "..",
+			      "-0123456789abcde", "a b-0123456789abcdef" };
+	for (size_t i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+		cr_assert_not(caches_name_is_ours(not[i]), "%s", not[i]);
+}
+
+Test(caches, prune_verdict_each_branch)
+{
+	const long long day = 24 * 3600;
+	struct caches_entry f = { 1, 29 * day, CACHES_WS_PRESENT };
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_KEEP, "used within 30 days");
+	f.unused_s = 30 * day;
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_REMOVE_UNUSED);
+	f.ws = CACHES_WS_UNKNOWN;
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_REMOVE_UNUSED, "no record: its age decides");
+	f = (struct caches_entry){ 1, 0, CACHES_WS_GONE };
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_REMOVE_GONE, "gone, even if used today");
+	f = (struct caches_entry){ 1, 0, CACHES_WS_UNKNOWN };
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_KEEP);
+	f = (struct caches_entry){ 0, 400 * day, CACHES_WS_GONE };
+	cr_assert_eq(caches_prune_verdict(&f), CACHES_KEEP, "not cordon's: never");
+}
+
+Test(caches, prune_due_once_a_day)
+{
+	cr_assert(caches_prune_due_after(-1), "never pruned, or a stamp in the future");
+	cr_assert_not(caches_prune_due_after(0));
+	cr_assert_not(caches_prune_due_after(CACHES_PRUNE_EVERY_S - 1));
+	cr_assert(caches_prune_due_after(CACHES_PRUNE_EVERY_S));
+}
+
+Test(caches, a_record_counts_only_when_it_hashes_to_the_name)
+{
+	char name[CACHES_NAME_MAX], ws[4096];
+	cr_assert_eq(caches_dir_name("/home/u/app", name, sizeof(name)), 0);
+	cr_assert(caches_record_matches(name, "/home/u/app\n", 12, ws, sizeof(ws)));
+	cr_assert_str_eq(ws, "/home/u/app");
+	cr_assert(caches_record_matches(name, "/home/u/app", 11, ws, sizeof(ws)));
+	cr_assert_not(caches_record_matches(name, "/home/u/other\n", 14, ws, sizeof(ws)),
+		      "a record naming another workspace (edited) is no record");
+	cr_assert_not(caches_record_matches(name, "home/u/app\n", 11, ws, sizeof(ws)));
+	cr_assert_not(caches_record_matches(name, "/home/u/app\0x", 13, ws, sizeof(ws)));
+	cr_assert_not(caches_record_matches(name, "", 0, ws, sizeof(ws)));
+}

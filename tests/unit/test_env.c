@@ -2,6 +2,7 @@
  * --setenv/--unsetenv/--clear-env operations. */
 #include <criterion/criterion.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan/env.h"
@@ -360,4 +361,51 @@ Test(env, proxy_keeps_the_callers_git_ssh)
 	proxy(&c, empty, "/x/cordon-connect", &a);
 	cr_assert_str_eq(get(&a, "GIT_SSH_COMMAND"), "ssh -o ProxyCommand='/x/cordon-connect %h %p'");
 	argv_free(&a);
+}
+
+/* explain's environment: each variable of the command's against the
+ * caller's, and the reason cordon gives for its own. */
+Test(env_diff, set_replaced_same_and_unset)
+{
+	char *const caller[] = { "HOME=/home/u", "GOCACHE=/home/u/.cache/go-build", "GONE=1",
+				 "NOEQUALS", NULL };
+	struct argv a = { 0 };
+	cr_assert_eq(argv_push(&a, "HOME=/home/u"), 0);
+	cr_assert_eq(argv_push(&a, "GOCACHE=/c/go-build"), 0);
+	cr_assert_eq(argv_push(&a, "TMPDIR=/tmp"), 0);
+	struct env_change *d;
+	size_t n;
+	cr_assert_eq(env_diff(caller, &a, &d, &n), 0);
+	cr_assert_eq(n, 4);
+	cr_assert(d[0].op == ENV_CHANGE_SAME && strcmp(d[0].entry, "HOME=/home/u") == 0);
+	cr_assert(d[1].op == ENV_CHANGE_REPLACE && strcmp(d[1].entry, "GOCACHE=/c/go-build") == 0);
+	cr_assert(d[2].op == ENV_CHANGE_SET && strcmp(d[2].entry, "TMPDIR=/tmp") == 0);
+	cr_assert(d[3].op == ENV_CHANGE_UNSET && strcmp(d[3].entry, "GONE=1") == 0);
+	free(d);
+	cr_assert_eq(env_diff(NULL, &a, &d, &n), 0);
+	cr_assert_eq(n, 3, "no caller's environment (--clear-env): everything is set");
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(d[i].op, ENV_CHANGE_SET);
+	free(d);
+	argv_free(&a);
+	struct argv none = { 0 };
+	cr_assert_eq(env_diff(NULL, &none, &d, &n), 0);
+	cr_assert(n == 0 && d == NULL);
+}
+
+Test(env_why, tmpdir_always_and_the_proxy_only_with_net_proxy)
+{
+	struct config c = cfg(NULL, 0, 0);
+	cr_assert_not_null(env_why(&c, "TMPDIR"));
+	c.net = NET_NONE;
+	cr_assert_null(env_why(&c, "HTTPS_PROXY"));
+	cr_assert_null(env_why(&c, "HOME"));
+	c.net = NET_PROXY;
+	const char *keys[] = { "http_proxy", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "NODE_USE_ENV_PROXY",
+			       "YARN_HTTP_PROXY", "YARN_NO_PROXY", "JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *w = env_why(&c, keys[i]);
+		cr_assert(w && strncmp(w, "--net proxy", 11) == 0, "%s", keys[i]);
+	}
+	cr_assert_null(env_why(&c, "HOME"));
 }

@@ -24,3 +24,12 @@ Test(offline, retries_off_unless_the_caller_set_them)
 	cr_assert_str_eq(env_get(&a, "npm_config_fetch_retries"), "0");
 	argv_free(&a);
 }
+
+Test(offline, every_variable_set_has_a_reason)
+{
+	cr_assert_not_null(offline_env_why("npm_config_fetch_retries"));
+	cr_assert_not_null(offline_env_why("NPM_CONFIG_FETCH_RETRIES"));
+	cr_assert_not_null(offline_env_why("PIP_RETRIES"));
+	cr_assert_not_null(offline_env_why("CARGO_NET_RETRY"));
+	cr_assert_null(offline_env_why("PATH"));
+}

@@ -22,6 +22,7 @@ static struct run_outcome started(int wstatus)
 	struct run_outcome o;
 	memset(&o, 0, sizeof(o));
 	o.started = 1;
+	o.reaped = 1;
 	o.wstatus = wstatus;
 	return o;
 }
@@ -140,4 +141,51 @@ Test(outcome_exit_code, inner_error_never_yields_success)
 		o.wstatus = EXITED(0);
 		cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED, "exit_code %d", codes[i]);
 	}
+}
+
+/* The command's own wait status, sent by cordon-inner, is the one that
+ * counts: every exit code 0-255 and every signal 1-31 both ways, never
+ * confused with each other although bwrap's status (PID 1's exit code) is
+ * 128+N for both. */
+Test(outcome_command_end, every_code_and_signal_from_the_command_status)
+{
+	for (int code = 0; code <= 255; code++) {
+		struct run_outcome o = started(EXITED(code));
+		o.have_cmd_status = 1;
+		o.cmd_wstatus = EXITED(code);
+		struct wstatus_end end;
+		cr_assert_eq(outcome_command_end(&o, &end), 0);
+		cr_assert(!end.signaled && end.code == code, "exit %d", code);
+		cr_assert_eq(outcome_exit_code(&o), code);
+	}
+	for (int sig = 1; sig <= 31; sig++) {
+		for (int core = 0; core <= 1; core++) {
+			struct run_outcome o = started(EXITED(128 + sig));
+			o.have_cmd_status = 1;
+			o.cmd_wstatus = SIGNALED(sig) | (core ? 0x80 : 0);
+			struct wstatus_end end;
+			cr_assert_eq(outcome_command_end(&o, &end), 0);
+			cr_assert(end.signaled && end.code == sig, "signal %d", sig);
+			cr_assert_eq(outcome_exit_code(&o), 128 + sig);
+		}
+	}
+}
+
+Test(outcome_command_end, without_the_record_bwrap_tells_how_pid1_ended)
+{
+	struct wstatus_end end;
+	struct run_outcome o = started(EXITED(137));
+	cr_assert_eq(outcome_command_end(&o, &end), 0);
+	cr_assert(end.signaled && end.code == SIGKILL, "PID 1 killed: bwrap exits 128+9");
+	o = started(EXITED(3));
+	cr_assert_eq(outcome_command_end(&o, &end), 0);
+	cr_assert(!end.signaled && end.code == 3);
+	o = started(EXITED(0));
+	o.reaped = 0;
+	cr_assert_eq(outcome_command_end(&o, &end), -EINVAL, "nothing known yet");
+	o = started(EXITED(0));
+	o.have_cmd_status = 1;
+	o.cmd_wstatus = 0x137f; /* stopped: not an end */
+	cr_assert_eq(outcome_command_end(&o, &end), -EINVAL);
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED);
 }

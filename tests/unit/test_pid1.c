@@ -1,6 +1,5 @@
-/* test_pid1.c: pid1_exit_status, the command's wait status as our exit
- * status, checked against statuses of real children; pid1_make_undumpable
- * and pid1_confine in a child. */
+/* test_pid1.c: pid1_forwarded_set; pid1_make_undumpable and pid1_confine
+ * in a child (the wait status's decoding is test_wstatus.c's). */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -12,42 +11,6 @@
 #include <unistd.h>
 
 #include "pid1.h"
-
-static int status_of_child(int code, int sig)
-{
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		if (sig) {
-			signal(sig, SIG_DFL);
-			raise(sig);
-		}
-		_exit(code);
-	}
-	int st;
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	return st;
-}
-
-Test(pid1_exit_status, exit_codes_pass_through)
-{
-	int codes[] = { 0, 1, 3, 124, 125, 126, 127, 255 };
-	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		cr_assert_eq(pid1_exit_status(status_of_child(codes[i], 0)), codes[i]);
-}
-
-Test(pid1_exit_status, signals_are_128_plus_n)
-{
-	cr_assert_eq(pid1_exit_status(status_of_child(0, SIGTERM)), 128 + SIGTERM);
-	cr_assert_eq(pid1_exit_status(status_of_child(0, SIGKILL)), 128 + SIGKILL);
-	cr_assert_eq(pid1_exit_status(status_of_child(0, SIGUSR1)), 128 + SIGUSR1);
-}
-
-Test(pid1_exit_status, stopped_is_not_an_exit)
-{
-	/* A stopped status (0x7f in the low byte) is neither: 125. */
-	cr_assert_eq(pid1_exit_status((SIGSTOP << 8) | 0x7f), EXIT_CORDON_FAILED);
-}
 
 Test(pid1_forwarded_set, has_the_forwarded_signals)
 {

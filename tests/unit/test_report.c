@@ -97,6 +97,9 @@ Test(report, each_way_a_run_ends)
 		{ 152, 1, 0, 0, 0, 0, "cpu_limit", 0, 1 }, /* killed by cordon, not the signal */
 		{ 152, 1, 0, 0, 0, 0, "signaled", 24, 0 }, /* one process's RLIMIT_CPU */
 		{ 137, 1, 0, 0, 0, 0, "signaled", 9, 0 },
+		{ 130, 1, 0, 0, 0, 0, "exited", 0, 0 },  /* `exit 130`: not SIGINT */
+		{ 130, 1, 0, 0, 0, 0, "signaled", 2, 0 },
+		{ 159, 1, 0, 0, 0, 0, "exited", 0, 0 },
 		{ 143, 1, 0, SIGTERM, 0, 0, "terminated", 0, 0 },
 		{ 1, 1, 0, 0, 0, 1, "violation", 0, 0 },
 		{ 127, 0, 0, 0, 1, 0, "not_found", 0, 0 },
@@ -114,6 +117,10 @@ Test(report, each_way_a_run_ends)
 		r.out.cpu_exceeded = cases[i].cpu;
 		r.out.forwarded = cases[i].forwarded;
 		r.out.have_error = cases[i].have_error;
+		/* How the command ended, as outcome_command_end gives it. */
+		r.out.have_end = 1;
+		r.out.end = (struct wstatus_end){ cases[i].signal != 0,
+						  cases[i].signal ? cases[i].signal : cases[i].status };
 		if (cases[i].violation)
 			report_add_violation(&r, "protected_name", ".git", "/w/.git",
 					     "/w/.git.cordon-quarantine-1", "a directory");
@@ -121,6 +128,10 @@ Test(report, each_way_a_run_ends)
 		cr_assert_str_eq(str(root, "reason"), cases[i].reason, "case %zu", i);
 		cr_assert_eq(json_integer_value(json_object_get(root, "signal")), cases[i].signal, "case %zu", i);
 		cr_assert(json_is_null(json_object_get(root, "policy")));
+		if (cases[i].timed_out)
+			cr_assert_str_eq(str(root, "timeout_ended_by"), "term");
+		else
+			cr_assert(json_is_null(json_object_get(root, "timeout_ended_by")));
 		if (cases[i].violation) {
 			json_t *v = json_array_get(json_object_get(root, "violations"), 0);
 			cr_assert_str_eq(str(v, "path"), "/w/.git");

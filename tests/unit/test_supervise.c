@@ -210,9 +210,9 @@ Test(supervise_run, a_pid1_that_does_not_end_the_sandbox_is_killed)
 	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
 	int ctrl[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
-	pid_t sandbox = forever_ignoring(0, 1);
+	pid_t sandbox = forever_ignoring(1, 1);
 	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
-				    .timeout = 1, .kill_after = 10, .sig = &sig };
+				    .timeout = 1, .kill_after = 0, .sig = &sig };
 	struct run_outcome out;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -226,6 +226,43 @@ Test(supervise_run, a_pid1_that_does_not_end_the_sandbox_is_killed)
 	close(ctrl[0]);
 	close(ctrl[1]);
 	restore(&sig);
+}
+
+/* --timeout as `timeout -k`: SIGTERM first; the end of the sandbox only
+ * for a command still there --kill-after seconds later. */
+static void timeout_run(int ignore_term, unsigned kill_after, struct run_outcome *out)
+{
+	struct supervise_signals sig;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(supervise_block_signals(&sig, &e), 0);
+	int ctrl[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
+	pid_t sandbox = forever(ignore_term);
+	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+				    .timeout = 1, .kill_after = kill_after, .sig = &sig };
+	cr_assert_eq(supervise_run(&s, out, &e), 0, "%s", e.msg);
+	close(ctrl[0]);
+	close(ctrl[1]);
+	restore(&sig);
+}
+
+Test(supervise_run, the_timeout_sends_sigterm_first)
+{
+	struct run_outcome out;
+	timeout_run(0, 30, &out);
+	cr_assert(out.timed_out);
+	cr_assert_not(out.timeout_killed);
+	cr_assert(WIFSIGNALED(out.wstatus) && WTERMSIG(out.wstatus) == SIGTERM,
+		  "the command got SIGTERM, not the end of the sandbox");
+}
+
+Test(supervise_run, the_timeout_ends_what_ignores_sigterm_after_kill_after)
+{
+	struct run_outcome out;
+	timeout_run(1, 1, &out);
+	cr_assert(out.timed_out);
+	cr_assert(out.timeout_killed);
+	cr_assert(ended(out.wstatus), "ended by cordon after --kill-after");
 }
 
 Test(supervise_run, no_cpu_limit_reads_nothing)

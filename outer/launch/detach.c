@@ -1,0 +1,66 @@
+/* detach.c: see detach.h. */
+#include "launch/detach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "sys.h"
+
+#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_CLASS_IDLE 3
+#define IOPRIO_CLASS_SHIFT 13
+
+/* The grandchild: settled as detach.h says, then fn. */
+static void __attribute__((noreturn)) detached(void (*fn)(void *ctx), void *ctx)
+{
+	if (sys_close_except(NULL, 0) < 0)
+		_exit(1);
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+		_exit(1);
+	if (nul > 2)
+		(void)close(nul);
+	if (chdir("/") < 0)
+		_exit(1);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP: refused, as meant */
+	sigset_t none;
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Lowest priority: it must not slow the command it runs beside. */
+	(void)setpriority(PRIO_PROCESS, 0, 19);
+	(void)syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT);
+	fn(ctx);
+	_exit(0);
+}
+
+int detach_run(void (*fn)(void *ctx), void *ctx, struct cordon_err *e)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return err_sys(e, errno, "cannot start a background task: fork");
+	if (pid == 0) {
+		/* A session of its own: a kill of cordon's process group or
+		 * session (an agent ending a job) is not meant for it. */
+		if (setsid() < 0)
+			_exit(1);
+		pid_t g = fork();
+		if (g == 0)
+			detached(fn, ctx);
+		_exit(g < 0 ? 1 : 0);
+	}
+	int st;
+	if (sys_waitpid(pid, &st) < 0)
+		return err_sys(e, errno, "cannot start a background task: waitpid");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return err_set(e, EAGAIN, "cannot start a background task: fork");
+	return 0;
+}
