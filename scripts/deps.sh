@@ -3,6 +3,11 @@
 # Idempotent and quiet when everything is present.  Needs root (or sudo).
 set -eu
 
+# --package: what `make deb` and `make check-package` need besides (the
+# Debian packaging tools, lintian, debootstrap for the clean root).
+if [ "${1:-}" = --package ]; then
+	PKGS="debhelper fakeroot dpkg-dev lintian debootstrap"
+else
 PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3
 cppcheck clang clang-tidy valgrind libclang-rt-14-dev tmux
@@ -16,6 +21,7 @@ command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 # (go, node, npm and pip are above).
 PKGS="$PKGS curl openssh-client openssh-server openssl python3-httpx python3-requests
 python3-websockets"
+fi
 
 missing=""
 for p in $PKGS; do
