@@ -334,7 +334,7 @@ void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_res
 	/* Every address is checked, not only the first: a name that answers
 	 * a public and a loopback address is refused. */
 	for (size_t i = 0; i < res->n; i++) {
-		enum decision_reason r = decision_address(&c->dec, 0, res->family[i], res->addr[i]);
+		enum decision_reason r = decision_address(&b->rules, &c->dec, 0, res->family[i], res->addr[i]);
 		if (r != DECISION_ALLOWED) {
 			conn_addr_text(c, res->family[i], res->addr[i]);
 			conn_refuse_decision(b, c, r);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/protect.h"
+#include "hostpaths/userfile.h"
 #include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
@@ -236,6 +237,20 @@ static int die_with_parent(pid_t parent, struct cordon_err *e)
 	return 0;
 }
 
+/* --net-log: opened before anything runs, as a file of the caller's that
+ * is no link (hostpaths/userfile.h); the bridge gets the descriptor.  Not
+ * in prepare_open: explain must create nothing. */
+static int open_net_log(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	int fd = -1;
+	if (!c->net_log || c->net != NET_PROXY)
+		return 0;
+	int r = userfile_append("--net-log", c->net_log, &fd, e);
+	if (r == 0)
+		bridge_link_log(&p->bridge, fd);
+	return r;
+}
+
 /* --net none: the sandbox's no-route counters, opened once its namespaces
  * exist, for the note after a failed run (netnote.h). */
 static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
@@ -299,6 +314,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	struct inner_term t = { pty.master >= 0, sig.ignored };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0 ||
+	    (r = open_net_log(c, &p, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||

@@ -47,6 +47,12 @@ int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordo
 	return 0;
 }
 
+void bridge_link_log(struct bridge_link *l, int fd)
+{
+	sys_close(&l->log);
+	l->log = fd;
+}
+
 int bridge_link_inner_fd(const struct bridge_link *l)
 {
 	return l->sock[1];
@@ -69,10 +75,6 @@ int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct arg
 	for (size_t i = 0; i < c->deny_domain.n; i++) {
 		r |= argv_push(out, "--deny");
 		r |= argv_push(out, c->deny_domain.v[i]);
-	}
-	if (c->net_log) {
-		r |= argv_push(out, "--net-log");
-		r |= argv_push(out, c->net_log);
 	}
 	if (c->proxy_upstream) {
 		r |= argv_push(out, "--upstream");
@@ -100,8 +102,12 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	int r = helper_find("cordon-bridge", &bin, path, e);
 	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	int keep[3] = { l->sock[0], -1, -1 };
+	int keep[4] = { l->sock[0], -1, -1, -1 };
 	size_t nkeep = 1;
+	if (l->log >= 0) {
+		r |= argv_push(&argv, "--net-log-fd") | argv_push_int(&argv, l->log);
+		keep[nkeep++] = l->log;
+	}
 	if (l->decisions >= 0) {
 		r |= argv_push(&argv, "--decisions") | argv_push_int(&argv, l->decisions);
 		keep[nkeep++] = l->decisions;
@@ -124,6 +130,7 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	l->pid = pid;
 	sys_close(&l->sock[0]);
 	sys_close(&l->auth);
+	sys_close(&l->log);
 	return 0;
 }
 
@@ -164,6 +171,7 @@ void bridge_end(struct bridge_link *l, int grace_ms)
 	sys_close(&l->sock[0]);
 	sys_close(&l->sock[1]);
 	sys_close(&l->auth);
+	sys_close(&l->log);
 	if (l->pid <= 0)
 		return;
 	int pfd = (int)syscall(SYS_pidfd_open, l->pid, 0);

@@ -27,13 +27,19 @@ struct bridge_link {
 			     its --net-log lines to, read back for the report */
 	int auth;         /* with upstream credentials: a memfd holding them, so
 			     that they are on no command line (ps shows the bridge's) */
+	int log;          /* with --net-log: the file, opened by cordon
+			     (hostpaths/userfile.h); the bridge opens no path */
 };
 
-#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1, -1 }
+#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1, -1, -1 }
 
 /* With --net proxy, the socketpair; otherwise nothing.  -errno with *e. */
 int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* Hand over the --net-log file's descriptor (the link owns it from here;
+ * -1: none). */
+void bridge_link_log(struct bridge_link *l, int fd);
 
 /* cordon-inner's end, for its --bridge option and bwrap's keep list; -1
  * without --net proxy. */
