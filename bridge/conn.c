@@ -327,8 +327,9 @@ void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_res
 		return;
 	if (res->err || res->n == 0) {
 		char body[CONN_BODY_MAX];
-		(void)snprintf(body, sizeof(body), "cordon: cannot resolve %s\n", c->host.text);
-		conn_refuse(b, c, 502, SOCKS5_HOST_UNREACHABLE, "no-such-name", body);
+		(void)snprintf(body, sizeof(body), "cordon: could not resolve %s (no address from "
+			       "the resolver of the machine cordon runs on)\n", c->host.text);
+		conn_refuse(b, c, 502, SOCKS5_HOST_UNREACHABLE, "could-not-resolve", body);
 		return;
 	}
 	/* Every address is checked, not only the first: a name that answers

@@ -260,6 +260,20 @@ static int watch_network(const struct config *c, const struct prepared *p, struc
 	return 0;
 }
 
+/* --net proxy: each line the bridge logged, to the report and to the
+ * lines on refused hosts (netnote.h). */
+struct net_seen {
+	struct report *rep;
+	struct netnote_proxy note;
+};
+
+static void on_decision(void *ctx, const char *line, size_t n)
+{
+	struct net_seen *s = ctx;
+	report_add_net_line(s->rep, line, n);
+	netnote_proxy_add(&s->note, line, n);
+}
+
 /* The report is written before the host paths are released: it describes
  * the run, and the paths it names are still the resolved ones. */
 static void write_report(struct report *rep, const struct config *c, const struct prepared *p,
@@ -356,8 +370,11 @@ done:
 		(void)settle(&w, c, rep);
 	watch_free(&w);
 	/* supervise ended the bridge: what it logged is complete. */
-	if (have_out)
-		bridge_decisions(&p.bridge, report_add_net_line, rep);
+	if (have_out && c->net == NET_PROXY) {
+		struct net_seen seen = { rep, { 0 } };
+		bridge_decisions(&p.bridge, on_decision, &seen);
+		netnote_proxy_print(&seen.note, r > 0 && r < EXIT_TIMEOUT);
+	}
 	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
 	pty_close(&pty);
 	protect_release(&prot);

@@ -14,6 +14,7 @@
 #include "launch/child.h"
 #include "launch/inner_find.h"
 #include "sys.h"
+#include "wire_bridge.h"
 
 extern char **environ;
 
@@ -37,10 +38,11 @@ int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordo
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sock) < 0)
 		return err_sys(e, errno, "cannot create the socket between the sandbox and "
 			       "cordon-bridge (too many open files? check ulimit -n)");
-	/* In memory, never on disk: the report's network decisions leave
-	 * nothing behind, and nothing in the sandbox can reach it. */
-	if (c->report && (l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
-		return err_sys(e, errno, "cannot create the in-memory file for --report's network "
+	/* In memory, never on disk: the network decisions (for the report
+	 * and the lines on refused hosts) leave nothing behind, and nothing
+	 * in the sandbox can reach them. */
+	if ((l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
+		return err_sys(e, errno, "cannot create the in-memory file for the network "
 			       "decisions (too many open files? check ulimit -n)");
 	if (c->proxy_upstream_auth)
 		return bl_auth_memfd(l, c->proxy_upstream_auth, e);
@@ -142,7 +144,7 @@ void bridge_link_started(struct bridge_link *l)
 void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
 		      void *ctx)
 {
-	enum { CAP = 4 << 20 };
+	enum { CAP = WIRE_BRIDGE_DECISIONS_MAX };
 	if (l->decisions < 0)
 		return;
 	char *buf = malloc(CAP);

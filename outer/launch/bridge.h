@@ -23,8 +23,8 @@
 struct bridge_link {
 	int sock[2];      /* [0] cordon-bridge's end, [1] cordon-inner's; -1 without --net proxy */
 	pid_t pid;        /* > 0 once started, until reaped */
-	int decisions;    /* with --report: an anonymous memfd the bridge appends
-			     its --net-log lines to, read back for the report */
+	int decisions;    /* an anonymous memfd the bridge appends its --net-log
+			     lines to, read back for the report and netnote.h */
 	int auth;         /* with upstream credentials: a memfd holding them, so
 			     that they are on no command line (ps shows the bridge's) */
 	int log;          /* with --net-log: the file, opened by cordon
@@ -59,8 +59,8 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
  * sandbox ending reads as end of file to the bridge. */
 void bridge_link_started(struct bridge_link *l);
 
-/* After bridge_end: each line the bridge logged, to fn (at most 4 MiB of
- * them); then the memfd is closed.  Nothing without --report. */
+/* After bridge_end: each line the bridge logged, to fn (at most
+ * WIRE_BRIDGE_DECISIONS_MAX bytes of them); then the memfd is closed. */
 void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
 		      void *ctx);
 

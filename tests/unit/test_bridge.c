@@ -58,8 +58,10 @@ Test(bridge_link, socketpair_only_with_proxy)
 	cr_assert_geq(bridge_link_inner_fd(&l), 0);
 	bridge_link_started(&l);
 	cr_assert_eq(bridge_link_inner_fd(&l), -1);
+	cr_assert_geq(l.decisions, 0, "the decisions are read back for every proxied run");
 	bridge_end(&l, 0);
 	cr_assert_eq(l.sock[0], -1);
+	sys_close(&l.decisions);
 }
 
 /* The upstream's credentials go to the bridge in a memfd, never on its
