@@ -151,8 +151,12 @@ static void np_printable(char *dst, size_t cap, const char *src, int brackets)
 	int v6 = brackets && strchr(src, ':');
 	if (v6 && n + 1 < cap)
 		dst[n++] = '[';
-	for (; *src && n + 2 < cap; src++)
-		dst[n++] = (*src >= 0x20 && *src < 0x7f) ? *src : '?';
+	for (; *src && n + 2 < cap; src++) {
+		char ch = *src;
+		if (ch < 0x20 || ch >= 0x7f)
+			ch = '?';
+		dst[n++] = ch;
+	}
 	if (v6 && n + 1 < cap)
 		dst[n++] = ']';
 	dst[n] = '\0';

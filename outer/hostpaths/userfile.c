@@ -64,8 +64,8 @@ int userfile_append(const char *flag, const char *path, int *fd, struct cordon_e
 	char *name = NULL;
 	*fd = -1;
 	int r = userfile_dir(flag, path, &dirfd, &name, e);
-	if (r < 0)
-		return r;
+	if (r < 0 || !name)
+		return r < 0 ? r : -EINVAL;
 	/* O_NOFOLLOW: a link at FILE fails (ELOOP), dangling or not.
 	 * O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead
 	 * of blocking the run; with one, the check below refuses it. */

@@ -28,7 +28,6 @@ struct pctx {
 	size_t len;
 	const char *name;
 	const char *dir;             /* relative paths resolve against it */
-	const char *file_dir, *run_dir;
 	struct config *c;
 	struct cordon_err *e;
 	const char *keys[KEY_DEPTH]; /* where the walk is, for messages */
@@ -640,7 +639,7 @@ int policy_parse(const char *text, size_t len, const char *name, const char *dir
 	if (!root)
 		return err_set(e, EINVAL, "%s:%d:%d: not valid JSON: %s", name, jerr.line,
 			       jerr.column, jerr.text);
-	struct pctx x = { text, len, name, dir, dir, run_dir, c, e, { 0 }, 0 };
+	struct pctx x = { text, len, name, dir, c, e, { 0 }, 0 };
 	int r;
 	if (!json_is_object(root)) {
 		r = fail(&x, "the policy must be a JSON object");
