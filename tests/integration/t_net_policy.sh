@@ -92,6 +92,8 @@ assert "... created 0600 by the caller, one allowed line" -- \
 expect_out 0 '^hello$' "control: an existing log of the caller's is appended to" -- \
 	"${C[@]}" --allow-domain "allowed.test:$A" --net-log "$ws/net.log" -- "${GET[@]}" "http://allowed.test:$A/hello"
 assert "... two lines now" -- test "$(wc -l <"$ws/net.log")" -eq 2
+expect 0 "explain with --net-log" -- "$CORDON" explain --allow-domain "allowed.test:$A" --net-log "$ws/explain.log" -- true
+assert "... creates no log file (explain runs nothing, opens nothing to write)" -- test ! -e "$ws/explain.log"
 
 echo "-- a rule without a port never reaches this machine's services"
 expect_out 0 '^403 403$' "allowed.test (no port, 127.0.0.1) reaches neither loopback service" -- \
