@@ -111,9 +111,14 @@ enum addr_class addr_classify(int family, const unsigned char *a)
 int addr_is_own(int family, const unsigned char *a, const struct addr_host *own, size_t n)
 {
 	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
-	if (family == AF_INET6 && memcmp(a, mapped, 12) == 0) {
+	static const unsigned char nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	/* The forms that end at an IPv4 address, as addr_classify reads them. */
+	if (family == AF_INET6 && (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)) {
 		family = AF_INET;
 		a += 12;
+	} else if (family == AF_INET6 && a[0] == 0x20 && a[1] == 0x02) {
+		family = AF_INET;
+		a += 2;
 	}
 	size_t len = family == AF_INET ? 4 : 16;
 	for (size_t i = 0; i < n; i++)

@@ -30,8 +30,9 @@ struct addr_host {
  * IPv4-compatible ::/96 is non-public).  Any other family is ADDR_NONPUBLIC. */
 enum addr_class addr_classify(int family, const unsigned char *a);
 
-/* Nonzero when a (family, as for addr_classify; an IPv4-mapped address
- * counts as its IPv4 one) is one of the n addresses of own. */
+/* Nonzero when a (family, as for addr_classify; an IPv4-mapped, NAT64 or
+ * 6to4 address counts as the IPv4 one it carries) is one of the n
+ * addresses of own. */
 int addr_is_own(int family, const unsigned char *a, const struct addr_host *own, size_t n);
 
 /* The rule: a public address may be reached; a non-public one only when the

@@ -102,6 +102,10 @@ Test(addr, own)
 	unsigned char a[16] = { 203, 0, 113, 7 }, m[16] = { [10] = 0xff, [11] = 0xff, 203, 0, 113, 7 };
 	cr_assert(addr_is_own(AF_INET, a, own, 2));
 	cr_assert(addr_is_own(AF_INET6, m, own, 2), "the mapped form is the same address");
+	unsigned char n64[16] = { 0x00, 0x64, 0xff, 0x9b, [12] = 203, 0, 113, 7 };
+	unsigned char six[16] = { 0x20, 0x02, 203, 0, 113, 7 };
+	cr_assert(addr_is_own(AF_INET6, n64, own, 2), "NAT64 ends at the same address");
+	cr_assert(addr_is_own(AF_INET6, six, own, 2), "6to4 ends at the same address");
 	cr_assert(addr_is_own(AF_INET6, own[1].a, own, 2));
 	a[3] = 8;
 	cr_assert_not(addr_is_own(AF_INET, a, own, 2));
