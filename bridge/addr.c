@@ -38,6 +38,18 @@ static const struct addr_net v6_nonpublic[] = {
 	{ { 0xff }, 8 },
 };
 
+/* This host itself: what a connect reaches without leaving the machine
+ * (0.0.0.0 and :: connect to the loopback), and link-local, which reaches
+ * only the neighbours of one link. */
+static const struct addr_net v4_local[] = {
+	{ { 0 }, 8 }, { { 127 }, 8 }, { { 169, 254 }, 16 },
+};
+static const struct addr_net v6_local[] = {
+	{ { 0 }, 128 },
+	{ { [15] = 1 }, 128 },
+	{ { 0xfe, 0x80 }, 10 },
+};
+
 static int ad_in(const unsigned char *a, const struct addr_net *n)
 {
 	unsigned full = n->bits / 8, rest = n->bits % 8;
@@ -62,6 +74,8 @@ static enum addr_class ad_v4(const unsigned char *a)
 	static const unsigned char metadata[4] = { 169, 254, 169, 254 };
 	if (memcmp(a, metadata, 4) == 0)
 		return ADDR_METADATA;
+	if (ad_in_table(a, v4_local, sizeof(v4_local) / sizeof(v4_local[0])))
+		return ADDR_LOCAL;
 	return ad_in_table(a, v4_nonpublic, sizeof(v4_nonpublic) / sizeof(v4_nonpublic[0]))
 		       ? ADDR_NONPUBLIC : ADDR_PUBLIC;
 }
@@ -79,6 +93,8 @@ static enum addr_class ad_v6(const unsigned char *a)
 		return ad_v4(a + 12);
 	if (a[0] == 0x20 && a[1] == 0x02)
 		return ad_v4(a + 2);
+	if (ad_in_table(a, v6_local, sizeof(v6_local) / sizeof(v6_local[0])))
+		return ADDR_LOCAL;
 	return ad_in_table(a, v6_nonpublic, sizeof(v6_nonpublic) / sizeof(v6_nonpublic[0]))
 		       ? ADDR_NONPUBLIC : ADDR_PUBLIC;
 }
@@ -92,15 +108,36 @@ enum addr_class addr_classify(int family, const unsigned char *a)
 	return ADDR_NONPUBLIC;
 }
 
-int addr_permitted(enum addr_class c, int named, int ip_named)
+int addr_is_own(int family, const unsigned char *a, const struct addr_host *own, size_t n)
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const unsigned char nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	/* The forms that end at an IPv4 address, as addr_classify reads them. */
+	if (family == AF_INET6 && (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)) {
+		family = AF_INET;
+		a += 12;
+	} else if (family == AF_INET6 && a[0] == 0x20 && a[1] == 0x02) {
+		family = AF_INET;
+		a += 2;
+	}
+	size_t len = family == AF_INET ? 4 : 16;
+	for (size_t i = 0; i < n; i++)
+		if (own[i].family == family && memcmp(own[i].a, a, len) == 0)
+			return 1;
+	return 0;
+}
+
+int addr_permitted(enum addr_class c, int named, int ip_named, int port_named)
 {
 	switch (c) {
 	case ADDR_PUBLIC:
 		return 1;
 	case ADDR_NONPUBLIC:
 		return named || ip_named;
+	case ADDR_LOCAL:
+		return (named || ip_named) && port_named;
 	case ADDR_METADATA:
-		return ip_named;
+		return ip_named && port_named;
 	}
 	return 0;
 }

@@ -98,9 +98,12 @@ enum allow_verdict allow_check(const struct allow_rule *allow, size_t nallow,
 	for (size_t i = 0; i < nallow; i++) {
 		if (!allow_rule_matches(&allow[i], h, port))
 			continue;
+		if (allow[i].kind == ALLOW_EXACT && allow[i].port)
+			return ALLOW_NAMED_PORT;
 		if (allow[i].kind == ALLOW_EXACT)
-			return ALLOW_NAMED;
-		v = ALLOW_WILDCARD;
+			v = ALLOW_NAMED;
+		else if (v == ALLOW_UNLISTED)
+			v = ALLOW_WILDCARD;
 	}
 	return v;
 }

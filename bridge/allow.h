@@ -29,7 +29,8 @@ enum allow_verdict {
 	ALLOW_UNLISTED = 0, /* no rule matches: refused */
 	ALLOW_DENIED,       /* a deny rule matches: refused */
 	ALLOW_WILDCARD,     /* allowed by a *. / **. / * rule */
-	ALLOW_NAMED,        /* allowed by a rule naming exactly this host */
+	ALLOW_NAMED,        /* allowed by a rule naming exactly this host, any port */
+	ALLOW_NAMED_PORT,   /* allowed by a rule naming exactly this host and port */
 };
 
 /* Parse pattern (NUL-terminated) into *r.  flag names the option for the
@@ -41,9 +42,9 @@ int allow_rule_parse(const char *pattern, const char *flag, int allow_all_ok,
 /* Nonzero when rule r matches host h on port. */
 int allow_rule_matches(const struct allow_rule *r, const struct host *h, uint16_t port);
 
-/* The verdict for h:port over the deny and allow rules.  ALLOW_NAMED wins
- * over ALLOW_WILDCARD when both match (it decides whether a non-public
- * address may be reached, addr.h). */
+/* The verdict for h:port over the deny and allow rules.  ALLOW_NAMED_PORT
+ * wins over ALLOW_NAMED, which wins over ALLOW_WILDCARD, when several match
+ * (they decide which non-public addresses may be reached, addr.h). */
 enum allow_verdict allow_check(const struct allow_rule *allow, size_t nallow,
 			       const struct allow_rule *deny, size_t ndeny,
 			       const struct host *h, uint16_t port);

@@ -327,14 +327,15 @@ void conn_on_resolved(struct bridge *b, struct conn *c, const struct resolve_res
 		return;
 	if (res->err || res->n == 0) {
 		char body[CONN_BODY_MAX];
-		(void)snprintf(body, sizeof(body), "cordon: cannot resolve %s\n", c->host.text);
-		conn_refuse(b, c, 502, SOCKS5_HOST_UNREACHABLE, "no-such-name", body);
+		(void)snprintf(body, sizeof(body), "cordon: could not resolve %s (no address from "
+			       "the resolver of the machine cordon runs on)\n", c->host.text);
+		conn_refuse(b, c, 502, SOCKS5_HOST_UNREACHABLE, "could-not-resolve", body);
 		return;
 	}
 	/* Every address is checked, not only the first: a name that answers
 	 * a public and a loopback address is refused. */
 	for (size_t i = 0; i < res->n; i++) {
-		enum decision_reason r = decision_address(&c->dec, 0, res->family[i], res->addr[i]);
+		enum decision_reason r = decision_address(&b->rules, &c->dec, 0, res->family[i], res->addr[i]);
 		if (r != DECISION_ALLOWED) {
 			conn_addr_text(c, res->family[i], res->addr[i]);
 			conn_refuse_decision(b, c, r);

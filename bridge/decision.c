@@ -23,20 +23,26 @@ struct decision decision_name(const struct decision_rules *rules, const struct h
 		break;
 	}
 	if (d.reason == DECISION_ALLOWED && h->kind != HOST_NAME)
-		d.reason = decision_address(&d, 1, h->kind == HOST_IPV4 ? AF_INET : AF_INET6, h->addr);
+		d.reason = decision_address(rules, &d, 1, h->kind == HOST_IPV4 ? AF_INET : AF_INET6, h->addr);
 	return d;
 }
 
-enum decision_reason decision_address(const struct decision *d, int ip_literal, int family,
-				      const unsigned char *a)
+enum decision_reason decision_address(const struct decision_rules *rules, const struct decision *d,
+				      int ip_literal, int family, const unsigned char *a)
 {
 	if (d->reason != DECISION_ALLOWED)
 		return d->reason;
 	enum addr_class c = addr_classify(family, a);
-	int named = d->verdict == ALLOW_NAMED;
-	if (addr_permitted(c, named, named && ip_literal))
+	/* The host's own public address reaches its services as loopback
+	 * does (a service bound to 0.0.0.0 answers on both). */
+	if (c != ADDR_METADATA && addr_is_own(family, a, rules->own, rules->nown))
+		c = ADDR_LOCAL;
+	int port_named = d->verdict == ALLOW_NAMED_PORT;
+	int named = port_named || d->verdict == ALLOW_NAMED;
+	if (addr_permitted(c, named, named && ip_literal, port_named))
 		return DECISION_ALLOWED;
-	return c == ADDR_METADATA ? DECISION_METADATA : DECISION_NONPUBLIC;
+	return c == ADDR_METADATA ? DECISION_METADATA
+	       : c == ADDR_LOCAL  ? DECISION_LOCAL : DECISION_NONPUBLIC;
 }
 
 const char *decision_reason_word(enum decision_reason r)
@@ -46,6 +52,7 @@ const char *decision_reason_word(enum decision_reason r)
 	case DECISION_UNLISTED: return "unlisted";
 	case DECISION_DENIED: return "denied";
 	case DECISION_NONPUBLIC: return "non-public-address";
+	case DECISION_LOCAL: return "local-address";
 	case DECISION_METADATA: return "metadata-address";
 	}
 	return "refused";
@@ -64,6 +71,12 @@ void decision_message(enum decision_reason r, const struct host *h, uint16_t por
 	case DECISION_DENIED:
 		(void)snprintf(out, cap, "cordon: %s%s%s:%u is refused by a --deny-domain rule "
 			       "of this sandbox\n", o, h->text, c, port);
+		break;
+	case DECISION_LOCAL:
+		(void)snprintf(out, cap, "cordon: %s%s%s:%u resolves to %s, an address of this "
+			       "machine (loopback, link-local or its own); a rule reaches it only "
+			       "with its port: --allow-domain %s%s%s:%u\n",
+			       o, h->text, c, port, addr ? addr : h->text, o, h->text, c, port);
 		break;
 	case DECISION_NONPUBLIC:
 	case DECISION_METADATA:

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "addr.h"
 #include "allow.h"
 #include "host.h"
 
@@ -19,13 +20,17 @@ struct decision_rules {
 	size_t nallow;
 	const struct allow_rule *deny;
 	size_t ndeny;
+	const struct addr_host *own; /* the host's own addresses (addr.h) */
+	size_t nown;
 };
 
 enum decision_reason {
 	DECISION_ALLOWED = 0,
 	DECISION_UNLISTED,    /* no --allow-domain matches */
 	DECISION_DENIED,      /* a --deny-domain matches */
-	DECISION_NONPUBLIC,   /* an address is loopback, private, ... and the host was not named */
+	DECISION_NONPUBLIC,   /* an address is private, reserved, ... and the host was not named */
+	DECISION_LOCAL,       /* an address is this host's (loopback, link-local, its own)
+				 and no rule named the host with this port */
 	DECISION_METADATA,    /* a cloud metadata address that was not named */
 };
 
@@ -42,11 +47,11 @@ struct decision decision_name(const struct decision_rules *rules, const struct h
 /* The address check for one resolved (or literal) address of a host that
  * passed decision_name: family AF_INET or AF_INET6, a in network order.
  * ip_literal: the host was written as that address. */
-enum decision_reason decision_address(const struct decision *d, int ip_literal, int family,
-				      const unsigned char *a);
+enum decision_reason decision_address(const struct decision_rules *rules, const struct decision *d,
+				      int ip_literal, int family, const unsigned char *a);
 
 /* The short reason word for the log ("allowed", "unlisted", "denied",
- * "non-public-address", "metadata-address"). */
+ * "non-public-address", "local-address", "metadata-address"). */
 const char *decision_reason_word(enum decision_reason r);
 
 /* The body of a 403 (or the text of a log line) for a refusal of h:port:

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -60,8 +61,8 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 			r = ik_rule("--allow-domain", v, &in->allow, &in->nallow, e);
 		else if (strcmp(a, "--deny") == 0)
 			r = ik_rule("--deny-domain", v, &in->deny, &in->ndeny, e);
-		else if (strcmp(a, "--net-log") == 0)
-			in->net_log = v;
+		else if (strcmp(a, "--net-log-fd") == 0 && ik_int(v, 3, 65535, &n) == 0)
+			in->log_fd = (int)n;
 		else if (strcmp(a, "--decisions") == 0 && ik_int(v, 3, 65535, &n) == 0)
 			in->decisions_fd = (int)n;
 		else if (strcmp(a, "--upstream") == 0)
@@ -250,16 +251,47 @@ static int ik_auth(struct intake *in, char *out, size_t cap, struct cordon_err *
 	return 0;
 }
 
+/* The host's own addresses, read before the bridge confines itself: a
+ * name that resolves to one reaches this machine's services as loopback
+ * does (addr.h).  Without them a port-less rule could reach every port of
+ * the machine through its public address: no list, no run. */
+static int ik_own_addresses(struct intake *in, struct cordon_err *e)
+{
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return err_sys(e, errno, "cordon-bridge: cannot list this machine's addresses");
+	int r = 0;
+	for (struct ifaddrs *p = ifa; p && r == 0; p = p->ifa_next) {
+		if (!p->ifa_addr || (p->ifa_addr->sa_family != AF_INET &&
+				     p->ifa_addr->sa_family != AF_INET6))
+			continue;
+		struct addr_host *nv = realloc(in->own, (in->nown + 1) * sizeof(*nv));
+		if (!nv) {
+			r = err_set(e, ENOMEM, "cordon-bridge: out of memory");
+			break;
+		}
+		in->own = nv;
+		struct addr_host *h = &nv[in->nown++];
+		memset(h, 0, sizeof(*h));
+		h->family = p->ifa_addr->sa_family;
+		if (h->family == AF_INET)
+			memcpy(h->a, &((const struct sockaddr_in *)(const void *)p->ifa_addr)->sin_addr, 4);
+		else
+			memcpy(h->a, &((const struct sockaddr_in6 *)(const void *)p->ifa_addr)->sin6_addr, 16);
+	}
+	freeifaddrs(ifa);
+	return r;
+}
+
 int intake_run(struct intake *in, struct cordon_err *e)
 {
 	int r = ik_listeners(in, e);
-	if (r != 0)
+	if (r != 0 || (r = ik_own_addresses(in, e)) < 0)
 		return r;
-	if (in->net_log) {
-		in->log_fd = open(in->net_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-		if (in->log_fd < 0)
-			return err_sys(e, errno, "--net-log %s", in->net_log);
-	}
+	/* Opened by cordon, which checked it (never a link, a regular file
+	 * of the caller's): the bridge opens no path to write. */
+	if (in->log_fd >= 0 && fcntl(in->log_fd, F_SETFD, FD_CLOEXEC) < 0)
+		return err_sys(e, errno, "cordon-bridge: the --net-log descriptor %d", in->log_fd);
 	/* Inherited from cordon (an anonymous memfd it reads back for the
 	 * run report): the bridge only appends lines to it. */
 	if (in->decisions_fd >= 0 && fcntl(in->decisions_fd, F_SETFD, FD_CLOEXEC) < 0)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "addr.h"
 #include "allow.h"
 #include "err.h"
 #include "resolve.h"
@@ -28,21 +29,22 @@ struct intake {
 	pid_t parent;                    /* cordon */
 	struct allow_rule *allow, *deny;
 	size_t nallow, ndeny;
-	const char *net_log;
 	const char *upstream_spec, *token;
 	int auth_fd;                     /* a memfd with the upstream's "USER:PASS", or -1 */
 	struct upstream upstream;
 	int have_upstream;
 	int listeners[WIRE_BRIDGE_NLISTENERS];
 	int listeners_end;               /* cordon-inner's LISTENERS_END was read */
-	int log_fd;
+	int log_fd;                      /* --net-log's file, opened by cordon, or -1 */
 	int decisions_fd;                /* cordon's memfd for its --report, or -1 */
 	struct resolve_map map;
+	struct addr_host *own;           /* the host's interface addresses (addr.h) */
+	size_t nown;
 };
 
 /* Parse argv:
  *   cordon-bridge --sandbox FD --parent PID [--allow PAT]... [--deny PAT]...
- *                 [--net-log FILE] [--decisions FD]
+ *                 [--net-log-fd FD] [--decisions FD]
  *                 [--upstream SPEC [--attribution-token T] [--upstream-auth FD]]
  * -EINVAL with *e filled. */
 int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)

@@ -14,6 +14,7 @@
 #include "netlog.h"
 #include "proto_http.h"
 #include "sys.h"
+#include "wire_bridge.h"
 
 #define LOOP_EVENTS 64
 #define LOOP_TICK_MS 250
@@ -67,8 +68,11 @@ void conn_log(struct bridge *b, const struct conn *c)
 	 * never the connection. */
 	if (n && b->log_fd >= 0)
 		(void)!write(b->log_fd, line, n);
-	if (n && b->decisions_fd >= 0)
-		(void)!write(b->decisions_fd, line, n);
+	/* Bounded: a run of millions of connections must not grow cordon's
+	 * memory without end; cordon reads no more than this. */
+	if (n && b->decisions_fd >= 0 && b->decisions_len + n <= WIRE_BRIDGE_DECISIONS_MAX &&
+	    write(b->decisions_fd, line, n) == (ssize_t)n)
+		b->decisions_len += n;
 }
 
 void conn_finish(struct bridge *b, struct conn *c, const char *decision, const char *reason)

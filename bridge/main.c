@@ -47,7 +47,7 @@ static int bridge_setup(struct intake *in, struct bridge *b, struct cordon_err *
 		return r;
 	*b = (struct bridge){
 		.ep = -1,
-		.rules = { in->allow, in->nallow, in->deny, in->ndeny },
+		.rules = { in->allow, in->nallow, in->deny, in->ndeny, in->own, in->nown },
 		.upstream = in->have_upstream ? &in->upstream : NULL,
 		.log_fd = in->log_fd,
 		.decisions_fd = in->decisions_fd,

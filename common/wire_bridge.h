@@ -25,6 +25,11 @@
 #define WIRE_BRIDGE_SOCKS_PORT 1080
 #define WIRE_BRIDGE_NLISTENERS 2
 
+/* The bridge's decisions, one --net-log line per connection, go to a memfd
+ * cordon reads back when the run ends (the report, the lines on refused
+ * hosts); the bridge stops appending at this size, cordon reads no more. */
+#define WIRE_BRIDGE_DECISIONS_MAX (4u << 20)
+
 enum wire_bridge_type {
 	WIRE_BRIDGE_LISTENER = 1, /* inner->bridge: uint16 port + listening socket */
 	WIRE_BRIDGE_LISTENERS_END, /* inner->bridge: uint32 count of LISTENER records */

@@ -58,6 +58,10 @@ struct config {
 	/* agent surface */
 	const char *policy;        /* --policy FILE, NULL: none */
 	int policy_srt;            /* the file is in srt's settings format */
+	const char *policy_base;   /* the directory the file's relative paths resolved
+				      against: its own (cordon's format) or the run's
+				      working directory (srt's) */
+	struct strlist write_from; /* "FILE:LINE" of write.v[i], i < write.nfile */
 	size_t nenv_file;          /* env[0..nenv_file) came from the policy file */
 	struct strlist warnings;   /* srt keys cordon does not honour as srt would */
 	/* Where each setting came from, for explain's "why": the long names

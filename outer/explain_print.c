@@ -224,7 +224,11 @@ static void text_run(FILE *out, const struct config *c, const struct procmode_fa
 		pid_ns_why(pm), c->timeout, c->kill_after,
 		c->die_with_parent ? " ends with its parent;" : "");
 	if (c->policy)
-		fprintf(out, "policy file: %s (%s format)\n", c->policy, c->policy_srt ? "srt" : "cordon");
+		fprintf(out, "policy file: %s (%s format; its relative paths resolve against %s, %s)\n",
+			c->policy, c->policy_srt ? "srt" : "cordon",
+			c->policy_base ? c->policy_base : "?",
+			c->policy_srt ? "the run's working directory, as srt does"
+				      : "the file's directory");
 }
 
 static void text_limits(FILE *out, const struct limits_plan *p)
@@ -403,6 +407,10 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_object(j, "policy_file");
 	json_out_str(j, "path", c->policy);
 	json_out_str(j, "format", c->policy ? (c->policy_srt ? "srt" : "cordon") : NULL);
+	/* Which rule the file's relative paths followed, and the directory. */
+	json_out_str(j, "relative_to", c->policy ? (c->policy_srt ? "working_directory"
+								 : "file_directory") : NULL);
+	json_out_str(j, "relative_base", c->policy_base);
 	json_out_strs(j, "warnings", c->warnings.v, c->warnings.n);
 	json_out_end(j);
 	json_out_array(j, "paths");

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,4 +85,132 @@ void netnote_finish(struct netnote *n, int print)
 	}
 	sys_close(&n->snmp);
 	sys_close(&n->snmp6);
+}
+
+/* Refusals and the failures that name their cause; the rest (a client
+ * that closed, a malformed request) are the client's own doing. */
+static int np_worth_a_line(const char *decision, const char *reason)
+{
+	static const char *const failures[] = {
+		"could-not-resolve", "connect-failed", "connect-timeout", "upstream-refused",
+		"upstream-failed", "upstream-closed",
+	};
+	if (strcmp(decision, "deny") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
+		if (strcmp(reason, failures[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void np_copy(char *dst, size_t cap, const char *src)
+{
+	(void)snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void netnote_proxy_add(void *ctx, const char *line, size_t len)
+{
+	struct netnote_proxy *s = ctx;
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, 0, &jerr);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return;
+	}
+	s->seen++;
+	const char *decision = json_string_value(json_object_get(o, "decision"));
+	const char *host = json_string_value(json_object_get(o, "host"));
+	const char *reason = json_string_value(json_object_get(o, "reason"));
+	const char *address = json_string_value(json_object_get(o, "address"));
+	json_int_t port = json_integer_value(json_object_get(o, "port"));
+	if (decision && reason && host && *host && port > 0 && port < 65536 &&
+	    np_worth_a_line(decision, reason)) {
+		size_t i = 0;
+		for (; i < s->n; i++)
+			if (s->v[i].port == (unsigned)port && strcmp(s->v[i].host, host) == 0 &&
+			    strcmp(s->v[i].reason, reason) == 0)
+				break;
+		if (i == s->n && s->n == NETNOTE_MAX_HOSTS) {
+			s->more++;
+		} else if (i == s->n) {
+			struct netnote_host *h = &s->v[s->n++];
+			np_copy(h->host, sizeof(h->host), host);
+			h->port = (unsigned)port;
+			np_copy(h->reason, sizeof(h->reason), reason);
+			np_copy(h->address, sizeof(h->address), address);
+		}
+	}
+	json_decref(o);
+}
+
+/* The sandbox chose these bytes (a host name it asked for): nothing but
+ * printable ASCII reaches the user's terminal. */
+static void np_printable(char *dst, size_t cap, const char *src, int brackets)
+{
+	size_t n = 0;
+	int v6 = brackets && strchr(src, ':');
+	if (v6 && n + 1 < cap)
+		dst[n++] = '[';
+	for (; *src && n + 2 < cap; src++) {
+		char ch = *src;
+		if (ch < 0x20 || ch >= 0x7f)
+			ch = '?';
+		dst[n++] = ch;
+	}
+	if (v6 && n + 1 < cap)
+		dst[n++] = ']';
+	dst[n] = '\0';
+}
+
+void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap)
+{
+	char host[300], addr[80], to[96] = "";
+	np_printable(host, sizeof(host), h->host, 1);
+	np_printable(addr, sizeof(addr), h->address, 0);
+	if (addr[0])
+		(void)snprintf(to, sizeof(to), " to %s", addr);
+	const char *r = h->reason;
+	unsigned p = h->port;
+	if (strcmp(r, "unlisted") == 0)
+		(void)snprintf(out, cap, "refused %s:%u (not listed): add --allow-domain %s", host, p,
+			       host);
+	else if (strcmp(r, "denied") == 0)
+		(void)snprintf(out, cap, "refused %s:%u (a --deny-domain rule matches it): only "
+			       "removing that rule allows it", host, p);
+	else if (strcmp(r, "non-public-address") == 0)
+		(void)snprintf(out, cap, "refused %s:%u (resolves to %s, a private address; a "
+			       "wildcard rule never reaches one): add --allow-domain %s", host, p,
+			       addr, host);
+	else if (strcmp(r, "local-address") == 0)
+		(void)snprintf(out, cap, "refused %s:%u (resolves to %s, this machine; a rule "
+			       "without a port never reaches it): add --allow-domain %s:%u", host, p,
+			       addr, host, p);
+	else if (strcmp(r, "metadata-address") == 0)
+		(void)snprintf(out, cap, "refused %s:%u (resolves to %s, a cloud metadata "
+			       "address): only --allow-domain %s:%u allows it", host, p, addr, addr, p);
+	else if (strcmp(r, "could-not-resolve") == 0)
+		(void)snprintf(out, cap, "failed %s:%u (could not resolve): no address for that "
+			       "name from this machine's resolver", host, p);
+	else if (strncmp(r, "upstream-", 9) == 0)
+		(void)snprintf(out, cap, "failed %s:%u (the upstream proxy: %s)", host, p, r + 9);
+	else if (strcmp(r, "connect-timeout") == 0)
+		(void)snprintf(out, cap, "failed %s:%u (the connection%s timed out)", host, p, to);
+	else
+		(void)snprintf(out, cap, "failed %s:%u (could not connect%s)", host, p, to);
+}
+
+void netnote_proxy_print(const struct netnote_proxy *s, int failed)
+{
+	char line[800];
+	for (size_t i = 0; i < s->n; i++) {
+		netnote_proxy_line(&s->v[i], line, sizeof(line));
+		fprintf(stderr, "cordon: %s\n", line);
+	}
+	if (s->more)
+		fprintf(stderr, "cordon: and %llu more refused or failed connections (--net-log FILE "
+			"lists each)\n", s->more);
+	if (failed && s->seen == 0)
+		fprintf(stderr, "cordon: note: the command made no connection through cordon's proxy; "
+			"some clients ignore the proxy variables and need configuration (Node before "
+			"22.21: fetch and https): see \"Clients\" in cordon's README\n");
 }

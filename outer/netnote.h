@@ -1,5 +1,14 @@
-/* netnote.h: after a failed run with --net none, one line saying that the
- * command tried to reach the network, when it did.
+/* netnote.h: what cordon says about the network when a run ends.
+ *
+ * --net proxy: one line per refused or failed host (host, port, reason,
+ * the flag that would allow it), from the bridge's decisions: a client
+ * says only "403", "forbidden by your security policy" or "Cannot connect
+ * to proxy", and not which flag would help.  And when a failed run made
+ * no connection at all, one line saying that some clients ignore the proxy
+ * variables (Node before 22.21), pointing to the README's client table.
+ *
+ * --net none: after a failed run, one line saying that the command tried
+ * to reach the network, when it did.
  *
  * Tools report a missing network in their own words, and not all of them
  * say it (pip without retries says only "no matching distribution").  The
@@ -12,6 +21,7 @@
 #ifndef CORDON_NETNOTE_H
 #define CORDON_NETNOTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,5 +41,36 @@ void netnote_open(struct netnote *n, pid_t pid);
 
 /* If the namespace counted an attempt, print the note on stderr; close. */
 void netnote_finish(struct netnote *n, int print);
+
+#define NETNOTE_MAX_HOSTS 16
+
+struct netnote_host {
+	char host[256];    /* as the bridge logged it (canonical) */
+	unsigned port;
+	char reason[32];   /* the bridge's reason word ("unlisted") */
+	char address[64];  /* the address refused, "" if none */
+};
+
+struct netnote_proxy {
+	unsigned long long seen;     /* connections the bridge logged */
+	struct netnote_host v[NETNOTE_MAX_HOSTS];
+	size_t n;
+	unsigned long long more;     /* refusals of hosts past the table */
+};
+
+/* Pure: take one line of the bridge's log (bridge/netlog.h) into s: every
+ * line counts as a connection seen; a refusal, or a failure cordon can
+ * explain (could not resolve, connect), of a host:port not yet listed
+ * adds it.  ctx is a struct netnote_proxy (bridge_decisions' callback). */
+void netnote_proxy_add(void *ctx, const char *line, size_t len);
+
+/* Pure: the line for h, without "cordon: " and the newline ("refused
+ * registry.example:443 (not listed): add --allow-domain registry.example").
+ * Bytes outside printable ASCII are shown as '?'. */
+void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap);
+
+/* Print s's lines on stderr; with failed (the command ended non-zero) and
+ * no connection seen, the note on clients that ignore the proxy. */
+void netnote_proxy_print(const struct netnote_proxy *s, int failed);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "explain_print.h"
+#include "hostpaths/userfile.h"
 #include "input/policy_out.h"
 #include "json_out.h"
 #include "sys.h"
@@ -38,23 +39,10 @@ void report_init(struct report *r)
 
 int report_open(struct report *r, const char *path, struct cordon_err *e)
 {
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return err_set(e, EINVAL, "--report %s: name a file, not a directory", path);
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	r->name = strdup(name);
-	if (!dir || !r->name) {
-		free(dir);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	r->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int err = errno;
-	free(dir);
-	if (r->dirfd < 0)
-		return err_sys(e, err, "--report %s: cannot open its directory (it must exist)", path);
-	r->path = path;
-	return 0;
+	int rc = userfile_dir("--report", path, &r->dirfd, &r->name, e);
+	if (rc == 0)
+		r->path = path;
+	return rc;
 }
 
 void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,

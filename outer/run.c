@@ -17,6 +17,7 @@
 #include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
 #include "launch/detach.h"
+#include "hostpaths/userfile.h"
 #include "launch/pty.h"
 #include "launch/sandbox_limits.h"
 #include "nesting.h"
@@ -293,6 +294,20 @@ static int start_cache_prune(const struct config *c, const struct prepared *p)
 	return 0;
 }
 
+/* --net-log: opened before anything runs, as a file of the caller's that
+ * is no link (hostpaths/userfile.h); the bridge gets the descriptor.  Not
+ * in prepare_open: explain must create nothing. */
+static int open_net_log(const struct config *c, struct prepared *p, struct cordon_err *e)
+{
+	int fd = -1;
+	if (!c->net_log || c->net != NET_PROXY)
+		return 0;
+	int r = userfile_append("--net-log", c->net_log, &fd, e);
+	if (r == 0)
+		bridge_link_log(&p->bridge, fd);
+	return r;
+}
+
 /* --net none: the sandbox's no-route counters, opened once its namespaces
  * exist, for the note after a failed run (netnote.h). */
 static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
@@ -300,6 +315,20 @@ static int watch_network(const struct config *c, const struct prepared *p, struc
 	if (c->net == NET_NONE)
 		netnote_open(n, p->bwrap.child);
 	return 0;
+}
+
+/* --net proxy: each line the bridge logged, to the report and to the
+ * lines on refused hosts (netnote.h). */
+struct net_seen {
+	struct report *rep;
+	struct netnote_proxy note;
+};
+
+static void on_decision(void *ctx, const char *line, size_t n)
+{
+	struct net_seen *s = ctx;
+	report_add_net_line(s->rep, line, n);
+	netnote_proxy_add(&s->note, line, n);
 }
 
 /* The report is written before the host paths are released: it describes
@@ -382,6 +411,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	prepare_print_lost(&p);
 	if ((r = reserve_watch(&w, &p, &prot, e)) < 0 ||
+	    (r = open_net_log(c, &p, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
@@ -434,8 +464,11 @@ done:
 	(void)gitstate_settle(&gs, report_state, rep);
 	gitstate_free(&gs);
 	/* supervise ended the bridge: what it logged is complete. */
-	if (have_out)
-		bridge_decisions(&p.bridge, report_add_net_line, rep);
+	if (have_out && c->net == NET_PROXY) {
+		struct net_seen seen = { rep, { 0 } };
+		bridge_decisions(&p.bridge, on_decision, &seen);
+		netnote_proxy_print(&seen.note, r > 0 && r < EXIT_TIMEOUT);
+	}
 	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
 	pty_close(&pty);
 	protect_release(&prot);

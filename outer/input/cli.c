@@ -632,7 +632,7 @@ static int parse_with_policy(int argc, const char *const argv[], struct config *
 {
 	struct config p = { 0 };
 	cli_defaults(&p);
-	int r = policy_load(c->policy, &p, e);
+	int r = policy_load(c->policy, c->cwd, &p, e);
 	if (r == 0)
 		r = parse_flags(argc, argv, &p, first, e);
 	if (r < 0) {
@@ -676,6 +676,7 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 void config_free(struct config *c)
 {
 	free(c->write.v);
+	free(c->write_from.v);
 	free(c->read_only.v);
 	free(c->deny_read.v);
 	free(c->protect.v);

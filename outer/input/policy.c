@@ -27,7 +27,7 @@ struct pctx {
 	const char *text;
 	size_t len;
 	const char *name;
-	const char *dir;
+	const char *dir;             /* relative paths resolve against it */
 	struct config *c;
 	struct cordon_err *e;
 	const char *keys[KEY_DEPTH]; /* where the walk is, for messages */
@@ -152,6 +152,26 @@ static void key_at(const struct pctx *x, int *line, int *col)
 	}
 }
 
+/* The line of item idx of the array at the current key. */
+static int item_line(const struct pctx *x, size_t idx)
+{
+	const char *s = x->text;
+	size_t n = x->len, i = key_offset(s, n, 0, x->keys, 0, x->depth);
+	if (i < n && s[i] == '"') {
+		i = skip_ws(s, n, skip_string(s, n, i));
+		i = skip_ws(s, n, i < n && s[i] == ':' ? i + 1 : i);
+		i = skip_ws(s, n, i < n && s[i] == '[' ? i + 1 : i);
+		for (size_t k = 0; k < idx && i < n; k++) {
+			i = skip_ws(s, n, skip_value(s, n, i));
+			i = skip_ws(s, n, i < n && s[i] == ',' ? i + 1 : i);
+		}
+	}
+	int line = 1;
+	for (size_t k = 0; k < i && k < n; k++)
+		line += s[k] == '\n';
+	return line;
+}
+
 static void key_name(const struct pctx *x, char *buf, size_t size)
 {
 	buf[0] = '\0';
@@ -211,8 +231,12 @@ static int string_of(const struct pctx *x, const json_t *v, const char **out)
 	return 0;
 }
 
-/* "~" and "~/..." expand to $HOME; a relative path is taken from the policy
- * file's directory, so the file means the same from any working directory. */
+/* "~" and "~/..." expand to $HOME; a relative path is taken from x->dir:
+ * in cordon's format the policy file's directory, so that the file means
+ * the same from any working directory; in srt's the run's working
+ * directory, as srt itself resolves it (normalizePathForSandbox:
+ * path.resolve(process.cwd(), ...)), so that a ~/.srt-settings.json with
+ * allowWrite ["."] means the project, not the home directory. */
 static int path_of(struct pctx *x, const json_t *v, const char **out)
 {
 	const char *s = NULL;
@@ -286,6 +310,17 @@ static int apply_value(struct pctx *x, int is_path, const char *flag, const json
 	return is_path ? apply(x, flag, s) : apply_copy(x, flag, s);
 }
 
+/* Where a writable root of the file came from, "FILE:LINE", for the
+ * warning on a root that holds the home directory (plan/resolve.c). */
+static int note_write_from(struct pctx *x, size_t idx)
+{
+	char *at = NULL;
+	if (asprintf(&at, "%s:%d", x->name, item_line(x, idx)) < 0)
+		at = NULL;
+	const char *o = own(x, at);
+	return o ? strlist_push(x, &x->c->write_from, o) : -ENOMEM;
+}
+
 static int apply_list(struct pctx *x, const struct key *k, const json_t *v)
 {
 	if (!json_is_array(v))
@@ -294,6 +329,8 @@ static int apply_list(struct pctx *x, const struct key *k, const json_t *v)
 	const json_t *item;
 	json_array_foreach(v, i, item) {
 		int r = apply_value(x, k->kind == K_PATHS, k->flag, item);
+		if (r == 0 && strcmp(k->flag, "write") == 0)
+			r = note_write_from(x, i);
 		if (r < 0)
 			return r;
 	}
@@ -597,7 +634,7 @@ static void mark_file_entries(struct config *c)
 }
 
 int policy_parse(const char *text, size_t len, const char *name, const char *dir,
-		 struct config *c, struct cordon_err *e)
+		 const char *run_dir, struct config *c, struct cordon_err *e)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -610,6 +647,12 @@ int policy_parse(const char *text, size_t len, const char *name, const char *dir
 		r = fail(&x, "the policy must be a JSON object");
 	} else {
 		c->policy_srt = is_srt(root);
+		x.dir = c->policy_srt ? run_dir : dir;
+		c->policy_base = own(&x, strdup(x.dir));
+		if (!c->policy_base) {
+			json_decref(root);
+			return -ENOMEM;
+		}
 		if (c->policy_srt && srt_no_network(root)) {
 			json_t *net = json_object_get(root, "network");
 			if (json_is_object(net))
@@ -684,15 +727,37 @@ static int read_all(const char *path, char **text, size_t *len, struct cordon_er
 	return 0;
 }
 
-int policy_load(const char *path, struct config *c, struct cordon_err *e)
+/* The run's working directory, absolute: -C DIR (from the caller's
+ * directory when relative), else the caller's own. */
+static int policy_run_dir(const char *path, const char *cwd, char *dir, size_t size,
+			  struct cordon_err *e)
 {
-	char dir[PATH_MAX], *text = NULL;
+	char here[PATH_MAX];
+	if (cwd && cwd[0] == '/') {
+		if (strlen(cwd) >= size)
+			return err_set(e, ENAMETOOLONG, "--cwd %s: path is too long", cwd);
+		memcpy(dir, cwd, strlen(cwd) + 1);
+		return 0;
+	}
+	if (!getcwd(here, sizeof(here)))
+		return err_sys(e, errno, "--policy %s: cannot tell the current directory", path);
+	int w = snprintf(dir, size, "%s%s%s", here, cwd ? "/" : "", cwd ? cwd : "");
+	if (w < 0 || (size_t)w >= size)
+		return err_set(e, ENAMETOOLONG, "--policy %s: path is too long", path);
+	return 0;
+}
+
+int policy_load(const char *path, const char *cwd, struct config *c, struct cordon_err *e)
+{
+	char dir[PATH_MAX], run_dir[PATH_MAX], *text = NULL;
 	size_t len = 0;
 	int r = policy_dir(path, dir, sizeof(dir), e);
 	if (r == 0)
+		r = policy_run_dir(path, cwd, run_dir, sizeof(run_dir), e);
+	if (r == 0)
 		r = read_all(path, &text, &len, e);
 	if (r == 0)
-		r = policy_parse(text, len, path, dir, c, e);
+		r = policy_parse(text, len, path, dir, run_dir, c, e);
 	free(text);
 	if (r == 0)
 		c->policy = path;

@@ -14,6 +14,7 @@
 #include "launch/child.h"
 #include "launch/inner_find.h"
 #include "sys.h"
+#include "wire_bridge.h"
 
 extern char **environ;
 
@@ -37,14 +38,21 @@ int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordo
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sock) < 0)
 		return err_sys(e, errno, "cannot create the socket between the sandbox and "
 			       "cordon-bridge (too many open files? check ulimit -n)");
-	/* In memory, never on disk: the report's network decisions leave
-	 * nothing behind, and nothing in the sandbox can reach it. */
-	if (c->report && (l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
-		return err_sys(e, errno, "cannot create the in-memory file for --report's network "
+	/* In memory, never on disk: the network decisions (for the report
+	 * and the lines on refused hosts) leave nothing behind, and nothing
+	 * in the sandbox can reach them. */
+	if ((l->decisions = memfd_create("cordon-net-decisions", MFD_CLOEXEC)) < 0)
+		return err_sys(e, errno, "cannot create the in-memory file for the network "
 			       "decisions (too many open files? check ulimit -n)");
 	if (c->proxy_upstream_auth)
 		return bl_auth_memfd(l, c->proxy_upstream_auth, e);
 	return 0;
+}
+
+void bridge_link_log(struct bridge_link *l, int fd)
+{
+	sys_close(&l->log);
+	l->log = fd;
 }
 
 int bridge_link_inner_fd(const struct bridge_link *l)
@@ -69,10 +77,6 @@ int bridge_argv(const struct config *c, int sandbox_fd, pid_t parent, struct arg
 	for (size_t i = 0; i < c->deny_domain.n; i++) {
 		r |= argv_push(out, "--deny");
 		r |= argv_push(out, c->deny_domain.v[i]);
-	}
-	if (c->net_log) {
-		r |= argv_push(out, "--net-log");
-		r |= argv_push(out, c->net_log);
 	}
 	if (c->proxy_upstream) {
 		r |= argv_push(out, "--upstream");
@@ -100,8 +104,12 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	int r = helper_find("cordon-bridge", &bin, path, e);
 	if (r < 0 || (r = bridge_argv(c, l->sock[0], getpid(), &argv, e)) < 0)
 		return r;
-	int keep[3] = { l->sock[0], -1, -1 };
+	int keep[4] = { l->sock[0], -1, -1, -1 };
 	size_t nkeep = 1;
+	if (l->log >= 0) {
+		r |= argv_push(&argv, "--net-log-fd") | argv_push_int(&argv, l->log);
+		keep[nkeep++] = l->log;
+	}
 	if (l->decisions >= 0) {
 		r |= argv_push(&argv, "--decisions") | argv_push_int(&argv, l->decisions);
 		keep[nkeep++] = l->decisions;
@@ -124,6 +132,7 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 	l->pid = pid;
 	sys_close(&l->sock[0]);
 	sys_close(&l->auth);
+	sys_close(&l->log);
 	return 0;
 }
 
@@ -135,7 +144,7 @@ void bridge_link_started(struct bridge_link *l)
 void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
 		      void *ctx)
 {
-	enum { CAP = 4 << 20 };
+	enum { CAP = WIRE_BRIDGE_DECISIONS_MAX };
 	if (l->decisions < 0)
 		return;
 	char *buf = malloc(CAP);
@@ -164,6 +173,7 @@ void bridge_end(struct bridge_link *l, int grace_ms)
 	sys_close(&l->sock[0]);
 	sys_close(&l->sock[1]);
 	sys_close(&l->auth);
+	sys_close(&l->log);
 	if (l->pid <= 0)
 		return;
 	int pfd = (int)syscall(SYS_pidfd_open, l->pid, 0);

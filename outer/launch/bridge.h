@@ -23,17 +23,23 @@
 struct bridge_link {
 	int sock[2];      /* [0] cordon-bridge's end, [1] cordon-inner's; -1 without --net proxy */
 	pid_t pid;        /* > 0 once started, until reaped */
-	int decisions;    /* with --report: an anonymous memfd the bridge appends
-			     its --net-log lines to, read back for the report */
+	int decisions;    /* an anonymous memfd the bridge appends its --net-log
+			     lines to, read back for the report and netnote.h */
 	int auth;         /* with upstream credentials: a memfd holding them, so
 			     that they are on no command line (ps shows the bridge's) */
+	int log;          /* with --net-log: the file, opened by cordon
+			     (hostpaths/userfile.h); the bridge opens no path */
 };
 
-#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1, -1 }
+#define BRIDGE_LINK_INIT { { -1, -1 }, 0, -1, -1, -1 }
 
 /* With --net proxy, the socketpair; otherwise nothing.  -errno with *e. */
 int bridge_link_open(struct bridge_link *l, const struct config *c, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* Hand over the --net-log file's descriptor (the link owns it from here;
+ * -1: none). */
+void bridge_link_log(struct bridge_link *l, int fd);
 
 /* cordon-inner's end, for its --bridge option and bwrap's keep list; -1
  * without --net proxy. */
@@ -53,8 +59,8 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
  * sandbox ending reads as end of file to the bridge. */
 void bridge_link_started(struct bridge_link *l);
 
-/* After bridge_end: each line the bridge logged, to fn (at most 4 MiB of
- * them); then the memfd is closed.  Nothing without --report. */
+/* After bridge_end: each line the bridge logged, to fn (at most
+ * WIRE_BRIDGE_DECISIONS_MAX bytes of them); then the memfd is closed. */
 void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
 		      void *ctx);
 

@@ -476,6 +476,29 @@ static int collect_kernel_mounts(struct resolved *r, const struct fstype_mounts 
 	return 0;
 }
 
+/* A writable root that holds the caller's home directory (or is /) makes
+ * every dotfile and credential there writable: legitimate with care, but
+ * never what a relative path in a policy should mean by accident (srt's
+ * allowWrite ["."] read from ~ once did).  Said, with where it came from;
+ * the run goes on. */
+static int note_home_root(struct resolved *r, const struct config *c, size_t i, const char *root,
+			  struct cordon_err *e)
+{
+	char home[PATH_MAX];
+	const char *h = getenv("HOME");
+	int holds_home = h && h[0] == '/' && realpath(h, home) && path_is_under(home, root);
+	if (!holds_home && strcmp(root, "/") != 0)
+		return 0;
+	char from[PATH_MAX + 16];
+	if (i < c->write.nfile && i < c->write_from.n)
+		(void)snprintf(from, sizeof(from), "from %s", c->write_from.v[i]);
+	else
+		(void)snprintf(from, sizeof(from), "from the flag -w %s", c->write.v[i]);
+	return add_note(r, e, "warning: %s is writable (%s), and it holds %s: every file there, "
+			"dotfiles and credentials included, can be changed", root, from,
+			strcmp(root, "/") == 0 ? "the whole filesystem" : "your home directory");
+}
+
 /* The writable roots, checked against the host's pseudo filesystems (one
  * read of the mount table for all of them). */
 static int resolve_roots(const struct config *c, struct resolved *r, struct cordon_err *e)
@@ -489,8 +512,12 @@ static int resolve_roots(const struct config *c, struct resolved *r, struct cord
 			       "of the writable roots (is /proc mounted?)");
 	if (c->full_write)
 		rc = collect_kernel_mounts(r, &m, e);
-	for (size_t i = 0; rc == 0 && i < c->write.n; i++)
+	for (size_t i = 0; rc == 0 && i < c->write.n; i++) {
+		size_t before = r->nroots;
 		rc = add_root(r, &m, "--write", c->write.v[i], e);
+		if (rc == 0 && r->nroots > before)
+			rc = note_home_root(r, c, i, r->roots[r->nroots - 1].path, e);
+	}
 	if (rc == 0 && c->tmp == TMP_HOST)
 		rc = add_root(r, &m, "--tmp host:", "/tmp", e);
 	fstype_mounts_free(&m);

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		(void)unsetenv("HOME");
 	cli_defaults(&c);
-	int r = policy_parse((const char *)data, size, "fuzz.json", "/base", &c, &e);
+	int r = policy_parse((const char *)data, size, "fuzz.json", "/base", "/run", &c, &e);
 	if (r < 0 && (e.msg[0] == '\0' || r != -e.err))
 		abort(); /* a refusal must say why */
 	config_free(&c);

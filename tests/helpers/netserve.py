@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""netserve.py: test servers for the network tests, on 127.0.0.1, port 0.
+"""netserve.py: test servers for the network tests, on 127.0.0.1, port 0
+(http: on $NETSERVE_BIND instead when set).
 
     netserve.py PORTFILE http            /hello, /blob?n=N&sha=FILE, PUT|POST /hash, /head
     netserve.py PORTFILE tls CERT KEY    the same over TLS
@@ -306,7 +307,7 @@ def main():
         else:
             handler = Handler
             tls = sys.argv[3:5] if mode == "tls" else []
-        srv = Server(("127.0.0.1", 0), handler)
+        srv = Server((os.environ.get("NETSERVE_BIND", "127.0.0.1"), 0), handler)
         if tls:
             srv.socket = tls_context(*tls).wrap_socket(srv.socket, server_side=True)
         publish(portfile, srv.server_address[1])

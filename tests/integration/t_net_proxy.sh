@@ -105,7 +105,7 @@ expect_out 0 '^ 05 02$' "SOCKS5 refusal is reply 0x02" -- \
 expect_out 0 '403' "a wildcard-allowed name that resolves to loopback is refused" -- \
 	"${C[@]}" --allow-domain "*.allowed.test" -- \
 	curl -sS -o /dev/null -w '%{http_code}\n' "http://sub.allowed.test:$H/hello"
-expect_out 0 'non-public' "... and the body says why" -- \
+expect_out 0 'an address of this machine.*--allow-domain sub\.allowed\.test:' "... and the body says why and what to name" -- \
 	"${C[@]}" --allow-domain "*.allowed.test" -- curl -sS "http://sub.allowed.test:$H/hello"
 expect_out 0 '^hello$' "control: the same name named exactly with its port is allowed" -- \
 	"${C[@]}" --allow-domain "sub.allowed.test:$H" -- curl -sS "http://sub.allowed.test:$H/hello"

@@ -220,5 +220,46 @@ if command -v strace >/dev/null 2>&1 &&
 	assert "control: a run creates its sockets and memfd (strace sees them)" -- \
 		grep -qE 'memfd_create\("cordon-net-decisions"' "$W/strace"
 fi
+# --- srt's relative paths mean what srt means: the run's working directory -
+# srt resolves allowWrite ["."] against its working directory; read from
+# ~/.srt-settings.json against the file's directory it made the whole home
+# writable and the project read-only.  A home of the test's own.
+H="$W/home"
+proj="$H/proj"
+mkdir -p "$proj/build" "$W/elsewhere"
+printf '{\n  "filesystem": {"allowWrite": ["."]}\n}\n' >"$H/.srt-settings.json"
+HC=(env HOME="$H" "$CORDON")
+(cd "$proj" && "${HC[@]}" --policy "$H/.srt-settings.json" -- sh -c 'echo p > in-project' >"$OUT" 2>"$ERR")
+assert "srt file in ~, run in the project: \".\" is the project (writable)" -- test -e "$proj/in-project"
+(cd "$proj" && "${HC[@]}" --policy "$H/.srt-settings.json" -- sh -c "echo x > '$H/in-home'" >"$OUT" 2>"$ERR")
+assert "... and the home directory is not writable (the escape: it was, with the file-relative rule)" -- \
+	test ! -e "$H/in-home"
+assert "... and no warning: no root holds the home directory" -- bash -c "! grep -q 'warning: .* is writable' '$ERR'"
+(cd "$proj" && "${HC[@]}" explain --policy "$H/.srt-settings.json" -- true >"$OUT" 2>"$ERR")
+assert "explain says srt's rule and the directory" -- \
+	grep -q "(srt format; its relative paths resolve against $proj, the run's working directory, as srt does)" "$OUT"
+assert "explain's table: the project is rw from the policy" -- grep -Eq "^  $proj +rw +policy filesystem.allowWrite" "$OUT"
+(cd "$W/elsewhere" && "${HC[@]}" explain --json --policy "$H/.srt-settings.json" -C "$proj" -- true >"$OUT" 2>"$ERR")
+assert "with -C: \".\" is -C's directory (explain --json relative_to, relative_base)" -- \
+	grep -q "\"relative_to\": *\"working_directory\", *\"relative_base\": *\"$proj\"" "$OUT"
+(cd "$W/elsewhere" && "${HC[@]}" --policy "$H/.srt-settings.json" -C "$proj" -- sh -c 'echo c > with-C' >"$OUT" 2>"$ERR")
+assert "... and a run with -C writes there" -- test -e "$proj/with-C"
+printf '{"filesystem": {"allowWrite": ["."], "denyWrite": ["./build"]}}\n' >"$proj/.srt.json"
+(cd "$W/elsewhere" && "${HC[@]}" --policy "$proj/.srt.json" -C "$proj" -- sh -c 'echo b > out' >"$OUT" 2>"$ERR")
+assert "srt file in the project, run with -C: \".\" is the project" -- test -e "$proj/out"
+refuse "... and \"./build\" is its build/, read-only" -- \
+	env -C "$W/elsewhere" HOME="$H" "$CORDON" --policy "$proj/.srt.json" -C "$proj" -- sh -c 'echo x > build/x'
+(cd "$proj" && "${HC[@]}" --policy .srt.json -- sh -c 'echo b > out2' >"$OUT" 2>"$ERR")
+assert "... the same run from the project itself" -- test -e "$proj/out2" -a ! -e "$proj/build/x"
+printf '{\n  "write": [\n    "."\n  ]\n}\n' >"$H/cordon-policy.json"
+expect_err 0 "^cordon: warning: $H is writable \\(from $H/cordon-policy\\.json:3\\), and it holds your home directory" \
+	"cordon's format stays file-relative: \".\" in ~ is ~, and the warning names file:line" -- \
+	env -C "$proj" HOME="$H" "$CORDON" --policy "$H/cordon-policy.json" -- true
+expect_err 0 "^cordon: warning: $H is writable \\(from the flag -w $H\\)" \
+	"a -w of the home directory is warned about, naming the flag" -- "${HC[@]}" -w "$H" -- true
+expect_err 0 "^cordon: warning: $W is writable \\(from the flag -w $W\\/?\\), and it holds your home directory" \
+	"... and one of a directory above it" -- "${HC[@]}" -w "$W/" -- true
+expect 0 "control: a -w inside the home directory" -- "${HC[@]}" -w "$proj" -- true
+assert "... is not warned about" -- bash -c "! grep -q 'warning' '$ERR'"
 
 finish

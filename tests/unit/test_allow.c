@@ -133,9 +133,16 @@ Test(allow, check_deny_wins_and_named_beats_wildcard)
 	h = H("other.org");
 	cr_assert_eq(allow_check(allow, 3, deny, 2, &h, 443), ALLOW_UNLISTED);
 	h = H("127.1");
-	cr_assert_eq(allow_check(allow, 3, deny, 2, &h, 8080), ALLOW_NAMED);
+	cr_assert_eq(allow_check(allow, 3, deny, 2, &h, 8080), ALLOW_NAMED_PORT);
 	cr_assert_eq(allow_check(allow, 3, deny, 2, &h, 8081), ALLOW_UNLISTED);
 	cr_assert_eq(allow_check(NULL, 0, NULL, 0, &h, 80), ALLOW_UNLISTED);
+	/* A rule naming the port wins over one without, in either order. */
+	struct allow_rule both[] = { rule("api.example.com"), rule("api.example.com:8443"),
+				     rule("**.example.com") };
+	h = H("api.example.com");
+	cr_assert_eq(allow_check(both, 3, NULL, 0, &h, 8443), ALLOW_NAMED_PORT);
+	cr_assert_eq(allow_check(both + 1, 2, NULL, 0, &h, 443), ALLOW_WILDCARD);
+	cr_assert_eq(allow_check(both, 3, NULL, 0, &h, 443), ALLOW_NAMED);
 	struct allow_rule all;
 	cr_assert_eq(allow_rule_parse("*", "--deny-domain", 1, &all, NULL), 0);
 	h = H("api.example.com");

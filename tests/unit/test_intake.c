@@ -51,10 +51,11 @@ Test(intake, args)
 	struct intake in = { 0 };
 	struct cordon_err e;
 	char *ok[] = { "cordon-bridge", "--sandbox", "5", "--parent", "77", "--allow", "a.test",
-		       "--deny", "*", "--net-log", "/l", NULL };
+		       "--deny", "*", "--net-log-fd", "7", NULL };
 	cr_assert_eq(parse(&in, &e, ok), 0, "%s", e.msg);
 	cr_assert_eq(in.sandbox, 5);
 	cr_assert_eq(in.parent, 77);
+	cr_assert_eq(in.log_fd, 7);
 	cr_assert_eq(in.nallow, 1);
 	cr_assert_eq(in.ndeny, 1);
 	cr_assert_eq(in.deny[0].kind, ALLOW_ANY, "a deny may be everything");

@@ -22,7 +22,7 @@ static void parse(struct parsed *p, const char *text)
 {
 	memset(p, 0, sizeof(*p));
 	cli_defaults(&p->c);
-	p->rc = policy_parse(text, strlen(text), "p.json", "/base", &p->c, &p->e);
+	p->rc = policy_parse(text, strlen(text), "p.json", "/base", "/run", &p->c, &p->e);
 }
 
 static void expect_ok(struct parsed *p)
@@ -194,7 +194,10 @@ Test(policy, srt_keys_map_to_flags)
 	expect_ok(&p);
 	cr_assert_eq(p.c.policy_srt, 1);
 	cr_assert_eq(p.c.write.n, 2);
-	cr_assert_str_eq(p.c.write.v[0], "/base/.");
+	cr_assert_str_eq(p.c.write.v[0], "/run/.", "srt: relative to the run's working directory");
+	cr_assert_str_eq(p.c.policy_base, "/run");
+	cr_assert_eq(p.c.write_from.n, 2);
+	cr_assert_str_eq(p.c.write_from.v[1], "p.json:1", "%s", p.c.write_from.v[1]);
 	cr_assert_str_eq(p.c.read_only.v[0], "/w/ro");
 	cr_assert_eq(p.c.deny_read.n, 2);
 	cr_assert_str_eq(p.c.deny_read.v[0], "/h/.ssh");
@@ -206,6 +209,29 @@ Test(policy, srt_keys_map_to_flags)
 	cr_assert_str_eq(p.c.env[0].key, "GH_TOKEN");
 	cr_assert_null(p.c.env[0].value);
 	cr_assert_eq(p.c.warnings.n, 0, "every key given was honoured");
+	config_free(&p.c);
+}
+
+/* Each writable root of the file knows its line, for the warning on a root
+ * that holds the home directory; cordon's format stays file-relative. */
+Test(policy, write_entries_know_their_line)
+{
+	struct parsed p;
+	parse(&p, "{\n  \"write\": [\n    \"a\",\n\n    \"b\"\n  ],\n  \"tmp\": \"host\"\n}");
+	expect_ok(&p);
+	cr_assert_eq(p.c.policy_srt, 0);
+	cr_assert_str_eq(p.c.policy_base, "/base");
+	cr_assert_str_eq(p.c.write.v[0], "/base/a");
+	cr_assert_eq(p.c.write_from.n, 2);
+	cr_assert_str_eq(p.c.write_from.v[0], "p.json:3");
+	cr_assert_str_eq(p.c.write_from.v[1], "p.json:5");
+	config_free(&p.c);
+	cr_assert_eq(setenv("HOME", "/h", 1), 0);
+	parse(&p, "{\"filesystem\": {\"allowWrite\": [\"./src\", \"build\", \"~/x\"]}}");
+	expect_ok(&p);
+	cr_assert_str_eq(p.c.write.v[0], "/run/./src");
+	cr_assert_str_eq(p.c.write.v[1], "/run/build");
+	cr_assert_str_eq(p.c.write.v[2], "/h/x", "~ is still HOME");
 	config_free(&p.c);
 }
 
