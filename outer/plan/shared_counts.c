@@ -8,7 +8,7 @@ const int shared_counts_resources[SHARED_COUNTS_N] = {
 /* 1024 queued signals; one POSIX queue of the default size (10 messages of
  * 8 KiB, 80 KiB and its overhead); 1 MiB locked (an eighth of the usual
  * 8 MiB). */
-const rlim_t shared_counts_caps[SHARED_COUNTS_N] = { 1024, 100 * 1024, 1024 * 1024 };
+const rlim_t shared_counts_caps[SHARED_COUNTS_N] = { 1024, (rlim_t)100 * 1024, (rlim_t)1024 * 1024 };
 
 const char *const shared_ucount_files[SHARED_UCOUNTS_N] = {
 	"/proc/sys/user/max_inotify_instances",
