@@ -33,6 +33,8 @@ enum wire_type {
 	WIRE_ERROR,          /* inner->outer: struct cordon_err, then inner exits */
 	WIRE_RO_CHECK,       /* outer->inner: path string + O_PATH fd of a read-only mount */
 	WIRE_EXITED,         /* inner->outer: int32 status; no process of the command is left */
+	WIRE_STOPPED,        /* inner->outer: int32 signal that stopped the command (on a
+				terminal: Ctrl-Z); cordon's SIGCONT to PID 1 continues its group */
 	WIRE_TYPE_END,
 };
 

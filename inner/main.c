@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 	if (wire_send(o.ctrl, WIRE_STARTED, &pid32, sizeof(pid32), -1) < 0) {
 		/* cordon is gone; --die-with-parent is about to end us anyway. */
 	}
-	int status = pid1_run(cmd, sfd);
+	int status = pid1_run(cmd, sfd, o.tty ? o.ctrl : -1);
 	/* Every other process of the namespace is dead and reaped: cordon may
 	 * clean up on the host while bwrap tears the namespace down. */
 	int32_t st32 = status;

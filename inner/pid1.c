@@ -31,7 +31,10 @@ int pid1_confine(struct cordon_err *e)
 	return 0;
 }
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+/* SIGCONT: cordon continues a command that stopped on its terminal once
+ * the user resumed cordon (fg, bg). */
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
+				 SIGCONT };
 
 void pid1_forwarded_set(sigset_t *s)
 {
@@ -49,16 +52,25 @@ int pid1_exit_status(int wstatus)
 	return EXIT_CORDON_FAILED;
 }
 
-/* Reap whatever has exited; 1 once the command is among them. */
-static int reap(pid_t cmd, int *cmd_status)
+/* Reap whatever has exited; 1 once the command is among them.  With
+ * stops >= 0 (the command has a terminal), the command stopping (Ctrl-Z,
+ * or vim's own kill(0, SIGTSTP)) is reported there: cordon, outside, then
+ * gives the user's terminal back and stops itself, as the command would
+ * have stopped the user's job outside. */
+static int reap(pid_t cmd, int *cmd_status, int stops)
 {
 	int done = 0;
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		pid_t p = waitpid(-1, &st, WNOHANG | (stops >= 0 ? WUNTRACED : 0));
 		if (p <= 0)
 			return done;
-		if (p == cmd) {
+		if (p == cmd && WIFSTOPPED(st)) {
+			int32_t sig = WSTOPSIG(st);
+			if (wire_send(stops, WIRE_STOPPED, &sig, sizeof(sig), -1) < 0) {
+				/* cordon is gone: --die-with-parent ends us. */
+			}
+		} else if (p == cmd) {
 			*cmd_status = st;
 			done = 1;
 		}
@@ -81,10 +93,10 @@ static void kill_rest(void)
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd)
+int pid1_run(pid_t cmd, int sfd, int stops)
 {
 	int status = 0;
-	int done = reap(cmd, &status);
+	int done = reap(cmd, &status, stops);
 	while (!done) {
 		struct pollfd p = { sfd, POLLIN, 0 };
 		if (poll(&p, 1, -1) < 0) {
@@ -112,9 +124,18 @@ int pid1_run(pid_t cmd, int sfd)
 				kill_rest();
 				return 128 + SIGKILL;
 			}
-			(void)kill(cmd, (int)si.ssi_signo);
+			/* On a terminal the command leads a process group of its
+			 * own (spawn.c): Ctrl-Z stopped all of it, SIGCONT
+			 * continues all of it, and SIGHUP (the terminal hung up,
+			 * which the kernel tells cordon-inner, the session's
+			 * leader) goes to all of it, as a shell outside passes a
+			 * hangup on to its jobs. */
+			if ((si.ssi_signo == SIGCONT || si.ssi_signo == SIGHUP) && stops >= 0)
+				(void)kill(-cmd, (int)si.ssi_signo);
+			else
+				(void)kill(cmd, (int)si.ssi_signo);
 		}
-		done = reap(cmd, &status);
+		done = reap(cmd, &status, stops);
 	}
 	kill_rest();
 	return pid1_exit_status(status);

@@ -36,7 +36,10 @@ int pid1_exit_status(int wstatus);
 
 /* Run the loop for the command `cmd`; returns the exit status once the
  * command has ended and every other process of the namespace has been killed
- * and reaped.  `sfd` is a signalfd for pid1_forwarded_set() plus SIGCHLD. */
-int pid1_run(pid_t cmd, int sfd);
+ * and reaped.  `sfd` is a signalfd for pid1_forwarded_set() plus SIGCHLD.
+ * `stops`: the control socket when the command has a terminal (--tty): its
+ * stops are reported there (WIRE_STOPPED) and SIGCONT continues its group;
+ * -1 otherwise. */
+int pid1_run(pid_t cmd, int sfd, int stops);
 
 #endif
