@@ -3,8 +3,9 @@
  * With a terminal on stdin or stdout, the command does not get the user's
  * terminal: cordon opens a new pty, hands its slave to bwrap as each of 0-2
  * that is a terminal, and cordon-inner makes it the controlling terminal of
- * a new session for the command (--tty).  The terminal's signals (Ctrl-C,
- * Ctrl-Z, Ctrl-\) then reach the command's foreground job and nothing else:
+ * a new session it leads, with the command's process group in the
+ * foreground (--tty).  The terminal's signals (Ctrl-C, Ctrl-Z, Ctrl-\)
+ * then reach the command's foreground job and nothing else:
  * neither bwrap, cordon-inner nor cordon, and kill(0, sig) inside reaches no
  * process outside.  While the command runs the user's terminal is raw (its
  * keys go to the pty as typed), the window size follows it (SIGWINCH), and
