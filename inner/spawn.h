@@ -2,12 +2,13 @@
  *
  * Everything that can fail slowly or allocate (the Landlock ruleset, the
  * seccomp program) is prepared before fork; the child then performs only
- * async-signal-safe system calls, in this order: restore the signal mask and
+ * async-signal-safe system calls, in this order: restore the signal
  * dispositions (keeping ignored what the caller ignored), take the terminal
  * (a process group of its own in the session cordon-inner leads, in the
- * terminal's foreground), close every descriptor but 0-2 and the status
- * pipe, set no_new_privs, enter the Landlock domain, load seccomp last (so the filter
- * need not allow what the setup itself uses), exec.  If any step fails, the
+ * terminal's foreground), restore the signal mask, close every descriptor
+ * but 0-2 and the status pipe, set no_new_privs, enter the Landlock domain,
+ * load seccomp last (so the filter need not allow what the setup itself
+ * uses), exec.  If any step fails, the
  * child writes {stage, errno} to the O_CLOEXEC status pipe; a clean exec
  * closes that pipe, which is how the parent learns the command started.
  *

@@ -279,16 +279,20 @@ hup_start() {
 	local d="$W/hup/$1"
 	mkdir -p "$d/ws" "$d/state"
 	is_root && chown -R "$TESTUSER_HUP" "$d"
-	"${T[@]}" new-session -d -s "h-$1" -x 100 -y 30 "cd '$d/ws'; exec bash --norc --noprofile -i"
 	echo "$2" >"$d/leaf"
-	"${T[@]}" send-keys -t "h-$1" "$3" Enter
 	hup_cases+=("$1")
+	if [ -n "${hup_leader-}" ]; then
+		"${T[@]}" new-session -d -s "h-$1" -x 100 -y 30 "cd '$d/ws'; exec $hup_leader '$3'"
+		return
+	fi
+	"${T[@]}" new-session -d -s "h-$1" -x 100 -y 30 "cd '$d/ws'; exec bash --norc --noprofile -i"
+	"${T[@]}" send-keys -t "h-$1" "$3" Enter
 }
 # hup_up CASE: wait until its LEAF runs, then note every process of it.
 hup_up() {
 	local d="$W/hup/$1" pane i
 	pane=$("${T[@]}" display -p -t "h-$1" '#{pane_pid}')
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		hup_tree "$pane" >"$d/pids"
 		ps -o comm= -p "$(paste -sd, "$d/pids")" | grep -qx "$(cat "$d/leaf")" && return 0
 		sleep 0.1
@@ -318,12 +322,12 @@ hup_round() {
 	for i in in out; do
 		local cmd="" st=""
 		if [ $i = in ]; then
-			cmd="env XDG_STATE_HOME=$W/hup/$p-X/state ${C[0]} --kill-after 1 --report $W/hup/$p-X/report.json -w $W/hup/$p-X/ws -C $W/hup/$p-X/ws --"
+			cmd="env XDG_STATE_HOME=$W/hup/$p-@/state ${C[0]} --kill-after 1 --report $W/hup/$p-@/report.json -w $W/hup/$p-@/ws -C $W/hup/$p-@/ws --"
 		fi
-		hup_start "$p-$i-repl" python3 "$run ${cmd//X/$i-repl} python3 -q"
-		hup_start "$p-$i-sleep" sleep "$run ${cmd//X/$i-sleep} sleep 1000"
-		hup_start "$p-$i-trap" sleep "$run ${cmd//X/$i-trap} bash -c '$hup_loop'"
-		hup_start "$p-$i-nohup" sleep "$run nohup ${cmd//X/$i-nohup} sh -c '$hup_nohup'"
+		hup_start "$p-$i-repl" python3 "$run ${cmd//@/$i-repl} python3 -q"
+		hup_start "$p-$i-sleep" sleep "$run ${cmd//@/$i-sleep} sleep 1000"
+		hup_start "$p-$i-trap" sleep "$run ${cmd//@/$i-trap} bash -c '$hup_loop'"
+		hup_start "$p-$i-nohup" sleep "$run nohup ${cmd//@/$i-nohup} sh -c '$hup_nohup'"
 	done
 	for k in "${hup_cases[@]}"; do
 		hup_up "$k" || bad "$k: the command never came up"
@@ -361,6 +365,31 @@ if is_root && id "${CORDON_TEST_USER:-cordontest}" >/dev/null 2>&1; then
 	TESTUSER_HUP=${CORDON_TEST_USER:-cordontest}
 	hup_round runuser "$(command -v runuser || echo /usr/sbin/runuser) -u $TESTUSER_HUP --"
 fi
+TESTUSER_HUP=$(id -un)
+# The issue's case: the session's leader stays up and passes no SIGHUP on
+# (runuser waiting for its child, here a shell ignoring it), so nothing but
+# the terminal itself tells: the REPL outside reads end of file and ends;
+# cordon (SIGHUP back to the default for it) must see the same.
+hup_cases=()
+hup_leader="bash -c 'trap \"\" HUP; env --default-signal=HUP \$0; sleep 60'"
+hup_start stay-in python3 "env XDG_STATE_HOME=$W/hup/stay-in/state ${C[0]} --kill-after 1 --report $W/hup/stay-in/report.json -w $W/hup/stay-in/ws -C $W/hup/stay-in/ws -- python3 -q"
+hup_start stay-out python3 "python3 -q"
+unset hup_leader
+stay_leaders=()
+for k in stay-in stay-out; do
+	hup_up "$k" || bad "$k: the command never came up"
+	# The leader that stays is the caller's, not the run's.
+	stay_leaders+=("$(head -1 "$W/hup/$k/pids")")
+	sed -i 1d "$W/hup/$k/pids"
+done
+for k in stay-in stay-out; do "${T[@]}" kill-session -t "h-$k"; done
+sleep 2
+for k in "${stay_leaders[@]}"; do pkill -KILL -P "$k"; kill -KILL "$k"; done 2>/dev/null
+assert "no SIGHUP from the caller, outside: the REPL ends with its terminal" -- hup_gone stay-out
+assert "no SIGHUP from the caller, cordon: the REPL ends too, nothing of the run left 2 s later" -- \
+	hup_gone stay-in
+assert "and the run ends with the command's status (129)" -- test "$(hup_status stay-in)" = 129
+assert "a clean workspace, no record" -- hup_clean stay-in
 
 # --- kill(0) inside reaches only the command's process group ---------------------
 expect 0 "kill(0, SIGTERM) inside does not reach cordon (no terminal)" -- \
