@@ -313,7 +313,11 @@ void pty_suspend(struct pty *p, int sig)
 		drain(p);
 	if (p->raw && in_foreground(p) && tcsetattr(p->term, TCSADRAIN, &p->saved) == 0)
 		p->raw = 0;
-	stop_job(sig);
+	/* A terminal that is not cordon's controlling one (a caller that
+	 * started it in a session of its own) has no shell to continue a
+	 * stopped cordon: the command goes on at once (pty_resume). */
+	if (tcgetpgrp(p->term) >= 0)
+		stop_job(sig);
 }
 
 int pty_resume(struct pty *p, struct cordon_err *e)

@@ -98,7 +98,8 @@ void pty_hangup(struct pty *p);
  * same signal, so that the user's shell says Stopped and takes the
  * terminal.  Returns once cordon is continued (fg, bg), or at once if the
  * kernel discarded the stop (an orphaned process group, which the command
- * outside would not have stopped in either).  Then call pty_resume. */
+ * outside would not have stopped in either) or the terminal is not cordon's
+ * controlling one (no shell there to continue it).  Then call pty_resume. */
 void pty_suspend(struct pty *p, int sig);
 
 /* cordon was continued: in the foreground of the user's terminal the
