@@ -34,6 +34,8 @@ enum wire_type {
 	WIRE_RO_CHECK,       /* outer->inner: path string + O_PATH fd of a read-only mount */
 	WIRE_EXITED,         /* inner->outer: int32 the command's wait status (wstatus.h); no process
 	                        of the command is left */
+	WIRE_STOPPED,        /* inner->outer: int32 signal that stopped the command (on a
+				terminal: Ctrl-Z); cordon's SIGCONT to PID 1 continues its group */
 	WIRE_TYPE_END,
 };
 

@@ -13,6 +13,8 @@ static const struct wire_spec gwire_table[GWIRE_TYPE_END] = {
 	[GWIRE_DONE] = { "done", GWIRE_TO_GUARDIAN, 0, 0, WIRE_FD_NONE, 1 },
 	[GWIRE_WATCH] = { "watch", GWIRE_TO_GUARDIAN, 48 + 4, sizeof(struct gwire_watch),
 			  WIRE_FD_NONE, 0 },
+	[GWIRE_TERMINAL] = { "terminal", GWIRE_TO_GUARDIAN, sizeof(struct gwire_terminal),
+			     sizeof(struct gwire_terminal), WIRE_FD_MUST, 1 },
 };
 
 const struct wire_proto gwire_proto = { gwire_table, GWIRE_TYPE_END, "protocol error",

@@ -10,6 +10,7 @@
 #define CORDON_WIRE_GUARDIAN_H
 
 #include <stdint.h>
+#include <termios.h>
 #include "wire.h"
 
 /* The guardian plays wire.h's "inner" end: records to it are WIRE_TO_INNER. */
@@ -24,7 +25,18 @@ enum gwire_type {
 	GWIRE_WATCH,      /* cordon->guardian, per watched writable root: struct
 			     gwire_watch (no descriptor: the guardian holds none of
 			     the workspace) */
+	GWIRE_TERMINAL,   /* cordon->guardian, once: struct gwire_terminal + the user's
+			     terminal, which cordon made raw */
 	GWIRE_TYPE_END,
+};
+
+/* The user's terminal's mode before cordon made it raw, and the raw mode as
+ * the kernel holds it: if cordon dies (SIGKILL) and the terminal is still
+ * in that raw mode, the guardian puts the saved one back.  A terminal in any
+ * other mode (cordon restored it, or the shell set its own) is left alone.
+ * Both ends are the same binary: struct termios as is. */
+struct gwire_terminal {
+	struct termios saved, raw;
 };
 
 /* The bwrap the guardian waits for before it cleans up. */

@@ -292,7 +292,8 @@ int main(int argc, char **argv)
 	}
 	int wstatus;
 	struct wstatus_end end;
-	if (pid1_run(cmd, sfd, &wstatus) < 0 || wstatus_decode(wstatus, &end) < 0)
+	if (pid1_run(cmd, sfd, o.tty ? o.ctrl : -1, &wstatus) < 0 ||
+	    wstatus_decode(wstatus, &end) < 0)
 		return EXIT_CORDON_FAILED;
 	/* Every other process of the namespace is dead and reaped: cordon may
 	 * clean up on the host while bwrap tears the namespace down.  The wait

@@ -55,7 +55,10 @@ int pid1_confine(struct cordon_err *e)
 	return 0;
 }
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+/* SIGCONT: cordon continues a command that stopped on its terminal once
+ * the user resumed cordon (fg, bg). */
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
+				 SIGCONT };
 
 void pid1_forwarded_set(sigset_t *s)
 {
@@ -64,16 +67,25 @@ void pid1_forwarded_set(sigset_t *s)
 		sigaddset(s, forwarded[i]);
 }
 
-/* Reap whatever has exited; 1 once the command is among them. */
-static int reap(pid_t cmd, int *cmd_status)
+/* Reap whatever has exited; 1 once the command is among them.  With
+ * stops >= 0 (the command has a terminal), the command stopping (Ctrl-Z,
+ * or vim's own kill(0, SIGTSTP)) is reported there: cordon, outside, then
+ * gives the user's terminal back and stops itself, as the command would
+ * have stopped the user's job outside. */
+static int reap(pid_t cmd, int *cmd_status, int stops)
 {
 	int done = 0;
 	for (;;) {
 		int st;
-		pid_t p = waitpid(-1, &st, WNOHANG);
+		pid_t p = waitpid(-1, &st, WNOHANG | (stops >= 0 ? WUNTRACED : 0));
 		if (p <= 0)
 			return done;
-		if (p == cmd) {
+		if (p == cmd && WIFSTOPPED(st)) {
+			int32_t sig = WSTOPSIG(st);
+			if (wire_send(stops, WIRE_STOPPED, &sig, sizeof(sig), -1) < 0) {
+				/* cordon is gone: --die-with-parent ends us. */
+			}
+		} else if (p == cmd) {
 			*cmd_status = st;
 			done = 1;
 		}
@@ -109,10 +121,10 @@ static void kill_rest(pid_t cmd, int *cmd_status)
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd, int *wstatus)
+int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus)
 {
 	int status = 0;
-	int done = reap(cmd, &status);
+	int done = reap(cmd, &status, stops);
 	while (!done) {
 		struct pollfd p[1 + 1 + UNIXSUP_PENDING_MAX];
 		p[0] = (struct pollfd){ sfd, POLLIN, 0 };
@@ -154,9 +166,18 @@ int pid1_run(pid_t cmd, int sfd, int *wstatus)
 				*wstatus = status;
 				return 0;
 			}
-			(void)kill(cmd, (int)si.ssi_signo);
+			/* On a terminal the command leads a process group of its
+			 * own (spawn.c): Ctrl-Z stopped all of it, SIGCONT
+			 * continues all of it, and SIGHUP (the terminal hung up,
+			 * which the kernel tells cordon-inner, the session's
+			 * leader) goes to all of it, as a shell outside passes a
+			 * hangup on to its jobs. */
+			if ((si.ssi_signo == SIGCONT || si.ssi_signo == SIGHUP) && stops >= 0)
+				(void)kill(-cmd, (int)si.ssi_signo);
+			else
+				(void)kill(cmd, (int)si.ssi_signo);
 		}
-		done = reap(cmd, &status);
+		done = reap(cmd, &status, stops);
 	}
 	kill_rest(cmd, &status);
 	*wstatus = status;

@@ -46,7 +46,10 @@ void pid1_forwarded_set(sigset_t *s);
  * the command's own wait status in *wstatus (SIGKILL when cordon ended the
  * sandbox, WIRE_END_SIGNAL, before it ended on its own).  -1 if waiting
  * failed (said on stderr; everything was killed).  `sfd` is a signalfd for
- * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL. */
-int pid1_run(pid_t cmd, int sfd, int *wstatus);
+ * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL.  `stops`: the
+ * control socket when the command has a terminal (--tty): its stops are
+ * reported there (WIRE_STOPPED) and SIGCONT continues its group; -1
+ * otherwise. */
+int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus);
 
 #endif

@@ -86,12 +86,21 @@ static uint64_t dispositions_to_reset(void)
 	return reset;
 }
 
-/* A session of its own, whose controlling terminal is the first of 0-2
- * that is one: Ctrl-C, Ctrl-Z and job control then concern the command's
- * jobs alone, and kill(0, sig) reaches its process group only. */
-static int take_terminal(void)
+/* On a terminal cordon-inner leads a new session whose controlling
+ * terminal is the first of 0-2 that is one, and the command runs in a
+ * process group of its own in it, in the foreground: Ctrl-C, Ctrl-Z and
+ * job control then concern the command's jobs alone, and kill(0, sig)
+ * reaches its process group only.  The command's group has its parent in
+ * the session: were the command the session's leader (no parent in it),
+ * its group would be orphaned, and the kernel discards the terminal's
+ * SIGTSTP to an orphaned group: Ctrl-Z would do nothing.  A hangup of the
+ * terminal signals the session's leader, cordon-inner, which passes
+ * SIGHUP on (pid1.c). */
+static int lead_session(void)
 {
-	if (setsid() < 0)
+	/* bwrap --new-session made one already (it always does: see
+	 * outer/prepare.c), without a terminal. */
+	if (getsid(0) != getpid() && setsid() < 0)
 		return -1;
 	for (int fd = 0; fd < 3; fd++)
 		if (isatty(fd))
@@ -113,6 +122,22 @@ static int load_supervised(const struct sock_fprog *prog, int notify_fd)
 	(void)close(l);
 	(void)close(notify_fd);
 	return r;
+}
+
+/* The child: its own group, made the terminal's foreground one (SIGTTOU
+ * blocked: it asks from the background; the caller sets the mask after). */
+static int take_foreground(void)
+{
+	sigset_t ttou;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	if (setpgid(0, 0) < 0 || sigprocmask(SIG_BLOCK, &ttou, NULL) < 0)
+		return -1;
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd))
+			return tcsetpgrp(fd, getpid());
+	errno = ENOTTY;
+	return -1;
 }
 
 static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd,
@@ -139,9 +164,9 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 		if ((p->keep_ignored >> (sig - 1) & 1) && sig != SIGKILL && sig != SIGSTOP &&
 		    sigaction(sig, &ign, NULL) < 0)
 			child_fail(status_fd, SPAWN_SETUP, errno);
-	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
+	if (p->tty && take_foreground() < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
-	if (p->tty && take_terminal() < 0)
+	if (sigprocmask(SIG_SETMASK, p->mask, NULL) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
 	int keep[4] = { status_fd, go_fd, notify_fd, p->landlock_fd };
@@ -216,6 +241,10 @@ int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordo
 	    (p->supervised && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, nt) < 0))
 		err = errno;
 	uint64_t reset = dispositions_to_reset();
+	/* On a terminal cordon-inner leads the session (and the command its
+	 * own foreground group in it: take_foreground). */
+	if (!err && p->tty && lead_session() < 0)
+		err = errno;
 	pid_t pid = err ? -1 : fork();
 	if (pid < 0) {
 		if (!err)
@@ -225,7 +254,7 @@ int spawn_start(const struct spawn_plan *p, struct spawn_handle *h, struct cordo
 			sys_close(&go[i]);
 			sys_close(&nt[i]);
 		}
-		return err_sys(e, err, "preparing the command's process (pipes, fork)");
+		return err_sys(e, err, "preparing the command's process (pipes, its terminal, fork)");
 	}
 	if (pid == 0) {
 		(void)close(st[0]);

@@ -2,11 +2,13 @@
  *
  * Everything that can fail slowly or allocate (the Landlock ruleset, the
  * seccomp program) is prepared before fork; the child then performs only
- * async-signal-safe system calls, in this order: restore the signal mask and
+ * async-signal-safe system calls, in this order: restore the signal
  * dispositions (keeping ignored what the caller ignored), take the terminal
- * (a new session), close every descriptor but 0-2 and the status pipe, set
- * no_new_privs, enter the Landlock domain, load seccomp last (so the filter
- * need not allow what the setup itself uses), exec.  If any step fails, the
+ * (a process group of its own in the session cordon-inner leads, in the
+ * terminal's foreground), restore the signal mask, close every descriptor
+ * but 0-2 and the status pipe, set no_new_privs, enter the Landlock domain,
+ * load seccomp last (so the filter need not allow what the setup itself
+ * uses), exec.  If any step fails, the
  * child writes {stage, errno} to the O_CLOEXEC status pipe; a clean exec
  * closes that pipe, which is how the parent learns the command started.
  *
@@ -32,10 +34,11 @@ struct spawn_plan {
 	int landlock_fd;             /* ruleset, -1 for none */
 	const struct sock_fprog *seccomp; /* NULL for none (tests only) */
 	int tty;                     /* the command's stdio includes a terminal of its
-					own (cordon's pty): it gets a new session with
-					that terminal as its controlling one, so the
-					terminal's signals reach its jobs and nothing
-					else */
+					own (cordon's pty): cordon-inner leads a new
+					session with that terminal as its controlling
+					one, and the command runs in the foreground
+					group of it, so the terminal's signals reach
+					its jobs and nothing else */
 	uint64_t keep_ignored;       /* signals the caller of cordon ignored (bit
 					sig-1): they stay ignored (nohup) */
 	int supervised;              /* the filter has SECCOMP_RET_USER_NOTIF rows:

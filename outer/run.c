@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/caches.h"
@@ -110,6 +111,16 @@ static int send_checks(struct prepared *p, const struct protect_run *prot, struc
 	return r;
 }
 
+/* The terminal relay's three ends (launch/pty.h), watched by the
+ * supervisor: after any of them moved bytes, each watches for what it can
+ * do now (nothing: not watched, so that a hangup does not wake the loop). */
+struct relay {
+	struct pty *pty;
+	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
+	struct supervise_watch *away; /* the background job's check (relay_follow_job) */
+	int timer;                   /* its timerfd, -1: none */
+};
+
 /* What the supervisor's callbacks need: the record and guardian, the
  * terminal relay, and the watched names (watch.h). */
 struct run_ctx {
@@ -119,6 +130,7 @@ struct run_ctx {
 	const struct cgroup_run *cgroup;
 	pid_t sandbox;
 	int stopped;          /* cordon killed the sandbox for a name */
+	struct relay *relay;
 };
 
 /* Each watched name found after the run is a violation in --report. */
@@ -165,13 +177,25 @@ static void on_winch(void *ctx)
 	pty_resize(((struct run_ctx *)ctx)->pty);
 }
 
-/* The terminal relay's three ends (launch/pty.h), watched by the
- * supervisor: after any of them moved bytes, each watches for what it can
- * do now (nothing: not watched, so that a hangup does not wake the loop). */
-struct relay {
-	struct pty *pty;
-	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
-};
+/* A background cordon (bg) is not told when the shell brings it back to
+ * the foreground: bash's fg sends SIGCONT only to a stopped job.  While it
+ * is away it looks every AWAY_CHECK_MS, and takes the terminal raw again
+ * once it is in the foreground. */
+#define AWAY_CHECK_MS 200
+
+static void relay_follow_job(struct relay *r)
+{
+	if (r->pty->away && r->timer < 0) {
+		struct itimerspec every = { { 0, AWAY_CHECK_MS * 1000000L },
+					    { 0, AWAY_CHECK_MS * 1000000L } };
+		r->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (r->timer >= 0 && timerfd_settime(r->timer, 0, &every, NULL) < 0)
+			sys_close(&r->timer);
+	} else if (!r->pty->away) {
+		sys_close(&r->timer);
+	}
+	r->away->fd = r->timer;
+}
 
 static void relay_arm(struct relay *r)
 {
@@ -179,13 +203,69 @@ static void relay_arm(struct relay *r)
 		r->w[i].events = pty_events(r->pty, (enum pty_end)i);
 		r->w[i].fd = r->w[i].events ? pty_fd(r->pty, (enum pty_end)i) : -1;
 	}
+	relay_follow_job(r);
+}
+
+static void on_away(struct supervise_watch *w, short revents)
+{
+	struct relay *r = w->ctx;
+	uint64_t ticks;
+	struct cordon_err e;
+	(void)revents;
+	if (read(r->timer, &ticks, sizeof(ticks)) < 0) {
+		/* EAGAIN: no tick yet; looked at all the same */
+	}
+	if (pty_resume(r->pty, &e) < 0) {
+		/* The terminal took no raw mode: its keys as it hands them over. */
+	}
+	relay_arm(r);
 }
 
 static void on_relay(struct supervise_watch *w, short revents)
 {
 	struct relay *r = w->ctx;
 	pty_ready(r->pty, (enum pty_end)(w - r->w), revents);
+	/* The user's terminal is gone: its hangup goes on to the command's
+	 * terminal, and the supervisor takes it as the SIGHUP it is (the
+	 * kernel sent that only to the session's leader, which may be a
+	 * runuser or su waiting for cordon): --kill-after, status.  Ignored
+	 * by the caller (nohup), the signal does nothing and the command
+	 * runs on, its terminal hung up. */
+	if (r->pty->hungup) {
+		pty_hangup(r->pty);
+		(void)raise(SIGHUP);
+	}
 	relay_arm(r);
+}
+
+/* SIGHUP with a terminal relay: the command's terminal hangs up, which
+ * signals the command as the user's terminal hanging up would have. */
+static void on_hangup(void *ctx)
+{
+	struct run_ctx *x = ctx;
+	pty_hangup(x->pty);
+	relay_arm(x->relay);
+}
+
+/* cordon continued (fg, bg, or right after a stop the kernel discarded):
+ * the relay as its place on the terminal allows, then the command. */
+static void on_cont(void *ctx)
+{
+	struct run_ctx *x = ctx;
+	struct cordon_err e;
+	if (pty_resume(x->pty, &e) < 0) {
+		/* The terminal took no raw mode (hung up, most likely): the
+		 * command goes on, its keys as the terminal hands them over. */
+	}
+	(void)kill(x->sandbox, SIGCONT);
+	relay_arm(x->relay);
+}
+
+/* The command stopped on its terminal (Ctrl-Z): so does cordon's job. */
+static void on_stopped(void *ctx, int sig)
+{
+	pty_suspend(((struct run_ctx *)ctx)->pty, sig);
+	on_cont(ctx);
 }
 
 static void on_name(struct supervise_watch *sw, short revents)
@@ -212,25 +292,32 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
-	struct run_ctx ctx = { prot, pty, w, &p->cgroup, p->bwrap.child, 0 };
-	struct supervise_watch watches[PTY_NENDS + 1];
-	struct relay relay = { pty, watches };
+	struct supervise_watch watches[PTY_NENDS + 2];
+	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1 };
+	struct run_ctx ctx = { prot, pty, w, &p->cgroup, p->bwrap.child, 0, &relay };
+	int tty = pty->master >= 0;
 	for (int i = 0; i < PTY_NENDS; i++)
 		watches[i] = (struct supervise_watch){ -1, 0, on_relay, &relay };
 	watches[PTY_NENDS] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
+	watches[PTY_NENDS + 1] = (struct supervise_watch){ -1, POLLIN, on_away, &relay };
 	relay_arm(&relay);
 	struct supervise_spec s = {
 		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
-		.on_exited = on_exited, .on_winch = pty->master >= 0 ? on_winch : NULL, .ctx = &ctx,
-		.watch = watches, .nwatch = PTY_NENDS + 1,
+		.on_exited = on_exited, .on_winch = tty ? on_winch : NULL,
+		.on_hangup = tty ? on_hangup : NULL, .on_cont = tty ? on_cont : NULL,
+		.on_stopped = tty ? on_stopped : NULL, .ctx = &ctx,
+		.watch = watches, .nwatch = PTY_NENDS + 2,
 		.cpu_limit = p->limits.cpu_tree, .cpu_usec = tree_cpu_usec, .cpu_ctx = &p->cgroup,
 	};
 	int r = pty_raw(pty, e);
+	if (r == 0 && pty->raw)
+		guardian_terminal(&prot->guard, pty->term, &pty->saved, &pty->rawmode);
 	if (r == 0)
 		r = supervise_run(&s, out, e);
 	if (out->reaped)
 		bwrap_reaped(&p->bwrap);
+	sys_close(&relay.timer);
 	/* The user's terminal back before anything is said on it. */
 	pty_close(pty);
 	/* The sandbox is gone, so the bridge's socket is at end of file: it

@@ -34,6 +34,9 @@ int supervise_block_signals(struct supervise_signals *s, struct cordon_err *e)
 		if (!(s->ignored >> (forwarded[i] - 1) & 1))
 			sigaddset(&s->watched, forwarded[i]);
 	sigaddset(&s->watched, SIGCHLD);
+	/* Blocked, SIGCONT still continues cordon; read, it tells the
+	 * terminal relay that the user resumed it (supervise_spec.on_cont). */
+	sigaddset(&s->watched, SIGCONT);
 	if (sigprocmask(SIG_BLOCK, &s->watched, &s->old_mask) < 0)
 		return err_sys(e, errno, "blocking signals");
 	return 0;
@@ -71,6 +74,11 @@ static int drain_ctrl(const struct supervise_spec *s, struct wire_peer *peer,
 			out->have_cmd_status = 1;
 			if (s->on_exited)
 				s->on_exited(s->ctx);
+		} else if (rec.type == WIRE_STOPPED) {
+			int32_t sig;
+			memcpy(&sig, rec.data, sizeof(sig));
+			if (s->on_stopped)
+				s->on_stopped(s->ctx, sig);
 		} else if (rec.type == WIRE_STARTED) {
 			out->started = 1;
 		} else if (rec.type == WIRE_ERROR) {
@@ -140,11 +148,19 @@ static void on_signals(struct loop *l, int sfd)
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD)
 			continue;
+		if (sig == SIGCONT) {
+			if (l->s->on_cont)
+				l->s->on_cont(l->s->ctx);
+			continue;
+		}
 		if (sig == SIGWINCH && l->s->on_winch) {
 			l->s->on_winch(l->s->ctx);
 			continue;
 		}
-		(void)kill(l->s->sandbox, sig);
+		if (sig == SIGHUP && l->s->on_hangup)
+			l->s->on_hangup(l->s->ctx);
+		else
+			(void)kill(l->s->sandbox, sig);
 		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !l->kill_at) {
 			l->kill_at = now_ms() + (long long)l->s->kill_after * 1000;
 			l->out->killed_by = sig;

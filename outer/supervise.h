@@ -1,7 +1,7 @@
 /* supervise.h: watching bwrap until the sandbox is gone.
  *
  * cordon blocks the signals it forwards (SIGHUP SIGINT SIGQUIT SIGTERM
- * SIGUSR1 SIGUSR2 SIGWINCH) and SIGCHLD before it starts anything, and reads
+ * SIGUSR1 SIGUSR2 SIGWINCH), SIGCHLD and SIGCONT before it starts anything, and reads
  * them from a signalfd.  bwrap forwards no signal itself, so cordon sends
  * each one straight to the sandbox's PID 1 (cordon-inner, whose host pid
  * bwrap reports on --info-fd), which passes it on to the command.  A
@@ -73,6 +73,15 @@ struct supervise_spec {
 	void (*on_exited)(void *ctx);
 	/* SIGWINCH goes here instead of to the sandbox (may be NULL). */
 	void (*on_winch)(void *ctx);
+	/* With a terminal relay (each may be NULL): SIGHUP goes to on_hangup
+	 * instead of to the sandbox (the relay hangs the command's terminal
+	 * up, and the kernel signals it as it would have outside), still
+	 * starting the --kill-after clock; SIGCONT (cordon resumed by fg or
+	 * bg) to on_cont; the command stopping (WIRE_STOPPED) to on_stopped
+	 * with the signal that stopped it. */
+	void (*on_hangup)(void *ctx);
+	void (*on_cont)(void *ctx);
+	void (*on_stopped)(void *ctx, int sig);
 	void *ctx;
 	struct supervise_watch *watch;
 	size_t nwatch;

@@ -73,6 +73,33 @@ static void recheck_watched(struct watched *wd)
 	wd->n = 0;
 }
 
+/* The user's terminal as cordon left it to the guardian (GWIRE_TERMINAL). */
+static struct {
+	int fd;
+	struct gwire_terminal mode;
+} held_terminal = { -1, { { 0 }, { 0 } } };
+
+static int same_mode(const struct termios *a, const struct termios *b)
+{
+	return a->c_iflag == b->c_iflag && a->c_oflag == b->c_oflag &&
+	       a->c_cflag == b->c_cflag && a->c_lflag == b->c_lflag &&
+	       memcmp(a->c_cc, b->c_cc, sizeof(a->c_cc)) == 0;
+}
+
+/* cordon died: the user's terminal gets its mode back if it is still the
+ * raw one cordon set.  Any other mode is someone else's now (cordon put it
+ * back, or the user's shell, which saw cordon die, set its own): left
+ * alone.  The guardian leads a session of its own and never made this
+ * terminal its controlling one, so no job control stops it here. */
+static void restore_terminal(void)
+{
+	struct termios now;
+	if (held_terminal.fd >= 0 && tcgetattr(held_terminal.fd, &now) == 0 &&
+	    same_mode(&now, &held_terminal.mode.raw))
+		(void)tcsetattr(held_terminal.fd, TCSANOW, &held_terminal.mode.saved);
+	sys_close(&held_terminal.fd);
+}
+
 static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, struct watched *wd)
 {
 	struct wire_peer peer = { GWIRE_TO_GUARDIAN, 0 };
@@ -91,6 +118,11 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 			return 1;
 		if (rec.type == GWIRE_SANDBOX && gwire_sandbox_parse(rec.data, rec.len, sb) == 0) {
 			*pidfd = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_TERMINAL) {
+			memcpy(&held_terminal.mode, rec.data, sizeof(held_terminal.mode));
+			held_terminal.fd = rec.fd;
 			continue;
 		}
 		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
@@ -205,6 +237,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	static struct watched wd;
 	if (listen_to_cordon(sock, &sb, &pidfd, &wd))
 		_exit(0);
+	/* First: the user is looking at that terminal now. */
+	restore_terminal();
 
 	if (sandbox_sock)
 		gscan_kill_holders(sandbox_sock);
@@ -359,6 +393,20 @@ int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t
 	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, text) + rl + nl + 2,
 			  -1);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+void guardian_terminal(struct guardian *g, int fd, const struct termios *saved,
+		       const struct termios *raw)
+{
+	struct gwire_terminal t;
+	if (g->sock < 0)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.saved = *saved;
+	t.raw = *raw;
+	if (wire_send(g->sock, GWIRE_TERMINAL, &t, sizeof(t), fd) < 0) {
+		/* The guardian is gone: nobody to restore it after a SIGKILL. */
+	}
 }
 
 /* Reap the guardian if it has exited already (it is cordon's child);

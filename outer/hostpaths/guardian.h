@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <termios.h>
 #include <time.h>
 #include "err.h"
 #include "hostpaths/registry.h"
@@ -68,6 +69,13 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
 int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
 			 const char *names, const struct timespec *since, struct cordon_err *e)
 	__attribute__((warn_unused_result));
+
+/* cordon made the user's terminal (fd) raw, from mode saved to raw: if
+ * cordon dies with the terminal still in that raw mode, the guardian puts
+ * saved back ("restored however the run ends", SIGKILL included).  Best
+ * effort: without a guardian the run goes on as before. */
+void guardian_terminal(struct guardian *g, int fd, const struct termios *saved,
+		       const struct termios *raw);
 
 /* cordon cleaned up itself: the guardian exits.  Closes g. */
 void guardian_done(struct guardian *g);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,10 @@ int pty_raw(struct pty *p, struct cordon_err *e)
 	if (tcsetattr(p->term, TCSANOW, &raw) < 0)
 		return err_sys(e, errno, "cannot set the terminal's mode");
 	p->raw = 1;
+	/* What the kernel made of it (it may drop flags the line does not
+	 * have): the guardian compares the terminal's mode with this. */
+	if (tcgetattr(p->term, &p->rawmode) < 0)
+		p->rawmode = raw;
 	return 0;
 }
 
@@ -157,7 +162,7 @@ short pty_events(const struct pty *p, enum pty_end end)
 	if (p->master < 0 || pty_fd(p, end) < 0 || ended(p, end))
 		return 0;
 	if (end == PTY_IN)
-		return has_room(&p->keys) ? POLLIN : 0;
+		return has_room(&p->keys) && !p->away ? POLLIN : 0;
 	if (end == PTY_OUT)
 		return p->shown.len > 0 ? POLLOUT : 0;
 	return (short)((has_room(&p->shown) ? POLLIN : 0) | (p->keys.len > 0 ? POLLOUT : 0));
@@ -173,12 +178,19 @@ static void drop_unshown(struct pty *p)
 
 void pty_ready(struct pty *p, enum pty_end end, short revents)
 {
+	/* A raw terminal read never ends (Ctrl-D is a byte like any other),
+	 * and cordon writes only in the foreground or with tostop off: end of
+	 * file, EIO or a hangup on the user's terminal is the terminal gone. */
 	if (end == PTY_IN) {
-		if (pty_buf_fill(&p->keys, p->in) < 0)
+		if (pty_buf_fill(&p->keys, p->in) < 0) {
 			p->ended |= 1 << PTY_IN;
+			p->hungup = 1;
+		}
 	} else if (end == PTY_OUT) {
-		if (!(revents & POLLOUT) || pty_buf_flush(&p->shown, p->out) < 0)
-			p->ended |= 1 << PTY_OUT; /* hung up */
+		if (!(revents & POLLOUT) || pty_buf_flush(&p->shown, p->out) < 0) {
+			p->ended |= 1 << PTY_OUT;
+			p->hungup = 1;
+		}
 	} else {
 		/* Keys the pty no longer takes have nowhere to go: stop
 		 * reading them. */
@@ -247,6 +259,76 @@ static void release_user_fd(int *fd, int *flags)
 	*flags = -1;
 }
 
+void pty_hangup(struct pty *p)
+{
+	if (p->master < 0)
+		return;
+	sys_close(&p->slave);
+	sys_close(&p->master);
+	p->ended = 1 << PTY_IN | 1 << PTY_MASTER | 1 << PTY_OUT;
+	p->keys.off = p->keys.len = 0;
+	p->shown.off = p->shown.len = 0;
+	if (p->raw && tcsetattr(p->term, TCSANOW, &p->saved) == 0)
+		p->raw = 0;
+}
+
+static int in_foreground(const struct pty *p)
+{
+	pid_t fg = tcgetpgrp(p->term);
+	return fg < 0 || fg == getpgrp();
+}
+
+/* Stop cordon's job with sig, whatever the caller made of the signal, and
+ * return once continued.  Its SIGCONT, blocked for the supervisor's
+ * signalfd, is taken here: the caller resumes the relay itself. */
+static void stop_job(int sig)
+{
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (sig != SIGSTOP && sigaction(sig, &dfl, &old) < 0)
+		return;
+	sigset_t one, mask, cont;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	if (sigprocmask(SIG_UNBLOCK, &one, &mask) == 0) {
+		/* The whole job, as the terminal would have stopped it: a
+		 * pipeline cordon is part of stops with it. */
+		(void)killpg(getpgrp(), sig);
+		(void)sigprocmask(SIG_SETMASK, &mask, NULL);
+	}
+	if (sig != SIGSTOP)
+		(void)sigaction(sig, &old, NULL);
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	struct timespec now = { 0, 0 };
+	(void)sigtimedwait(&cont, NULL, &now);
+}
+
+void pty_suspend(struct pty *p, int sig)
+{
+	if (sig != SIGTSTP && sig != SIGSTOP && sig != SIGTTIN && sig != SIGTTOU)
+		sig = SIGTSTP;
+	if (p->master >= 0 && p->out >= 0 && !ended(p, PTY_OUT))
+		drain(p);
+	if (p->raw && in_foreground(p) && tcsetattr(p->term, TCSADRAIN, &p->saved) == 0)
+		p->raw = 0;
+	/* A terminal that is not cordon's controlling one (a caller that
+	 * started it in a session of its own) has no shell to continue a
+	 * stopped cordon: the command goes on at once (pty_resume). */
+	if (tcgetpgrp(p->term) >= 0)
+		stop_job(sig);
+}
+
+int pty_resume(struct pty *p, struct cordon_err *e)
+{
+	if (p->master < 0 || p->term < 0)
+		return 0;
+	p->away = !in_foreground(p);
+	pty_resize(p);
+	return p->away || p->raw ? 0 : pty_raw(p, e);
+}
+
 void pty_init(struct pty *p)
 {
 	p->master = p->slave = p->in = p->out = p->term = -1;
@@ -256,6 +338,8 @@ void pty_init(struct pty *p)
 	p->ended = 0;
 	p->keys.off = p->keys.len = 0;
 	p->shown.off = p->shown.len = 0;
+	p->hungup = p->away = 0;
+	memset(&p->rawmode, 0, sizeof(p->rawmode));
 }
 
 void pty_close(struct pty *p)

@@ -3,8 +3,9 @@
  * With a terminal on stdin or stdout, the command does not get the user's
  * terminal: cordon opens a new pty, hands its slave to bwrap as each of 0-2
  * that is a terminal, and cordon-inner makes it the controlling terminal of
- * a new session for the command (--tty).  The terminal's signals (Ctrl-C,
- * Ctrl-Z, Ctrl-\) then reach the command's foreground job and nothing else:
+ * a new session it leads, with the command's process group in the
+ * foreground (--tty).  The terminal's signals (Ctrl-C, Ctrl-Z, Ctrl-\)
+ * then reach the command's foreground job and nothing else:
  * neither bwrap, cordon-inner nor cordon, and kill(0, sig) inside reaches no
  * process outside.  While the command runs the user's terminal is raw (its
  * keys go to the pty as typed), the window size follows it (SIGWINCH), and
@@ -55,9 +56,13 @@ struct pty {
 	int ended;                /* bits 1 << PTY_IN, PTY_MASTER, PTY_OUT: that end is done */
 	struct pty_buf keys;      /* in -> master */
 	struct pty_buf shown;     /* master -> out */
+	int hungup;               /* the user's terminal hung up (pty_ready saw it) */
+	int away;                 /* cordon is a background job (bg): its keys are not read */
+	struct termios rawmode;   /* the raw mode as the kernel holds it (pty_raw) */
 };
 
-#define PTY_INIT { -1, -1, -1, -1, -1, 0, { 0 }, -1, -1, 0, { 0, 0, { 0 } }, { 0, 0, { 0 } } }
+#define PTY_INIT { -1, -1, -1, -1, -1, 0, { 0 }, -1, -1, 0, { 0, 0, { 0 } }, { 0, 0, { 0 } }, \
+		   0, 0, { 0 } }
 
 /* As PTY_INIT, but the buffers' bytes are left untouched: 128 KiB that a
  * run without a terminal never uses and that, zeroed, cost every start
@@ -79,6 +84,30 @@ void pty_started(struct pty *p);
 
 /* The user's terminal raw, for as long as the relay runs. */
 int pty_raw(struct pty *p, struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The user's terminal hung up (a read on it found end of file or EIO, a
+ * write failed, or SIGHUP came): the command's terminal hangs up too, as
+ * the kernel would have hung up the user's under the command outside.  The
+ * master is closed, so the kernel sends SIGHUP and SIGCONT to the command's
+ * session leader and its reads find end of file, its writes EIO; the user's
+ * mode is put back if the terminal still takes it.  Safe more than once. */
+void pty_hangup(struct pty *p);
+
+/* The command stopped with sig (Ctrl-Z): what it wrote is shown, the
+ * user's terminal gets its own mode back, and cordon's job stops with the
+ * same signal, so that the user's shell says Stopped and takes the
+ * terminal.  Returns once cordon is continued (fg, bg), or at once if the
+ * kernel discarded the stop (an orphaned process group, which the command
+ * outside would not have stopped in either) or the terminal is not cordon's
+ * controlling one (no shell there to continue it).  Then call pty_resume. */
+void pty_suspend(struct pty *p, int sig);
+
+/* cordon was continued: in the foreground of the user's terminal the
+ * relay takes it raw again and reads its keys; in the background (bg) it
+ * leaves the terminal alone and reads nothing (the command's output is
+ * still shown, and a terminal with tostop stops cordon for it, as it would
+ * have stopped the command outside).  0 or -errno with *e. */
+int pty_resume(struct pty *p, struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The relay, driven by the supervisor's poll: for each end, the
  * descriptor to watch and the events it waits for now (0: do not watch it,

@@ -170,6 +170,227 @@ assert "control: a command that reads gets the whole paste (status 0)" -- wait_f
 assert "intact: $(wc -c <"$ws/pasted" 2>/dev/null) of $(wc -c <"$W/paste") bytes, the same sha256" -- \
 	test "$(sha256sum <"$ws/pasted" 2>/dev/null)" = "$(sha256sum <"$W/paste")"
 
+# --- Ctrl-Z stops cordon's job; fg and bg resume it (issue 21) --------------------
+# The shell's own terminal: raw while cordon relays, its mode back while
+# cordon is stopped or in the background.  Each command typed alone: a
+# stopped job lets the shell go on with the rest of a line.
+pane_tty() { "${T[@]}" display -p -t "t$N" '#{pane_tty}'; }
+# cfmakeraw's mode: no signals from keys, no output processing (readline's
+# mode at bash's prompt keeps both).
+is_raw() {
+	local m
+	m=$(stty -a -F "$(pane_tty)") && [[ $m == *-isig* && $m == *-opost* ]]
+}
+not_raw() { ! is_raw; }
+# until_true TRIES COMMAND...: every 0.1 s until it succeeds.
+until_true() {
+	local n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+run_term "bash --norc --noprofile -i"
+wait_for '\$ $|# $' >/dev/null
+keys "${C[*]} -- sleep 100" Enter
+until_true 50 is_raw
+keys C-z
+assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+assert "and the shell has the terminal back in its own mode" -- not_raw
+keys clear Enter
+keys 'jobs' Enter
+assert "jobs lists it as stopped" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+keys 'fg; echo ST=$?' Enter
+assert "fg: the relay has the terminal raw again" -- until_true 50 is_raw
+keys C-c
+assert "and Ctrl-C reaches the command (130)" -- wait_for 'ST=130$'
+# A loop writing lines: bg lets it run and write, fg brings it back (bash's
+# fg sends no SIGCONT to a running job: cordon notices by itself).
+keys clear Enter
+keys "${C[*]} -- bash -c 'for i in \$(seq 300); do echo LINE-\$i; sleep 0.2; done'" Enter
+wait_for '^LINE-3$' >/dev/null
+keys C-z
+assert "a loop: Ctrl-Z stops it" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+last=$(screen | grep -o 'LINE-[0-9]*' | tail -1)
+sleep 0.6
+assert "and it writes nothing while stopped" -- test "$(screen | grep -o 'LINE-[0-9]*' | tail -1)" = "$last"
+keys 'bg' Enter
+assert "bg: it runs on and writes in the background" -- wait_for "^LINE-$((${last#LINE-} + 3))$"
+assert "and the terminal stays the shell's" -- not_raw
+keys 'fg; echo ST=$?' Enter
+assert "fg: the terminal is raw again" -- until_true 50 is_raw
+keys C-c
+assert "and Ctrl-C ends the loop (130)" -- wait_for 'ST=130$'
+if command -v vim >/dev/null; then
+	rm -f "$ws/v.txt"
+	keys clear Enter
+	keys "${C[*]} -- vim -u NONE -N v.txt" Enter
+	wait_for '^~' >/dev/null
+	keys i hello
+	sleep 0.3
+	keys Escape
+	sleep 1.2 # vim's wait for the rest of an escape sequence
+	keys C-z
+	assert "vim: Ctrl-Z (vim's own kill(0, SIGTSTP)) stops cordon's job" -- \
+		wait_for '^\[1\]\+ +Stopped +.*cordon'
+	keys 'fg; echo ST=$?' Enter
+	wait_for '^hello' >/dev/null
+	keys ':wq' Enter
+	assert "fg: vim goes on and writes its file (status 0)" -- wait_for '^ST=0$'
+	assert "with what was typed before Ctrl-Z" -- grep -qx hello "$ws/v.txt"
+else
+	echo "  skip [$WHO] vim is not installed: Ctrl-Z in vim not tried"
+fi
+keys 'exit' Enter
+
+# --- the terminal after kill -9 of cordon (issue 19 item 7) ----------------------
+# A shell that does not restore the terminal itself (sh, unlike bash -i):
+# the guardian, which survives cordon, does.
+rm -f "$W/pid"
+term "stty -g >'$W/stty.before'; sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
+for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
+until_true 50 is_raw
+kill -KILL "$(cat "$W/pid")"
+assert "kill -9 of cordon: the terminal's mode is restored (stty -g the same)" -- \
+	until_true 50 sh -c "test \"\$(stty -g -F '$(pane_tty)')\" = '$(cat "$W/stty.before")'"
+
+# --- a lost terminal ends the run (issue 26) ----------------------------------
+# Each case twice, inside cordon and as is, each in a tmux session of its
+# own whose interactive shell runs it (as root also through runuser, which
+# stays up and keeps the kernel's SIGHUP from cordon).  Once every command
+# is up, all the sessions are killed at once, as a closed window or a
+# dropped ssh connection does.  2 s later: inside as outside, the command
+# ended (nohup: it lives on and writes where nohup sent it), and nothing of
+# the run is left, neither a process nor a record or name on disk.
+# hup_tree PID: PID and every process under it.
+hup_tree() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do hup_tree "$c"; done
+}
+# hup_start CASE LEAF CMDLINE: CMDLINE typed into the interactive shell of
+# session h-CASE, in $W/hup/CASE/ws; the case is up once a process named
+# LEAF runs under that shell.
+hup_cases=()
+hup_start() {
+	local d="$W/hup/$1"
+	mkdir -p "$d/ws" "$d/state"
+	is_root && chown -R "$TESTUSER_HUP" "$d"
+	echo "$2" >"$d/leaf"
+	hup_cases+=("$1")
+	if [ -n "${hup_leader-}" ]; then
+		"${T[@]}" new-session -d -s "h-$1" -x 100 -y 30 "cd '$d/ws'; exec $hup_leader '$3'"
+		return
+	fi
+	"${T[@]}" new-session -d -s "h-$1" -x 100 -y 30 "cd '$d/ws'; exec bash --norc --noprofile -i"
+	"${T[@]}" send-keys -t "h-$1" "$3" Enter
+}
+# hup_up CASE: wait until its LEAF runs, then note every process of it.
+hup_up() {
+	local d="$W/hup/$1" pane i
+	pane=$("${T[@]}" display -p -t "h-$1" '#{pane_pid}')
+	for i in $(seq 300); do
+		hup_tree "$pane" >"$d/pids"
+		ps -o comm= -p "$(paste -sd, "$d/pids")" | grep -qx "$(cat "$d/leaf")" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+hup_alive() { local p; for p in $(cat "$W/hup/$1/pids"); do kill -0 "$p" 2>/dev/null && echo "$p"; done; }
+hup_gone() { test -z "$(hup_alive "$1")"; }
+# hup_clean CASE FILE...: the workspace holds FILE... and nothing else, and
+# the run's registry no record.
+hup_clean() {
+	local name=$1 d="$W/hup/$1" have want
+	shift
+	have="$(ls -A "$d/ws" "$d/state/cordon/registry" 2>/dev/null | grep -v -e '^$' -e ':$' -e '^lock$' |
+		sort | tr '\n' ' ')"
+	want="$(for f in "$@"; do echo "$f"; done | sort | tr '\n' ' ')"
+	[ "$have" = "$want" ] || echo "         | $name: [$have], wanted [$want]"
+	[ "$have" = "$want" ]
+}
+hup_status() { sed -n 's/.*"status": *\([0-9]*\).*/\1/p' "$W/hup/$1/report.json" 2>/dev/null; }
+hup_loop='trap "echo hup >trapped; exit 3" HUP; while :; do sleep 30; done'
+hup_nohup='while [ ! -e go ]; do sleep 0.1; done; echo survived'
+# hup_round PREFIX RUN: the four cases inside (RUN cordon) and outside (RUN).
+hup_round() {
+	local p=$1 run=$2 i k
+	hup_cases=()
+	for i in in out; do
+		local cmd="" st=""
+		if [ $i = in ]; then
+			cmd="env XDG_STATE_HOME=$W/hup/$p-@/state ${C[0]} --kill-after 1 --report $W/hup/$p-@/report.json -w $W/hup/$p-@/ws -C $W/hup/$p-@/ws --"
+		fi
+		hup_start "$p-$i-repl" python3 "$run ${cmd//@/$i-repl} python3 -q"
+		hup_start "$p-$i-sleep" sleep "$run ${cmd//@/$i-sleep} sleep 1000"
+		hup_start "$p-$i-trap" sleep "$run ${cmd//@/$i-trap} bash -c '$hup_loop'"
+		hup_start "$p-$i-nohup" sleep "$run nohup ${cmd//@/$i-nohup} sh -c '$hup_nohup'"
+	done
+	for k in "${hup_cases[@]}"; do
+		hup_up "$k" || bad "$k: the command never came up"
+	done
+	for k in "${hup_cases[@]}"; do "${T[@]}" kill-session -t "h-$k"; done
+	sleep 2
+	for i in in out; do
+		local w="outside"
+		[ $i = in ] && w="cordon"
+		assert "$p $w: the REPL ends with its terminal, nothing of it left 2 s later" -- hup_gone "$p-$i-repl"
+		assert "$p $w: sleep 1000 ends with its terminal, nothing of it left" -- hup_gone "$p-$i-sleep"
+		assert "$p $w: a shell's HUP trap runs, nothing of it left" -- hup_gone "$p-$i-trap"
+		assert "$p $w: the trap wrote its file" -- test -s "$W/hup/$p-$i-trap/ws/trapped"
+		assert "$p $w: nohup: the command lives on" -- test -n "$(hup_alive "$p-$i-nohup")"
+	done
+	assert "$p: cordon ends the REPL with its status (129: SIGHUP)" -- test "$(hup_status "$p-in-repl")" = 129
+	assert "$p: cordon ends sleep with 129" -- test "$(hup_status "$p-in-sleep")" = 129
+	assert "$p: cordon ends the trapping shell with the trap's status (3)" -- \
+		test "$(hup_status "$p-in-trap")" = 3
+	assert "$p cordon: the workspaces hold what the commands wrote, the registry no record" -- \
+		eval 'hup_clean "$p-in-repl" && hup_clean "$p-in-sleep" && hup_clean "$p-in-trap" trapped'
+	: >"$W/hup/$p-in-nohup/ws/go"
+	: >"$W/hup/$p-out-nohup/ws/go"
+	for i in $(seq 40); do hup_gone "$p-in-nohup" && hup_gone "$p-out-nohup" && break; sleep 0.1; done
+	for i in in out; do
+		assert "$p $i: nohup: the command finished and wrote where nohup sent it" -- \
+			grep -qx survived "$W/hup/$p-$i-nohup/ws/nohup.out"
+	done
+	assert "$p cordon: nohup: nothing of the run left once it ended" -- hup_gone "$p-in-nohup"
+	assert "$p cordon: nohup: a clean workspace, no record" -- hup_clean "$p-in-nohup" nohup.out go
+}
+TESTUSER_HUP=$(id -un)
+hup_round direct ""
+if is_root && id "${CORDON_TEST_USER:-cordontest}" >/dev/null 2>&1; then
+	TESTUSER_HUP=${CORDON_TEST_USER:-cordontest}
+	hup_round runuser "$(command -v runuser || echo /usr/sbin/runuser) -u $TESTUSER_HUP --"
+fi
+TESTUSER_HUP=$(id -un)
+# The issue's case: the session's leader stays up and passes no SIGHUP on
+# (runuser waiting for its child, here a shell ignoring it), so nothing but
+# the terminal itself tells: the REPL outside reads end of file and ends;
+# cordon (SIGHUP back to the default for it) must see the same.
+hup_cases=()
+hup_leader="bash -c 'trap \"\" HUP; env --default-signal=HUP \$0; sleep 60'"
+hup_start stay-in python3 "env XDG_STATE_HOME=$W/hup/stay-in/state ${C[0]} --kill-after 1 --report $W/hup/stay-in/report.json -w $W/hup/stay-in/ws -C $W/hup/stay-in/ws -- python3 -q"
+hup_start stay-out python3 "python3 -q"
+unset hup_leader
+stay_leaders=()
+for k in stay-in stay-out; do
+	hup_up "$k" || bad "$k: the command never came up"
+	# The leader that stays is the caller's, not the run's.
+	stay_leaders+=("$(head -1 "$W/hup/$k/pids")")
+	sed -i 1d "$W/hup/$k/pids"
+done
+for k in stay-in stay-out; do "${T[@]}" kill-session -t "h-$k"; done
+sleep 2
+for k in "${stay_leaders[@]}"; do pkill -KILL -P "$k"; kill -KILL "$k"; done 2>/dev/null
+assert "no SIGHUP from the caller, outside: the REPL ends with its terminal" -- hup_gone stay-out
+assert "no SIGHUP from the caller, cordon: the REPL ends too, nothing of the run left 2 s later" -- \
+	hup_gone stay-in
+assert "and the run ends with the command's status (129)" -- test "$(hup_status stay-in)" = 129
+assert "a clean workspace, no record" -- hup_clean stay-in
+
 # --- kill(0) inside reaches only the command's process group ---------------------
 expect 0 "kill(0, SIGTERM) inside does not reach cordon (no terminal)" -- \
 	"${C[@]}" --kill-after 1 -- sh -c 'trap "" TERM; kill -TERM 0; sleep 1.5; exit 0'

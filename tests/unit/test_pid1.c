@@ -16,7 +16,7 @@ Test(pid1_forwarded_set, has_the_forwarded_signals)
 {
 	sigset_t s;
 	pid1_forwarded_set(&s);
-	int want[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+	int want[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT };
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_assert(sigismember(&s, want[i]), "signal %d not forwarded", want[i]);
 	cr_assert_not(sigismember(&s, SIGKILL));

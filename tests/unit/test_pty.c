@@ -4,6 +4,7 @@
  * end, keys and output relayed. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -330,4 +331,84 @@ Test(pty_open, a_background_job_gets_no_pty)
 	cr_assert(WIFEXITED(st), "status 0x%x", st);
 	cr_assert_eq(WEXITSTATUS(st), 0, "step %d: 14 means a background cordon took the terminal, "
 		     "16 that a foreground one did not", WEXITSTATUS(st));
+}
+
+/* The user's terminal hangs up (its master closed, as a closed window or
+ * a dropped ssh connection does): the relay sees it on the keys' end, and
+ * pty_hangup hangs the command's terminal up in turn: its reads find end of
+ * file, its writes EIO.  Control: before, the command's terminal works. */
+Test(pty_relay, a_hangup_goes_on_to_the_command)
+{
+	int user;
+	user_terminal(&user);
+	struct pty t = PTY_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(pty_open(&t, &e), 0, "%s", e.msg);
+	cr_assert_eq(pty_raw(&t, &e), 0, "%s", e.msg);
+	int cmd = open(ptsname(t.master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	cr_assert_geq(cmd, 0);
+	cr_assert_eq(write(cmd, "x", 1), 1, "control: the command's terminal takes output");
+	cr_assert_eq(t.hungup, 0);
+
+	close(user);
+	ready(t.in);
+	pty_ready(&t, PTY_IN, POLLIN | POLLHUP);
+	cr_assert_eq(t.hungup, 1, "end of file on a raw terminal is its hangup");
+	pty_hangup(&t);
+	cr_assert_eq(t.master, -1);
+	char c;
+	cr_assert_eq(read(cmd, &c, 1), 0, "the command reads end of file");
+	errno = 0;
+	cr_assert_eq(write(cmd, "x", 1), -1);
+	cr_assert_eq(errno, EIO, "and its writes fail");
+	for (int i = 0; i < PTY_NENDS; i++)
+		cr_assert_eq(pty_events(&t, (enum pty_end)i), 0, "nothing of the relay is watched");
+	pty_hangup(&t); /* again: nothing */
+	pty_close(&t);
+	close(cmd);
+}
+
+/* In a child in an orphaned process group of a session of its own (no
+ * shell to continue it): the kernel discards SIGTSTP there, as it would
+ * for the command outside, so pty_suspend returns at once; the terminal's
+ * mode is the user's meanwhile and pty_resume makes it raw again.  0 if
+ * all that holds. */
+static int suspend_child(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m) || setsid() < 0)
+		return 10;
+	int s = open(ptsname(m), O_RDWR); /* the session's controlling terminal */
+	if (s < 0 || dup2(s, 0) < 0 || dup2(s, 1) < 0)
+		return 11;
+	sigset_t cont;
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	if (sigprocmask(SIG_BLOCK, &cont, NULL) < 0)
+		return 12;
+	struct pty t = PTY_INIT;
+	struct cordon_err e = { 0 };
+	if (pty_open(&t, &e) < 0 || t.master < 0 || pty_raw(&t, &e) < 0)
+		return 13;
+	struct termios tio;
+	pty_suspend(&t, SIGTSTP);
+	if (tcgetattr(0, &tio) < 0 || !(tio.c_lflag & ICANON) || t.raw)
+		return 14;
+	if (pty_resume(&t, &e) < 0 || tcgetattr(0, &tio) < 0 || (tio.c_lflag & ICANON) || !t.raw ||
+	    t.away)
+		return 15;
+	pty_close(&t);
+	return 0;
+}
+
+Test(pty_suspend, stop_discarded_in_an_orphaned_group)
+{
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0)
+		_exit(suspend_child());
+	int st;
+	cr_assert_eq(waitpid(c, &st, WUNTRACED), c);
+	cr_assert(WIFEXITED(st), "status 0x%x (stopped: the stop was not discarded)", st);
+	cr_assert_eq(WEXITSTATUS(st), 0, "step %d failed", WEXITSTATUS(st));
 }

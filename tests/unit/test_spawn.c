@@ -493,28 +493,55 @@ Test(spawn_command, keep_ignored_stays_ignored_and_only_that, .init = init)
 	wait_for(pid);
 }
 
-Test(spawn_command, tty_gives_a_session_of_its_own, .init = init)
+/* In a child (its session changes): cordon-inner's part on a terminal.
+ * 0, or the step that failed. */
+static int tty_child(void)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	cr_assert_geq(m, 0);
-	cr_assert(grantpt(m) == 0 && unlockpt(m) == 0);
+	if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0)
+		return 10;
 	int s = open(ptsname(m), O_RDWR | O_NOCTTY);
-	cr_assert_geq(s, 0);
-	cr_assert_eq(dup2(s, 0), 0);
+	if (s < 0 || dup2(s, 0) != 0)
+		return 11;
+	pid_t outer_sid = getsid(0);
 	char *argv[] = { "sleep", "30", NULL };
 	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 1, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = spawn_command(&p, &e);
-	cr_assert_gt(pid, 0, "%s", e.msg);
-	wait_exec(pid, "sleep");
-	cr_assert_eq(getsid(pid), pid, "the command leads a new session");
-	cr_assert_neq(getsid(pid), getsid(0), "control: not ours");
-	cr_assert_eq(tcgetsid(m), pid, "the terminal is its controlling one");
-	cr_assert_eq(tcgetpgrp(m), pid, "and its process group is in the foreground");
+	if (pid <= 0)
+		return 12;
+	int r = 0;
+	/* This process (cordon-inner) leads a new session on the terminal;
+	 * the command runs in a group of its own in it, in the foreground:
+	 * a group with its parent in the session, so not orphaned, and the
+	 * terminal's SIGTSTP stops it. */
+	if (getsid(0) != getpid() || getsid(0) == outer_sid)
+		r = 13;
+	else if (tcgetsid(m) != getpid())
+		r = 14;
+	else if (getsid(pid) != getpid() || getpgid(pid) != pid)
+		r = 15;
+	else if (tcgetpgrp(m) != pid)
+		r = 16;
+	int st = 0;
+	if (r == 0 && (write(m, "\x1a", 1) != 1 || waitpid(pid, &st, WUNTRACED) != pid ||
+		       !WIFSTOPPED(st) || WSTOPSIG(st) != SIGTSTP))
+		r = 17; /* Ctrl-Z typed: the command stops */
 	kill(pid, SIGKILL);
-	wait_for(pid);
-	close(s);
-	close(m);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
+Test(spawn_command, tty_gives_a_session_of_its_own, .init = init)
+{
+	pid_t c = fork();
+	cr_assert_geq(c, 0);
+	if (c == 0)
+		_exit(tty_child());
+	int st;
+	cr_assert_eq(waitpid(c, &st, 0), c);
+	cr_assert(WIFEXITED(st), "status 0x%x", st);
+	cr_assert_eq(WEXITSTATUS(st), 0, "step %d failed", WEXITSTATUS(st));
 }
 
 /* One seccomp listener per filter chain: under another supervisor the

@@ -384,3 +384,14 @@ Test(wire, send_on_closed_peer_fails)
 	cr_assert_eq(wire_send(sv[0], WIRE_BINDS_END, &c, sizeof(c), -1), -EPIPE);
 	close(sv[0]);
 }
+
+/* The command stopped on its terminal (Ctrl-Z): to cordon only, a 32-bit
+ * signal, no descriptor, as often as it stops. */
+Test(wire_check, stopped)
+{
+	struct wire_peer out = { WIRE_TO_OUTER, 1u << WIRE_STOPPED };
+	expect_good(&out, WIRE_STOPPED, 4, 0);
+	expect_bad(&to_inner, WIRE_STOPPED, 4, 0, "stopped record sent the wrong way");
+	expect_bad(&to_outer, WIRE_STOPPED, 8, 0, "stopped record of 8 bytes");
+	expect_bad(&to_outer, WIRE_STOPPED, 4, 1, "carries a descriptor");
+}

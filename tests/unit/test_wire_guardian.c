@@ -34,6 +34,16 @@ Test(gwire, table)
 	cr_assert_eq(wire_check_proto(&gwire_proto, &c, GWIRE_SANDBOX, sz, 0, &e), -EPROTO);
 	cr_assert_eq(wire_check_proto(&gwire_proto, &g, 0, 0, 0, &e), -EPROTO);
 	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_TYPE_END, 0, 0, &e), -EPROTO);
+	/* The user's terminal: the two modes and the terminal itself, once. */
+	size_t tz = sizeof(struct gwire_terminal);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_TERMINAL, tz, 1, &e), 0);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_TERMINAL, tz, 0, &e), -EPROTO,
+		     "the terminal must come with its modes");
+	cr_assert_eq(wire_check_proto(&gwire_proto, &g, GWIRE_TERMINAL, tz - 1, 1, &e), -EPROTO);
+	cr_assert_eq(wire_check_proto(&gwire_proto, &c, GWIRE_TERMINAL, tz, 1, &e), -EPROTO);
+	struct wire_peer seen = { GWIRE_TO_GUARDIAN, 1u << GWIRE_TERMINAL };
+	cr_assert_eq(wire_check_proto(&gwire_proto, &seen, GWIRE_TERMINAL, tz, 1, &e), -EPROTO,
+		     "once only");
 	/* cordon<->inner types mean nothing here. */
 	cr_assert_eq(wire_check_proto(&gwire_proto, &g, WIRE_EXITED, 4, 0, &e), -EPROTO);
 	cr_assert(strstr(e.msg, "protocol error"), "%s", e.msg);
