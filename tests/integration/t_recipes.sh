@@ -88,6 +88,27 @@ refuse "the command cannot rewrite its project's policy" -- \
 refuse "nor add policy.json beside it" -- claude "echo '{}' > '$CFG/cordon/policy.json'"
 assert "the policy file is unchanged" -- grep -q '"project"' "$PP"
 
+# The command plants a .git in a subdirectory, where the agent goes next:
+# the project's policy still applies there (its deny_read included), not
+# the defaults of a new "project".
+pol "$PP" "{\"write\": [\"$proj\"], \"deny_read\": [\"$proj/*.pem\"]}"
+expect 0 "the command may create sub/.git (not directly in a root)" -- claude 'mkdir sub/.git'
+CWD="$proj/sub" expect 0 "below a planted .git, the project's deny_read still hides the file" -- \
+	claude 'test -e ../secret.pem && ! grep -q secret ../secret.pem'
+rmdir "$proj/sub/.git"
+
+# A policy whose sandbox can write the policy itself (it writes the
+# configuration directory, as one writing ~ writes ~/.config) is refused.
+pol "$PP" "{\"write\": [\"$proj\", \"$CFG\"]}"
+rm -f "$proj/ran"
+expect_err 125 "policy $PP is writable inside the sandbox it makes" \
+	"a policy that makes its own file writable is refused" -- claude "touch '$proj/ran'"
+assert "a policy that makes its own file writable: nothing ran" -- test ! -e "$proj/ran"
+pol "$PP" '{"write": ["/var/tmp/nonexistent-cordon-recipes-root"]}'
+expect_err 125 "cannot check policy $PP .*status 125" \
+	"a policy cordon refuses is refused before the check, with cordon's message" -- claude true
+pol "$PP" "{\"write\": [\"$proj\"], \"env\": {\"set\": {\"FROM\": \"project\"}}}"
+
 # Refusals: 125, a message naming the file, nothing ran.
 refused() { # DESC REGEX
 	rm -f "$proj/ran"
