@@ -104,6 +104,11 @@ rm -f "$proj/ran"
 expect_err 125 "policy $PP is writable inside the sandbox it makes" \
 	"a policy that makes its own file writable is refused" -- claude "touch '$proj/ran'"
 assert "a policy that makes its own file writable: nothing ran" -- test ! -e "$proj/ran"
+pol "$PP" "{\"write\": [\"$proj\", \"$CFG\"], \"read_only\": [\"$CFG/cordon\"]}"
+expect_err 125 "policy .* is writable inside the sandbox it makes \($CFG is\)" \
+	"so is one that writes a directory above it, even with the file's directory read-only" -- \
+	claude "touch '$proj/ran'"
+assert "a directory above: nothing ran" -- test ! -e "$proj/ran"
 pol "$PP" '{"write": ["/var/tmp/nonexistent-cordon-recipes-root"]}'
 expect_err 125 "cannot check policy $PP .*status 125" \
 	"a policy cordon refuses is refused before the check, with cordon's message" -- claude true
