@@ -67,6 +67,10 @@ CWD="$W/nogit" HOME="$W/nogit" expect_err 125 "the project directory would be $W
 	"no .git and the working directory is HOME: refused, not made writable" -- \
 	claude "touch '$W/nogit/ran'"
 assert "HOME refusal: nothing ran" -- test ! -e "$W/nogit/ran"
+CWD="$W/nogit" XDG_CONFIG_HOME="$W/nogit/.config" expect_err 125 "the project $W/nogit holds $W/nogit/.config" \
+	"no policy, and the project holds the configuration: refused, not made writable" -- \
+	claude "touch '$W/nogit/ran'"
+assert "configuration in the project: nothing ran" -- test ! -e "$W/nogit/ran"
 
 # --- the project's policy file, and the global one -------------------------
 pol() { # FILE JSON: a policy file as the user writes one
