@@ -25,7 +25,7 @@ CFG=$(mktemp -d /var/tmp/cordon-recipes.XXXXXX)
 chmod 700 "$CFG"
 cleanup_dirs+=("$CFG")
 export XDG_CONFIG_HOME="$CFG"
-proj="$W/my-proj"
+proj="$W/my proj-x"
 mkdir -p "$proj/.git" "$proj/sub" "$W/outside"
 echo secret > "$proj/secret.pem"
 # The name README documents: the path without its leading /, % -> %25,
@@ -62,6 +62,19 @@ expect_out 0 '^got-ping$' "stdin reaches the command (a stdio MCP server's start
 	fed $'ping\n' claude 'read l; echo "got-$l"'
 expect_out 0 "^a b\|'c'\$" "the command string arrives whole (quotes, spaces)" -- \
 	claude "printf '%s|%s\n' 'a b' \"'c'\""
+# Claude Code ends a command by signalling the process it spawned: that is
+# cordon itself (the shell and cordon-prefix exec), which ends the run.
+rm -f "$proj/started"
+(cd "$proj" && exec bash -c -l "$(sq "$CLAUDE_CODE_SHELL_PREFIX") $(sq "touch started; sleep 30.$$")") &
+spid=$!
+wait_for 100 test -e "$proj/started"
+assert "the spawned process is cordon, not a shell in between" -- \
+	test "$(readlink "/proc/$spid/exe" 2>/dev/null)" = "$(readlink -f "$CORDON_BIN")"
+kill -TERM "$spid"
+wait "$spid"
+assert "SIGTERM to the spawned process: 143" -- test $? -eq 143
+assert "and the command is gone" -- wait_for 50 eval '! pgrep -f "sleep 30\.$$" >/dev/null'
+
 mkdir -p "$W/nogit"
 CWD="$W/nogit" HOME="$W/nogit" expect_err 125 "the project directory would be $W/nogit" \
 	"no .git and the working directory is HOME: refused, not made writable" -- \
