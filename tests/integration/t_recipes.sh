@@ -46,6 +46,14 @@ claude() { # CMD: one Bash tool call, in $CWD (default: the project)
 	(cd "${CWD:-$proj}" && bash -c -l "$(sq "$CLAUDE_CODE_SHELL_PREFIX") $(sq "$cmd")")
 }
 
+ln -s "$BIN/cordon-sh" "$W/cordon-sh-link"
+expect_out 0 '^through-a-link$' "cordon-sh through a link still finds cordon-prefix and cordon" -- \
+	sh -c 'cd "$1" && "$2" -c "echo through-a-link"' sh "$proj" "$W/cordon-sh-link"
+mkdir -p "$W/lonely"
+cp "$BIN/cordon-sh" "$BIN/cordon-prefix" "$W/lonely/"
+expect_err 125 "no cordon beside" "cordon-prefix without cordon beside it: 125, no cordon from PATH" -- \
+	sh -c 'cd "$1" && PATH="$2:$PATH" "$3/cordon-prefix" true' sh "$proj" "$BIN" "$W/lonely"
+
 # --- defaults: no policy file ---------------------------------------------
 CWD="$proj/sub" expect 0 "no policy: the git top level is writable (from a subdirectory)" -- \
 	claude "echo d > '$proj/d'"
