@@ -332,6 +332,8 @@ install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/c
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
+	install -m 0755 agents/cordon-prefix $(DESTDIR)$(PREFIX)/bin/cordon-prefix
+	install -m 0755 agents/cordon-sh $(DESTDIR)$(PREFIX)/bin/cordon-sh
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
 	install -m 0755 $(BUILD)/cordon-bridge $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-bridge
 	install -m 0755 $(BUILD)/cordon-connect $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-connect
