@@ -334,6 +334,8 @@ install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/c
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
 	install -m 0755 agents/cordon-prefix $(DESTDIR)$(PREFIX)/bin/cordon-prefix
 	install -m 0755 agents/cordon-sh $(DESTDIR)$(PREFIX)/bin/cordon-sh
+	install -m 0644 doc/cordon-prefix.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon-prefix.1
+	install -m 0644 doc/cordon-sh.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon-sh.1
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner
 	install -m 0755 $(BUILD)/cordon-bridge $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-bridge
 	install -m 0755 $(BUILD)/cordon-connect $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-connect

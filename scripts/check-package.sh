@@ -41,7 +41,10 @@ check "apt installs the package and what it depends on" \
 check "bubblewrap came with it" test -x /usr/bin/bwrap
 check "cordon is on PATH, its helpers in /usr/libexec/cordon" \
 	sh -c 'command -v cordon && test -x /usr/libexec/cordon/cordon-inner'
-check "man page installed" test -f /usr/share/man/man1/cordon.1.gz
+check "man pages installed" test -f /usr/share/man/man1/cordon.1.gz -a -f /usr/share/man/man1/cordon-prefix.1.gz
+check "cordon-sh runs bash in the sandbox (status and output as bash)" sh -c \
+	'mkdir -p /root/proj && cd /root/proj &&
+	 test "$(cordon-sh -c "echo in; exit 3"; echo "rc=$?")" = "$(printf "in\nrc=3")"'
 useradd -m -s /bin/bash pkguser
 for u in root pkguser; do
 	check "cordon doctor as $u" runuser -u "$u" -- cordon doctor
