@@ -158,7 +158,7 @@ if [ $PIDS_V2 = 0 ]; then
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-pids 20 -- "$F" 60
 	expect_out 0 '^forked 60$' "control: $TU, --limit-pids 100 lets 60 forks through" -- \
 		as_user "$CORDON" -w "$uws" -C "$uws" --limit-pids 100 -- "$F" 60
-	assert "no run cgroup was made in the delegated subtree" -- test -z "$(find "$D" -name 'cordon-*')"
+	assert "no run cgroup was made in the delegated subtree" -- test -z "$(find "$D" -mindepth 1 -name 'cordon-*')"
 fi
 
 # --- each caller -------------------------------------------------------------------
