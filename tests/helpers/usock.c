@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -124,7 +125,7 @@ static void *swapper(void *arg)
 	snprintf(b, sizeof(b), "%s/b", race_dir);
 	while (racing)
 		if (exchange(a, b) == 0)
-			swaps++;
+			__atomic_add_fetch(&swaps, 1, __ATOMIC_RELAXED);
 	while (swaps % 2 && exchange(a, b) < 0)
 		;
 	return NULL;
@@ -150,6 +151,10 @@ static int race(int n, const char *dir)
 	pthread_create(&ac, NULL, acceptor, &l);
 	race_dir = dir;
 	pthread_create(&th, NULL, swapper, NULL);
+	/* On a loaded machine the connects could all run before the swapper
+	 * is first scheduled: no race at all.  Start once it swaps. */
+	while (__atomic_load_n(&swaps, __ATOMIC_RELAXED) < 2)
+		sched_yield();
 	int host = 0, ok = 0;
 	for (int i = 0; i < n; i++) {
 		struct sockaddr_un sa;
