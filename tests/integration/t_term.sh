@@ -300,7 +300,14 @@ hup_up() {
 	return 1
 }
 hup_alive() { local p; for p in $(cat "$W/hup/$1/pids"); do kill -0 "$p" 2>/dev/null && echo "$p"; done; }
-hup_gone() { test -z "$(hup_alive "$1")"; }
+hup_gone_now() { test -z "$(hup_alive "$1")"; }
+# 2 s after the hangup (the caller's sleep); a sanitized cordon (make
+# check-asan) runs several times slower, and gets 4 s more.
+hup_gone() {
+	local tries=1
+	[ "${CORDON_SANITIZED:-0}" = 1 ] && tries=40
+	wait_for "$tries" hup_gone_now "$1"
+}
 # hup_clean CASE FILE...: the workspace holds FILE... and nothing else, and
 # the run's registry no record.
 hup_clean() {
