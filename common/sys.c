@@ -142,3 +142,13 @@ int sys_random_hex(char *out, size_t n)
 	out[2 * n] = '\0';
 	return 0;
 }
+
+int sys_detach_stdio(void)
+{
+	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+		return -1;
+	if (nul > 2)
+		(void)close(nul);
+	return chdir("/") < 0 ? -1 : 0;
+}

@@ -25,6 +25,10 @@ void sys_close(int *fd);
  * fork and exec: no allocation, only close_range(2) and close(2). */
 int sys_close_except(const int *keep, size_t nkeep) WUR;
 
+/* A detached process's settling: stdin, stdout and stderr on /dev/null,
+ * the working directory /.  Only async-signal-safe calls (after fork). */
+int sys_detach_stdio(void) WUR;
+
 /* Clear FD_CLOEXEC on fd, for a descriptor meant to cross one exec. */
 int sys_set_inheritable(int fd) WUR;
 

@@ -284,12 +284,7 @@ static void __attribute__((noreturn)) guardian_child(int sock, const struct regi
 	int keep[2] = { sock, reg ? reg->dirfd : -1 };
 	if (sys_close_except(keep, reg ? 2 : 1) < 0)
 		_exit(1);
-	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
-		_exit(1);
-	if (nul > 2)
-		(void)close(nul);
-	if (chdir("/") < 0)
+	if (sys_detach_stdio() < 0)
 		_exit(1);
 	/* Its job is to outlive cordon and finish the cleanup: a hangup, an
 	 * interrupt or a polite termination must not cut it short (it exits

@@ -20,12 +20,7 @@ static void __attribute__((noreturn)) detached(void (*fn)(void *ctx), void *ctx)
 {
 	if (sys_close_except(NULL, 0) < 0)
 		_exit(1);
-	int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
-		_exit(1);
-	if (nul > 2)
-		(void)close(nul);
-	if (chdir("/") < 0)
+	if (sys_detach_stdio() < 0)
 		_exit(1);
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));

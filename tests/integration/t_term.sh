@@ -182,21 +182,10 @@ is_raw() {
 	m=$(stty -a -F "$(pane_tty)") && [[ $m == *-isig* && $m == *-opost* ]]
 }
 not_raw() { ! is_raw; }
-# until_true TRIES COMMAND...: every 0.1 s until it succeeds.
-until_true() {
-	local n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 run_term "bash --norc --noprofile -i"
 wait_for '\$ $|# $' >/dev/null
 keys "${C[*]} -- sleep 100" Enter
-until_true 50 is_raw
+wait_for 50 is_raw
 keys C-z
 assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
 assert "and the shell has the terminal back in its own mode" -- not_raw
@@ -204,7 +193,7 @@ keys clear Enter
 keys 'jobs' Enter
 assert "jobs lists it as stopped" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
 keys 'fg; echo ST=$?' Enter
-assert "fg: the relay has the terminal raw again" -- until_true 50 is_raw
+assert "fg: the relay has the terminal raw again" -- wait_for 50 is_raw
 keys C-c
 assert "and Ctrl-C reaches the command (130)" -- wait_for 'ST=130$'
 # A loop writing lines: bg lets it run and write, fg brings it back (bash's
@@ -221,7 +210,7 @@ keys 'bg' Enter
 assert "bg: it runs on and writes in the background" -- wait_for "^LINE-$((${last#LINE-} + 3))$"
 assert "and the terminal stays the shell's" -- not_raw
 keys 'fg; echo ST=$?' Enter
-assert "fg: the terminal is raw again" -- until_true 50 is_raw
+assert "fg: the terminal is raw again" -- wait_for 50 is_raw
 keys C-c
 assert "and Ctrl-C ends the loop (130)" -- wait_for 'ST=130$'
 if command -v vim >/dev/null; then
@@ -252,10 +241,10 @@ keys 'exit' Enter
 rm -f "$W/pid"
 term "stty -g >'$W/stty.before'; sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
 for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
-until_true 50 is_raw
+wait_for 50 is_raw
 kill -KILL "$(cat "$W/pid")"
 assert "kill -9 of cordon: the terminal's mode is restored (stty -g the same)" -- \
-	until_true 50 sh -c "test \"\$(stty -g -F '$(pane_tty)')\" = '$(cat "$W/stty.before")'"
+	wait_for 50 sh -c "test \"\$(stty -g -F '$(pane_tty)')\" = '$(cat "$W/stty.before")'"
 
 # --- a lost terminal ends the run (issue 26) ----------------------------------
 # Each case twice, inside cordon and as is, each in a tmux session of its
