@@ -78,33 +78,7 @@ for n in $COUNTS; do
 done
 
 truncate -s "$SIZE" "$D/blob"
-python3 - "$D/port" "$D/blob" <<'PY' &
-import os, socket, sys, threading
-portfile, blob = sys.argv[1], sys.argv[2]
-size = os.path.getsize(blob)
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", 0))
-s.listen(512)
-open(portfile + ".t", "w").write(str(s.getsockname()[1]))
-os.rename(portfile + ".t", portfile)
-def serve(c):
-    try:
-        req = b""
-        while b"\r\n\r\n" not in req:
-            b = c.recv(4096)
-            if not b:
-                return
-            req += b
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
-        with open(blob, "rb") as f:
-            c.sendfile(f)
-    finally:
-        c.close()
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
+python3 "$ROOT/scripts/blobserve.py" "$D/port" "$D/blob" &
 spid=$!
 for _ in $(seq 100); do [ -s "$D/port" ] && break; sleep 0.05; done
 PORT=$(cat "$D/port")

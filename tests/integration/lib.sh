@@ -143,6 +143,17 @@ cgroup_lock() {
 	exec 9<"$CGROUP_LOCK" && flock "$@" -w 120 9
 }
 
+# in_test_netns: 0 inside the network namespace run.sh makes for the
+# network tests (only lo) with the test resolver map; else says why it skips.
+in_test_netns() {
+	if [ "$(awk -F: 'NR>2 {gsub(/ /, "", $1); print $1}' /proc/net/dev | tr '\n' ' ')" != "lo " ] ||
+	   [ -z "${CORDON_BRIDGE_HOSTS:-}" ]; then
+		echo "  skip [$WHO] not in a private network namespace with the test resolver map:" \
+		     "run it through tests/integration/run.sh as root"
+		return 1
+	fi
+}
+
 finish() {
 	echo "RESULT $PASS $FAIL"
 	[ "$FAIL" -eq 0 ]

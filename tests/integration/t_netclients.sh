@@ -10,13 +10,7 @@
 # --net-log as an allowed allowed.test connection.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$(awk -F: 'NR>2 {gsub(/ /, "", $1); print $1}' /proc/net/dev | tr '\n' ' ')" != "lo " ] ||
-   [ -z "${CORDON_BRIDGE_HOSTS:-}" ]; then
-	echo "  skip [$WHO] not in a private network namespace with the test resolver map:" \
-	     "run it through tests/integration/run.sh as root"
-	finish
-	exit
-fi
+in_test_netns || { finish; exit; }
 
 ws="$W/ws"
 www="$W/www"
