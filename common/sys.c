@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -151,4 +152,21 @@ int sys_detach_stdio(void)
 	if (nul > 2)
 		(void)close(nul);
 	return chdir("/") < 0 ? -1 : 0;
+}
+
+void sys_inotify_drain(int fd, sys_inotify_fn *fn, void *ctx)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			fn(ctx, ev);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
 }

@@ -25,6 +25,12 @@ void sys_close(int *fd);
  * fork and exec: no allocation, only close_range(2) and close(2). */
 int sys_close_except(const int *keep, size_t nkeep) WUR;
 
+/* Read every event queued on the nonblocking inotify descriptor fd, and
+ * call fn with each; returns once the queue is empty (or unreadable). */
+struct inotify_event;
+typedef void sys_inotify_fn(void *ctx, const struct inotify_event *ev);
+void sys_inotify_drain(int fd, sys_inotify_fn *fn, void *ctx);
+
 /* A detached process's settling: stdin, stdout and stderr on /dev/null,
  * the working directory /.  Only async-signal-safe calls (after fork). */
 int sys_detach_stdio(void) WUR;

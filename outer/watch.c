@@ -211,25 +211,19 @@ static int watched(const struct watch *w, int wd, const char *name)
 	return 0;
 }
 
+static void on_inotify(void *ctx, const struct inotify_event *ev)
+{
+	struct watch *w = ctx;
+	if (ev->mask & IN_Q_OVERFLOW)
+		w->hit |= rescan(w);
+	else if (ev->len > 0 && watched(w, ev->wd, ev->name))
+		w->hit = 1;
+}
+
 int watch_on_event(void *ctx)
 {
 	struct watch *w = ctx;
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-			if (ev->mask & IN_Q_OVERFLOW)
-				w->hit |= rescan(w);
-			else if (ev->len > 0 && watched(w, ev->wd, ev->name))
-				w->hit = 1;
-			p += sizeof(*ev) + ev->len;
-		}
-	}
+	sys_inotify_drain(w->fd, on_inotify, w);
 	return w->hit;
 }
 

@@ -52,8 +52,16 @@ static int add_file(struct gitstate *g, const struct protect_gitdir *d, const st
 static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t first,
 		     struct cordon_err *e)
 {
-	if (g->ifd < 0 && (g->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
-		return err_sys(e, errno, "--git commit: cannot watch the git directories (inotify)");
+	/* The watch only names, at the end, a write git tried on a read-only
+	 * part; what protects those parts are the mounts.  Without an inotify
+	 * instance or watch to spare (the caller's budget, README "Many runs
+	 * at once") the run goes on without that line, never refused for it. */
+	if (g->no_hint)
+		return 0;
+	if (g->ifd < 0 && (g->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
+		g->no_hint = 1;
+		return 0;
+	}
 	struct gitstate_dir *v = realloc(g->dirs, (g->ndirs + 1) * sizeof(*v));
 	if (!v)
 		return err_set(e, ENOMEM, "out of memory");
@@ -62,9 +70,10 @@ static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t 
 	char link[64];
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", f->gitfd);
 	int wd = inotify_add_watch(g->ifd, link, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
-	if (wd < 0)
-		return err_sys(e, errno, "--git commit: cannot watch %s (is "
-			       "fs.inotify.max_user_watches reached?)", f->path);
+	if (wd < 0) {
+		g->no_hint = 1;
+		return 0;
+	}
 	if (!(v[g->ndirs].path = strdup(d->path)))
 		return err_set(e, ENOMEM, "out of memory");
 	v[g->ndirs++].wd = wd;
@@ -200,38 +209,38 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 	return 0;
 }
 
+struct config_writes {
+	const struct gitstate *g;
+	unsigned char said[64];
+};
+
+static void say_config_write(void *ctx, const struct inotify_event *ev)
+{
+	struct config_writes *c = ctx;
+	const struct gitstate *g = c->g;
+	if (ev->len == 0 || (strcmp(ev->name, "config.lock") != 0 &&
+			     strcmp(ev->name, "config.worktree.lock") != 0))
+		return;
+	for (size_t d = 0; d < g->ndirs; d++) {
+		int bit = strcmp(ev->name, "config.lock") == 0 ? 1 : 2;
+		if (g->dirs[d].wd != ev->wd || (d < sizeof(c->said) && (c->said[d] & bit)))
+			continue;
+		if (d < sizeof(c->said))
+			c->said[d] |= (unsigned char)bit;
+		fprintf(stderr, "cordon: git tried to write %s/%.*s, which --git commit "
+			"keeps read-only (git reads programs to run from it); commands "
+			"that change git's configuration (git config, git remote add, "
+			"git branch -u, git submodule init) fail inside: run them "
+			"outside cordon\n", g->dirs[d].path,
+			(int)(strlen(ev->name) - 5), ev->name);
+	}
+}
+
 /* The lock files git made during the run beside a read-only config. */
 static void say_config_writes(struct gitstate *g)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	unsigned char said[64] = { 0 };
-	for (;;) {
-		ssize_t n = read(g->ifd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *ev = (const struct inotify_event *)p;
-			p += sizeof(*ev) + ev->len;
-			if (ev->len == 0 || (strcmp(ev->name, "config.lock") != 0 &&
-					     strcmp(ev->name, "config.worktree.lock") != 0))
-				continue;
-			for (size_t d = 0; d < g->ndirs; d++) {
-				int bit = strcmp(ev->name, "config.lock") == 0 ? 1 : 2;
-				if (g->dirs[d].wd != ev->wd || (d < sizeof(said) && (said[d] & bit)))
-					continue;
-				if (d < sizeof(said))
-					said[d] |= (unsigned char)bit;
-				fprintf(stderr, "cordon: git tried to write %s/%.*s, which --git commit "
-					"keeps read-only (git reads programs to run from it); commands "
-					"that change git's configuration (git config, git remote add, "
-					"git branch -u, git submodule init) fail inside: run them "
-					"outside cordon\n", g->dirs[d].path,
-					(int)(strlen(ev->name) - 5), ev->name);
-			}
-		}
-	}
+	struct config_writes c = { g, { 0 } };
+	sys_inotify_drain(g->ifd, say_config_write, &c);
 }
 
 static int same(const struct stat *a, const struct stat *b)

@@ -65,13 +65,14 @@ struct gitstate {
 	struct gitstate_file *v;
 	size_t n;
 	int ifd;                    /* inotify, -1: none */
+	int no_hint;                /* no inotify to be had: no "git tried to write" line */
 	struct gitstate_dir *dirs;
 	size_t ndirs;
 	struct gitstate_repo *repos;
 	size_t nrepos;
 };
 
-#define GITSTATE_INIT { NULL, 0, -1, NULL, 0, NULL, 0 }
+#define GITSTATE_INIT { NULL, 0, -1, 0, NULL, 0, NULL, 0 }
 
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);
