@@ -50,7 +50,9 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 		int err = errno;
 		sys_close(&d->fd);
 		free(d->path);
-		return err_sys(e, err, "cannot watch %s for protected names (inotify)", rootpath);
+		return err_sys(e, err, "cannot watch %s for protected names (inotify; when this "
+			       "user's fs.inotify.max_user_watches is reached, cordon doctor shows "
+			       "what holds them)", rootpath);
 	}
 	*out = w->ndirs++;
 	return 0;
@@ -104,7 +106,7 @@ int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run 
 	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
 		if (!watch_budget_spent(errno))
 			return err_sys(e, errno, "cannot start watching the writable roots for "
-				       "protected names (inotify)");
+				       "protected names (inotify); cordon doctor checks this machine");
 		protect_watch_lost(p, errno, "fs.inotify.max_user_instances");
 		return 0;
 	}
