@@ -100,7 +100,10 @@ static int watch_budget_spent(int err)
 int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run *p,
 		  struct cordon_err *e)
 {
-	if (!protect_wants_watch(p))
+	size_t n = 0;
+	for (size_t i = 0; i < r->nroots; i++)
+		n += r->roots[i].is_dir && protect_root_may_watch(p, i);
+	if (n == 0)
 		return 0;
 	(void)clock_gettime(CLOCK_REALTIME, &w->since);
 	if ((w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0) {
@@ -111,7 +114,7 @@ int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run 
 		return 0;
 	}
 	for (size_t i = 0; i < r->nroots; i++) {
-		if (!r->roots[i].is_dir)
+		if (!r->roots[i].is_dir || !protect_root_may_watch(p, i))
 			continue;
 		size_t dir = 0;
 		int rc = dir_of(w, r->roots[i].fd, &dir, e, r->roots[i].path);

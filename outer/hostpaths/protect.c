@@ -325,10 +325,10 @@ int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 	return protect_decide(&f, &p->plan, e);
 }
 
-int protect_wants_watch(const struct protect_run *p)
+int protect_root_may_watch(const struct protect_run *p, size_t root)
 {
 	for (size_t i = 0; i < p->nnames; i++)
-		if (p->watch || p->names[i].watch_only)
+		if (p->names[i].root == root && (p->watch || p->names[i].watch_only))
 			return 1;
 	return 0;
 }

@@ -105,10 +105,12 @@ int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)
 /* What to bind: the mount plan's input (plan/mount_plan.h). */
 const struct protect_decision *protect_decision(const struct protect_run *p);
 
-/* After protect_gather: may this run have a name to watch (watch mode, or
- * the protected dotfiles in mount mode)?  Whether each is missing is known
- * only after protect_prepare's sweep, so this looks at the names alone. */
-int protect_wants_watch(const struct protect_run *p);
+/* After protect_gather: may writable root number `root` have a name to
+ * watch (watch mode, or the protected dotfiles in mount mode)?  Whether
+ * each is missing is known only after protect_prepare's sweep, so this looks
+ * at the names alone.  The cache directory, a root without protected names,
+ * gets no watch. */
+int protect_root_may_watch(const struct protect_run *p, size_t root);
 
 /* Before protect_prepare: inotify is not to be had (err, the limit named by
  * limit ran out), so no missing name is left to a watch: each gets an empty
