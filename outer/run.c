@@ -544,6 +544,12 @@ done:
 	 * so whatever it created is looked at and moved aside too. */
 	if (w.fd >= 0)
 		(void)settle(&w, c, rep);
+	/* supervise checks the roots after a run it saw to the end; a failure
+	 * after the release may have let the command run too: the same
+	 * check, since the pins are what holds and this is how a miss shows
+	 * (before the release the paths are as resolved, and it finds none). */
+	if (!have_out && r < 0)
+		(void)rootcheck_settle(&p.res, report_moved, rep);
 	watch_free(&w);
 	/* bwrap is gone here on every path: the state files are final. */
 	(void)gitrefs_settle(&refs, rep);
