@@ -33,8 +33,9 @@ term() {
 keys() { "${T[@]}" send-keys -t "t$N" "$@"; }
 screen() { "${T[@]}" capture-pane -p -t "t$N"; }
 prompts() { screen | grep -c '^>>>'; }
-# wait_for REGEX: until the screen shows it (at most 10 s).
-wait_for() {
+# screen_wait REGEX: until the screen shows it (at most 10 s).  Named apart
+# from lib.sh's screen_wait (polling a condition), which this file uses too.
+screen_wait() {
 	local i
 	for i in $(seq 100); do
 		screen | grep -Eq -- "$1" && return 0
@@ -58,22 +59,22 @@ mode_same() {
 
 # --- a Python REPL survives Ctrl-C ------------------------------------------
 run_term "${C[*]} -- python3 -q"
-wait_for '^>>>' >/dev/null
+screen_wait '^>>>' >/dev/null
 keys 'x = 6' Enter
 for i in $(seq 100); do [ "$(prompts)" -ge 2 ] && break; sleep 0.1; done
 keys 'x = 1 +' C-c
-wait_for KeyboardInterrupt >/dev/null
+screen_wait KeyboardInterrupt >/dev/null
 keys 'print(x*7)' Enter
-assert "Python REPL: Ctrl-C interrupts the line, the REPL goes on (42)" -- wait_for '^42$'
+assert "Python REPL: Ctrl-C interrupts the line, the REPL goes on (42)" -- screen_wait '^42$'
 keys C-d
-assert "and it ends normally afterwards (status 0)" -- wait_for 'STATUS=0$'
+assert "and it ends normally afterwards (status 0)" -- screen_wait 'STATUS=0$'
 assert "the terminal's mode is restored" -- mode_same
 
 # Control: Ctrl-C ends a command that does not catch it.
 run_term "${C[*]} -- sleep 100"
 sleep 0.5
 keys C-c
-assert "control: Ctrl-C ends sleep inside (status 130)" -- wait_for 'STATUS=130$'
+assert "control: Ctrl-C ends sleep inside (status 130)" -- screen_wait 'STATUS=130$'
 assert "and the terminal's mode is restored" -- mode_same
 
 # --- Ctrl-C with only stdout a terminal ----------------------------------------
@@ -85,56 +86,56 @@ rm -f "$ws/started" "$ws/trapped"
 run_term "${C[*]} -- sh -c 'trap \"echo yes > trapped; exit 7\" INT; touch started; while :; do sleep 0.1; done' </dev/null"
 for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
 keys C-c
-assert "stdin not a terminal: Ctrl-C reaches the command's trap (status 7)" -- wait_for 'STATUS=7$'
+assert "stdin not a terminal: Ctrl-C reaches the command's trap (status 7)" -- screen_wait 'STATUS=7$'
 assert "and the trap ran inside the sandbox" -- grep -qx yes "$ws/trapped"
 rm -f "$ws/started" "$ws/trapped"
 run_term "${C[*]} -- sh -c 'touch started; exec sleep 100' </dev/null"
 for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
 keys C-c
 assert "control: stdin not a terminal, Ctrl-C still ends a command that does not catch it (130)" -- \
-	wait_for 'STATUS=130$'
+	screen_wait 'STATUS=130$'
 
 # --- job control in bash -i ----------------------------------------------------
 run_term "${C[*]} -- bash --norc --noprofile -i"
-wait_for '\$ $|# $' >/dev/null
+screen_wait '\$ $|# $' >/dev/null
 keys 'sleep 100 &' Enter
 keys 'jobs' Enter
-assert "bash -i: a background job is listed" -- wait_for 'Running +sleep 100 &'
+assert "bash -i: a background job is listed" -- screen_wait 'Running +sleep 100 &'
 keys 'fg' Enter
 sleep 0.5
 keys C-z
-assert "Ctrl-Z stops the foreground job, not the sandbox" -- wait_for 'Stopped +sleep 100'
+assert "Ctrl-Z stops the foreground job, not the sandbox" -- screen_wait 'Stopped +sleep 100'
 keys 'bg; echo BG-$?' Enter
-assert "bg resumes it" -- wait_for '^BG-0$'
+assert "bg resumes it" -- screen_wait '^BG-0$'
 keys 'kill %1; wait; exit 3' Enter
-assert "the shell ends with its own status (3)" -- wait_for 'STATUS=3$'
+assert "the shell ends with its own status (3)" -- screen_wait 'STATUS=3$'
 assert "the terminal's mode is restored" -- mode_same
 
 # --- cordon as a background job of an interactive shell ------------------------
 run_term "bash --norc --noprofile -i"
-wait_for '\$ $|# $' >/dev/null
+screen_wait '\$ $|# $' >/dev/null
 keys "${C[*]} -- sh -c 'read x </dev/null; echo BG-RAN' & wait \$!; echo BGST=\$?" Enter
-assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- wait_for '^BGST=0$'
-assert "and its command ran" -- wait_for '^BG-RAN$'
+assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- screen_wait '^BGST=0$'
+assert "and its command ran" -- screen_wait '^BG-RAN$'
 keys "${C[*]} -- sh -c 'echo FG-RAN'; echo FGST=\$?" Enter
-assert "control: in the foreground it runs too" -- wait_for '^FGST=0$'
+assert "control: in the foreground it runs too" -- screen_wait '^FGST=0$'
 keys 'exit' Enter
 
 # --- the mode is restored on the other exits -------------------------------------
 run_term "${C[*]} -- no-such-command-here"
-assert "a command not found gives 127" -- wait_for 'STATUS=127$'
+assert "a command not found gives 127" -- screen_wait 'STATUS=127$'
 assert "and the terminal's mode is restored" -- mode_same
 if [ -n "${FAKE_BWRAP-}" ]; then
 	run_term "CORDON_BWRAP=$FAKE_BWRAP ${C[*]} -- true"
-	assert "a failing bwrap gives 125" -- wait_for 'STATUS=125$'
+	assert "a failing bwrap gives 125" -- screen_wait 'STATUS=125$'
 	assert "and the terminal's mode is restored" -- mode_same
 fi
 run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
-wait_for . >/dev/null
+screen_wait . >/dev/null
 for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
 sleep 0.5
 kill -TERM "$(cat "$W/pid")"
-assert "SIGTERM to cordon on a terminal ends the run (143)" -- wait_for 'STATUS=143$'
+assert "SIGTERM to cordon on a terminal ends the run (143)" -- screen_wait 'STATUS=143$'
 assert "and the terminal's mode is restored" -- mode_same
 
 # --- a paste larger than the pty holds ---------------------------------------------
@@ -151,7 +152,7 @@ run_term "${C[*]} --timeout 2 -- sleep 100"
 sleep 0.5
 paste_in
 assert "--timeout ends a command that reads nothing while $(wc -c <"$W/paste") bytes are pasted (124)" -- \
-	wait_for 'STATUS=124$'
+	screen_wait 'STATUS=124$'
 assert "and the terminal's mode is restored" -- mode_same
 rm -f "$W/pid"
 run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
@@ -160,13 +161,13 @@ sleep 0.5
 paste_in
 sleep 0.5
 kill -TERM "$(cat "$W/pid")"
-assert "a forwarded SIGTERM ends it in the same state (143)" -- wait_for 'STATUS=143$'
+assert "a forwarded SIGTERM ends it in the same state (143)" -- screen_wait 'STATUS=143$'
 rm -f "$ws/pasted"
 run_term "${C[*]} -- sh -c 'cat >pasted'"
 sleep 0.5
 paste_in
 keys C-d
-assert "control: a command that reads gets the whole paste (status 0)" -- wait_for 'STATUS=0$'
+assert "control: a command that reads gets the whole paste (status 0)" -- screen_wait 'STATUS=0$'
 assert "intact: $(wc -c <"$ws/pasted" 2>/dev/null) of $(wc -c <"$W/paste") bytes, the same sha256" -- \
 	test "$(sha256sum <"$ws/pasted" 2>/dev/null)" = "$(sha256sum <"$W/paste")"
 
@@ -183,52 +184,52 @@ is_raw() {
 }
 not_raw() { ! is_raw; }
 run_term "bash --norc --noprofile -i"
-wait_for '\$ $|# $' >/dev/null
+screen_wait '\$ $|# $' >/dev/null
 keys "${C[*]} -- sleep 100" Enter
 wait_for 50 is_raw
 keys C-z
-assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
 assert "and the shell has the terminal back in its own mode" -- not_raw
 keys clear Enter
 keys 'jobs' Enter
-assert "jobs lists it as stopped" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+assert "jobs lists it as stopped" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
 keys 'fg; echo ST=$?' Enter
 assert "fg: the relay has the terminal raw again" -- wait_for 50 is_raw
 keys C-c
-assert "and Ctrl-C reaches the command (130)" -- wait_for 'ST=130$'
+assert "and Ctrl-C reaches the command (130)" -- screen_wait 'ST=130$'
 # A loop writing lines: bg lets it run and write, fg brings it back (bash's
 # fg sends no SIGCONT to a running job: cordon notices by itself).
 keys clear Enter
 keys "${C[*]} -- bash -c 'for i in \$(seq 300); do echo LINE-\$i; sleep 0.2; done'" Enter
-wait_for '^LINE-3$' >/dev/null
+screen_wait '^LINE-3$' >/dev/null
 keys C-z
-assert "a loop: Ctrl-Z stops it" -- wait_for '^\[1\]\+ +Stopped +.*cordon'
+assert "a loop: Ctrl-Z stops it" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
 last=$(screen | grep -o 'LINE-[0-9]*' | tail -1)
 sleep 0.6
 assert "and it writes nothing while stopped" -- test "$(screen | grep -o 'LINE-[0-9]*' | tail -1)" = "$last"
 keys 'bg' Enter
-assert "bg: it runs on and writes in the background" -- wait_for "^LINE-$((${last#LINE-} + 3))$"
+assert "bg: it runs on and writes in the background" -- screen_wait "^LINE-$((${last#LINE-} + 3))$"
 assert "and the terminal stays the shell's" -- not_raw
 keys 'fg; echo ST=$?' Enter
 assert "fg: the terminal is raw again" -- wait_for 50 is_raw
 keys C-c
-assert "and Ctrl-C ends the loop (130)" -- wait_for 'ST=130$'
+assert "and Ctrl-C ends the loop (130)" -- screen_wait 'ST=130$'
 if command -v vim >/dev/null; then
 	rm -f "$ws/v.txt"
 	keys clear Enter
 	keys "${C[*]} -- vim -u NONE -N v.txt" Enter
-	wait_for '^~' >/dev/null
+	screen_wait '^~' >/dev/null
 	keys i hello
 	sleep 0.3
 	keys Escape
 	sleep 1.2 # vim's wait for the rest of an escape sequence
 	keys C-z
 	assert "vim: Ctrl-Z (vim's own kill(0, SIGTSTP)) stops cordon's job" -- \
-		wait_for '^\[1\]\+ +Stopped +.*cordon'
+		screen_wait '^\[1\]\+ +Stopped +.*cordon'
 	keys 'fg; echo ST=$?' Enter
-	wait_for '^hello' >/dev/null
+	screen_wait '^hello' >/dev/null
 	keys ':wq' Enter
-	assert "fg: vim goes on and writes its file (status 0)" -- wait_for '^ST=0$'
+	assert "fg: vim goes on and writes its file (status 0)" -- screen_wait '^ST=0$'
 	assert "with what was typed before Ctrl-Z" -- grep -qx hello "$ws/v.txt"
 else
 	echo "  skip [$WHO] vim is not installed: Ctrl-Z in vim not tried"
@@ -391,7 +392,7 @@ assert "a clean workspace, no record" -- hup_clean stay-in
 expect 0 "kill(0, SIGTERM) inside does not reach cordon (no terminal)" -- \
 	"${C[@]}" --kill-after 1 -- sh -c 'trap "" TERM; kill -TERM 0; sleep 1.5; exit 0'
 run_term "${C[*]} --kill-after 1 -- sh -c 'trap \"\" TERM; kill -TERM 0; sleep 1.5; exit 0'"
-assert "kill(0, SIGTERM) inside does not reach cordon (on a terminal)" -- wait_for 'STATUS=0$'
+assert "kill(0, SIGTERM) inside does not reach cordon (on a terminal)" -- screen_wait 'STATUS=0$'
 # Control: the same command with cordon itself sent SIGTERM is ended.
 "${C[@]}" --kill-after 1 -- sh -c 'trap "" TERM; sleep 5; exit 0' </dev/null &
 cpid=$!
