@@ -59,7 +59,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/detach.c outer/launch/sandbox_limits.c \
-              outer/launch/procprobe.c \
+              outer/launch/procprobe.c outer/launch/gitcount.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
               inner/pid1.c inner/spawn.c inner/unixsup.c inner/usock_addr.c inner/usock_set.c \

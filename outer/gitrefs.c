@@ -140,7 +140,8 @@ static void refs_free(struct gitrefs_ref *v, size_t n)
 	free(v);
 }
 
-int gitrefs_start(struct gitrefs *g, const struct protect_run *p)
+int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
+		  size_t nroots)
 {
 	for (size_t i = 0; i < p->ngitdirs; i++) {
 		const struct protect_gitdir *d = &p->gitdirs[i];
@@ -164,6 +165,8 @@ int gitrefs_start(struct gitrefs *g, const struct protect_run *p)
 		r->before = s.v;
 		r->nbefore = s.n;
 	}
+	if (g->n)
+		gitcount_open(&g->count, roots, nroots);
 	return 0;
 }
 
@@ -176,15 +179,35 @@ static const char *find(const struct gitrefs_ref *v, size_t n, const char *name)
 }
 
 static void say(size_t *nsaid, const char *repo, const char *name, const char *old,
-		const char *new)
+		const char *new, long commits)
 {
 	fprintf(stderr, "%s%s %s %.12s..%.12s", (*nsaid)++ ? ", " : "cordon: refs changed (--git commit): ",
 		repo, name, old ? old : "(new)", new ? new : "(deleted)");
+	if (commits >= 0)
+		fprintf(stderr, " (+%ld commit%s)", commits, commits == 1 ? "" : "s");
+}
+
+/* What a ref that now points at new_id gained: see gitrefs.h. */
+static long count_new(struct gitrefs *g, const struct gitrefs_repo *r, const char *new_id,
+		      size_t *ncounted, long long deadline_ms)
+{
+	if (*ncounted >= GITREFS_COUNT_MAX)
+		return -1;
+	(*ncounted)++;
+	const char **old = malloc((r->nbefore + 1) * sizeof(*old));
+	if (!old)
+		return -1;
+	for (size_t i = 0; i < r->nbefore; i++)
+		old[i] = r->before[i].id;
+	long n = gitcount_new(&g->count, r->fd, new_id, old, r->nbefore, deadline_ms);
+	free(old);
+	return n;
 }
 
 size_t gitrefs_settle(struct gitrefs *g, struct report *rep)
 {
-	size_t nsaid = 0;
+	size_t nsaid = 0, ncounted = 0;
+	long long deadline = sys_now_ms() + GITREFS_COUNT_MS;
 	for (size_t i = 0; i < g->n; i++) {
 		struct gitrefs_repo *r = &g->v[i];
 		struct refs now = { NULL, 0 };
@@ -196,13 +219,14 @@ size_t gitrefs_settle(struct gitrefs *g, struct report *rep)
 			const char *old = find(r->before, r->nbefore, now.v[j].name);
 			if (old && strcmp(old, now.v[j].id) == 0)
 				continue;
-			say(&nsaid, r->path, now.v[j].name, old, now.v[j].id);
-			report_add_ref(rep, r->path, now.v[j].name, old, now.v[j].id);
+			long commits = count_new(g, r, now.v[j].id, &ncounted, deadline);
+			say(&nsaid, r->path, now.v[j].name, old, now.v[j].id, commits);
+			report_add_ref(rep, r->path, now.v[j].name, old, now.v[j].id, commits);
 		}
 		for (size_t j = 0; j < r->nbefore; j++)
 			if (!find(now.v, now.n, r->before[j].name)) {
-				say(&nsaid, r->path, r->before[j].name, r->before[j].id, NULL);
-				report_add_ref(rep, r->path, r->before[j].name, r->before[j].id, NULL);
+				say(&nsaid, r->path, r->before[j].name, r->before[j].id, NULL, -1);
+				report_add_ref(rep, r->path, r->before[j].name, r->before[j].id, NULL, -1);
 			}
 		refs_free(now.v, now.n);
 	}
@@ -219,5 +243,6 @@ void gitrefs_free(struct gitrefs *g)
 		refs_free(g->v[i].before, g->v[i].nbefore);
 	}
 	free(g->v);
+	gitcount_close(&g->count);
 	*g = (struct gitrefs)GITREFS_INIT;
 }

@@ -46,7 +46,7 @@ int report_open(struct report *r, const char *path, struct cordon_err *e)
 }
 
 void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,
-		    const char *new_id)
+		    const char *new_id, long commits)
 {
 	if (!r)
 		return;
@@ -59,6 +59,7 @@ void report_add_ref(struct report *r, const char *repo, const char *name, const 
 	(void)snprintf(f->name, sizeof(f->name), "%s", name);
 	(void)snprintf(f->old_id, sizeof(f->old_id), "%s", old_id ? old_id : "");
 	(void)snprintf(f->new_id, sizeof(f->new_id), "%s", new_id ? new_id : "");
+	f->commits = commits;
 }
 
 void report_add_violation(struct report *r, const char *kind, const char *name,
@@ -191,6 +192,10 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 			json_out_str(j, "ref", f->name);
 			json_out_str(j, "old", f->old_id[0] ? f->old_id : NULL);
 			json_out_str(j, "new", f->new_id[0] ? f->new_id : NULL);
+			if (f->commits >= 0)
+				json_out_int(j, "commits", f->commits);
+			else
+				json_out_null(j, "commits");
 			json_out_end(j);
 		}
 		json_out_end(j);

@@ -36,6 +36,7 @@ struct report_ref {
 	char name[256];       /* "refs/heads/main" */
 	char old_id[72];      /* "": it is new */
 	char new_id[72];      /* "": it was deleted */
+	long commits;         /* commits it gained (gitrefs.h); -1: unknown */
 };
 
 struct report_violation {
@@ -102,10 +103,10 @@ int report_open(struct report *r, const char *path, struct cordon_err *e)
 /* name, quarantined and detail may be NULL. */
 void report_add_violation(struct report *r, const char *kind, const char *name,
 			  const char *path, const char *quarantined, const char *detail);
-/* --git commit: a ref that changed; old or new NULL: created, deleted.
- * r may be NULL. */
+/* --git commit: a ref that changed; old or new NULL: created, deleted;
+ * commits it gained, -1 unknown.  r may be NULL. */
 void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,
-		    const char *new_id);
+		    const char *new_id, long commits);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
 /* One line of the bridge's --net-log format (bridge/netlog.h), as

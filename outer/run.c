@@ -521,7 +521,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
 	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
 	    (r = gitstate_start(&gs, &prot, e)) < 0 ||
-	    (r = gitrefs_start(&refs, &prot) < 0 ? err_set(e, ENOMEM, "out of memory") : 0) < 0 ||
+	    (r = gitrefs_start(&refs, &prot, p.res.roots, p.res.nroots) < 0 ? err_set(e, ENOMEM, "out of memory") : 0) < 0 ||
 	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
 	    (r = watch_network(c, &p, &net)) < 0 ||
 	    (r = bwrap_release(&p.bwrap, e)) < 0 ||

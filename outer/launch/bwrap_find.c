@@ -139,3 +139,20 @@ int bwrap_find(const struct rpath *roots, size_t nroots, struct bwrap_bin *out,
 		       "no usable bwrap: %s; install Debian's bubblewrap package (apt-get install bubblewrap)",
 		       report[0] ? report : "none found");
 }
+
+int bwrap_find_tool(const char *name, const struct rpath *roots, size_t nroots,
+		    struct bwrap_bin *out, struct cordon_err *e)
+{
+	static const char *const dirs[] = { "/usr/bin", "/usr/local/bin", "/bin", NULL };
+	char report[ERR_MSG_MAX] = "";
+	for (const char *const *d = dirs; *d; d++) {
+		char cand[PATH_MAX];
+		if (path_join(*d, name, cand, sizeof(cand)) < 0)
+			continue;
+		if (access(cand, F_OK) == 0 &&
+		    try_candidate(cand, roots, nroots, out, report, sizeof(report)))
+			return 0;
+	}
+	return err_set(e, ENOENT, "no %s cordon can trust: %s", name,
+		       report[0] ? report : "none in /usr/bin, /usr/local/bin, /bin");
+}

@@ -43,4 +43,11 @@ int bwrap_judge(const struct bwrap_facts *f, char *why, size_t whylen);
 int bwrap_find(const struct rpath *roots, size_t nroots, struct bwrap_bin *out,
 	       struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* Another system tool cordon itself runs on the host (git, for the count
+ * of new commits in --git commit's report), judged as bwrap is; from the
+ * fixed system locations only, never PATH: a PATH directory inside a
+ * writable root would let the command choose what cordon runs. */
+int bwrap_find_tool(const char *name, const struct rpath *roots, size_t nroots,
+		    struct bwrap_bin *out, struct cordon_err *e) __attribute__((warn_unused_result));
+
 #endif

@@ -200,14 +200,25 @@ old=$(G -C "$ws/repo" rev-parse main)
 expect 0 "a commit and a new branch inside" -- \
 	C --report "$ws/repo/rep.json" -- sh -c 'git commit -q --allow-empty -m r && git branch nb'
 new=$(G -C "$ws/repo" rev-parse main)
-assert "one stderr line names both refs, old and new ids" -- \
-	test "$(grep -c "^cordon: refs changed (--git commit): $ws/repo/.git refs/heads/main ${old:0:12}..${new:0:12}, $ws/repo/.git refs/heads/nb (new)..${new:0:12}$" "$ERR")" -eq 1
+assert "one stderr line names both refs, old and new ids, new commits" -- \
+	test "$(grep -c "^cordon: refs changed (--git commit): $ws/repo/.git refs/heads/main ${old:0:12}..${new:0:12} (+1 commit), $ws/repo/.git refs/heads/nb (new)..${new:0:12} (+1 commit)$" "$ERR")" -eq 1
 assert "the report lists them" -- python3 -c "
 import json, sys
 r = json.load(open('$ws/repo/rep.json'))['git_refs']
-want = [{'repo': '$ws/repo/.git', 'ref': 'refs/heads/main', 'old': '$old', 'new': '$new'},
-        {'repo': '$ws/repo/.git', 'ref': 'refs/heads/nb', 'old': None, 'new': '$new'}]
+want = [{'repo': '$ws/repo/.git', 'ref': 'refs/heads/main', 'old': '$old', 'new': '$new', 'commits': 1},
+        {'repo': '$ws/repo/.git', 'ref': 'refs/heads/nb', 'old': None, 'new': '$new', 'commits': 1}]
 sys.exit(0 if sorted(r, key=str) == sorted(want, key=str) else 1)"
+# The count is git's, run on the host: never a git the command could write.
+# A git planted in a PATH directory inside the root is not what counts.
+fresh
+mkdir -p "$ws/repo/bin" && printf '#!/bin/sh\ntouch %s\necho 99\n' "$MARK" > "$ws/repo/bin/git" &&
+	chmod +x "$ws/repo/bin/git"
+old=$(G -C "$ws/repo" rev-parse main)
+expect 0 "three commits inside, a planted git first in PATH" -- env PATH="$ws/repo/bin:$PATH" \
+	"$CORDON" --git commit -w "$ws/repo" -C "$ws/repo" -- \
+	sh -c 'for i in 1 2 3; do /usr/bin/git commit -q --allow-empty -m n$i; done'
+assert "the count is git's: +3 commits" -- grep -q "refs/heads/main ${old:0:12}\.\.[0-9a-f]* (+3 commits)$" "$ERR"
+assert "the planted git never ran on the host" -- test ! -e "$MARK"
 expect 0 "control: a run that commits nothing" -- C -- git status --short
 assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
 
