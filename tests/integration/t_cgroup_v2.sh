@@ -318,9 +318,9 @@ assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tre
 	# run's sweep does.
 	mark=$((8300000 + $$ + ${#who}))
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
-		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cc1" 2>/dev/null </dev/null &
+		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cc1" 2>"$W/cc1.err" </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs "^cg cordon-" "$W/cc1"
+	wait_for 300 grep -qs "^cg cordon-" "$W/cc1" || sed "s/^/         | /" "$W/cc1.err"
 	n=$(run_name "$W/cc1")
 	assert "$who: --limit-cpu: /proc/self/cgroup inside shows 0::/" -- grep -qx "0::/" "$W/cc1"
 	sp=$(pgrep -f "^sleep $mark\$" | head -n 1)
@@ -334,7 +334,7 @@ assert r["limits"]["cpu"]["how"].startswith("cgroup v2 cpu.stat on the whole tre
 	"${RUN[@]}" env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" --limit-cpu 100 -- \
 		sh -c "$SHOW"' exec sleep '"$mark" >"$W/cc2" 2>/dev/null </dev/null &
 	cpid=$!
-	wait_for 100 grep -qs "^cg cordon-" "$W/cc2"
+	wait_for 300 grep -qs "^cg cordon-" "$W/cc2"
 	n=$(run_name "$W/cc2")
 	g=$(guardians_of "$mark")
 	assert "$who: the run has a guardian to kill" -- test -n "$g"
