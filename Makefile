@@ -55,7 +55,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitstate.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
-              outer/hostpaths/quarantine.c outer/hostpaths/registry_sweep.c outer/hostpaths/userfile.c \
+              outer/hostpaths/protect_quarantine.c outer/hostpaths/registry_sweep.c outer/hostpaths/userfile.c \
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
               outer/launch/detach.c outer/launch/sandbox_limits.c \

@@ -57,7 +57,7 @@ struct gwire_watch {
 	uint32_t since_nsec;
 	int32_t owner;    /* cordon's pid */
 	uint64_t dev, ino;
-	int64_t born_sec;  /* the root's birth time (quarantine_time): a root */
+	int64_t born_sec;  /* the root's birth time (protect_quarantine_time): a root */
 	uint32_t born_nsec;/* removed and made again at the same inode number */
 	uint32_t zero;     /* is another directory; must be 0 */
 	char text[GWIRE_TEXT_MAX]; /* the root's absolute path, NUL, then the

@@ -10,7 +10,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "hostpaths/quarantine.h"
+#include "hostpaths/protect_quarantine.h"
 #include "wire_guardian.h"
 #include "path.h"
 #include "sys.h"
@@ -395,7 +395,7 @@ static int move_one(const struct watch *w, const struct watch_name *n, char *whe
 	if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !new_entry(n, &st))
 		return 0;
 	*mode = st.st_mode;
-	*err = quarantine_move(dirfd, n->name, moved, sizeof(moved));
+	*err = protect_quarantine_move(dirfd, n->name, moved, sizeof(moved));
 	if (*err == -ENOENT)
 		return 0;
 	if (*err == 0)

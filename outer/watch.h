@@ -11,7 +11,7 @@
  * is looked at again.  When one appears, the supervisor kills the sandbox at
  * once (its PID 1, and with it the whole PID namespace), and once bwrap is
  * gone watch_settle looks at every watched name again (an event can race the
- * end) and moves what it finds aside (hostpaths/quarantine.h).
+ * end) and moves what it finds aside (hostpaths/protect_quarantine.h).
  *
  * Reading inotify events and lstat are no host writes: this module lives
  * beside run.c, and only the quarantine's rename is in hostpaths/. */
@@ -86,7 +86,7 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
 int watch_on_event(void *w);
 
 /* The sandbox was just sent SIGKILL for a name: move every watched name
- * there now aside at once (hostpaths/quarantine.h), without waiting for the
+ * there now aside at once (hostpaths/protect_quarantine.h), without waiting for the
  * sandbox to be gone, which takes milliseconds (PID 1 must run to die, then
  * the kernel ends the rest of its namespace and bwrap reaps it): that is
  * how long a host process could find the name otherwise.  What is moved is
@@ -125,7 +125,7 @@ struct watch_found {
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);
 
 /* The sandbox is gone: take what watch_move_aside moved, look at every
- * watched name, move each one found aside (hostpaths/quarantine.h), say on
+ * watched name, move each one found aside (hostpaths/protect_quarantine.h), say on
  * stderr what was created, that
  * it is protected and which flag would allow it, and pass it to found (may
  * be NULL) with ctx.  The number of names found (0: the run created none). */

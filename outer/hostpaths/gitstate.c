@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
-#include "hostpaths/quarantine.h"
+#include "hostpaths/protect_quarantine.h"
 #include "path.h"
 #include "plan/gitdir.h"
 #include "sys.h"
@@ -311,7 +311,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	char what[PATH_MAX];
 	int gitlen = (int)(strlen(f->path) - strlen(f->rel) - 1);
 	(void)snprintf(what, sizeof(what), "%.*s/%s", gitlen, f->path, victim == dir ? dir : f->rel);
-	r = quarantine_move(movefd, victim, moved, sizeof(moved));
+	r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
 	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
 	if (r == 0)
 		fprintf(stderr, "cordon: %s was written during the run and %s: moved aside, not "
@@ -359,7 +359,7 @@ static size_t settle_links(struct gitstate_repo *r, gitstate_found_fn *found,
 		char what[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
 		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i].path);
 		AUTO_FD d = open_under(r->rootfd, now.v[i].path);
-		int m = d >= 0 ? quarantine_move(d, ".git", moved, sizeof(moved)) : -ENOENT;
+		int m = d >= 0 ? protect_quarantine_move(d, ".git", moved, sizeof(moved)) : -ENOENT;
 		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i].path, moved);
 		const char *why = "the index holds a submodule entry for it, and a host git status "
 				  "would run git there, with that repository's config";

@@ -9,7 +9,7 @@
  * gitstate_settle looks again, and one that the run created or changed
  * and that would run a command (or that is now a symbolic link, or whose
  * directory is) is moved aside like a protected name that appeared
- * (hostpaths/quarantine.h), never deleted.  One the user left there before
+ * (hostpaths/protect_quarantine.h), never deleted.  One the user left there before
  * the run is theirs and stays.
  *
  * The same end looks at each root's index: a host `git status` runs git

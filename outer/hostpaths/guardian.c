@@ -22,7 +22,7 @@
 #include "procstat.h"
 #include "hostpaths/cgroup.h"
 #include "hostpaths/guardian_scan.h"
-#include "hostpaths/quarantine.h"
+#include "hostpaths/protect_quarantine.h"
 #include "hostpaths/registry_sweep.h"
 #include "sys.h"
 
@@ -59,14 +59,14 @@ static void recheck_watched(struct watched *wd)
 		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
 		    st.st_ino != wd->w[i].ino ||
-		    quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
+		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
 		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
 			continue;
 		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
 		char *save = NULL;
 		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
 			if (fstatat(root, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    quarantine_move(root, n, moved, sizeof(moved)) < 0) {
+			    protect_quarantine_move(root, n, moved, sizeof(moved)) < 0) {
 				/* Left in place: nothing else may be done with it. */
 			}
 	}
@@ -381,7 +381,7 @@ int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t
 	w.owner = (int32_t)getpid();
 	w.dev = dev;
 	w.ino = ino;
-	if (quarantine_time(rootfd, "", AT_EMPTY_PATH, &w.born_sec, &w.born_nsec) < 0)
+	if (protect_quarantine_time(rootfd, "", AT_EMPTY_PATH, &w.born_sec, &w.born_nsec) < 0)
 		return 0; /* no identity to check it by later: the guardian leaves it */
 	memcpy(w.text, root, rl + 1);
 	memcpy(w.text + rl + 1, names, nl + 1);

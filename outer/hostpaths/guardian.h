@@ -65,7 +65,7 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
  * the writable root at path root, which is rootfd and (dev, ino), since `since`
  * (CLOCK_REALTIME).  Each was missing when the run started: if cordon dies,
  * the guardian moves aside, once the sandbox is gone, each of them that
- * exists then, whatever its birth time (hostpaths/quarantine.h). */
+ * exists then, whatever its birth time (hostpaths/protect_quarantine.h). */
 int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
 			 const char *names, const struct timespec *since, struct cordon_err *e)
 	__attribute__((warn_unused_result));

@@ -1,4 +1,4 @@
-/* quarantine.h: moving aside a protected name that appeared during a run
+/* protect_quarantine.h: moving aside a protected name that appeared during a run
  * (--protect-missing watch, DESIGN.md section 5).
  *
  * The entry is renamed within its own directory to
@@ -14,8 +14,8 @@
  * directory for a longer entry: ENOSPC, EDQUOT), the shorter
  * .cordon-quarantine-RANDOM is used.  Whatever it is (directory, file,
  * symbolic link), it is moved as it is, without following it. */
-#ifndef CORDON_QUARANTINE_H
-#define CORDON_QUARANTINE_H
+#ifndef CORDON_PROTECT_QUARANTINE_H
+#define CORDON_PROTECT_QUARANTINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,12 +23,12 @@
 /* Rename name in dirfd aside.  moved (len bytes, NAME_MAX + 1 is enough)
  * gets the new name.  0, or -ENOENT when name is gone, or -errno (the
  * directory refuses renames: EROFS, EPERM, EACCES, ...). */
-int quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 	__attribute__((warn_unused_result));
 
 /* The birth time of name in dirfd (statx; its ctime where the filesystem
  * keeps none), not following a link; flags: 0 or AT_EMPTY_PATH (name "":
  * dirfd itself).  0, or -errno (-ENODATA: neither time is known). */
-int quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec);
+int protect_quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec);
 
 #endif

@@ -1,4 +1,4 @@
-/* test_quarantine.c: moving a protected name aside under a name nobody can
+/* test_protect_quarantine.c: moving a protected name aside under a name nobody can
  * have made in advance. */
 #include <criterion/criterion.h>
 
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hostpaths/quarantine.h"
+#include "hostpaths/protect_quarantine.h"
 
 static char base[PATH_MAX];
 static int dirfd = -1;
@@ -69,7 +69,7 @@ Test(quarantine, a_directory_moves_aside_with_its_content)
 	int fd = openat(dirfd, ".git/config", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	cr_assert_geq(fd, 0);
 	(void)close(fd);
-	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
 	assert_random_form(moved, ".git.cordon-quarantine-");
 	cr_assert(!there(".git"));
 	char inside[NAME_MAX + 16];
@@ -91,7 +91,7 @@ Test(quarantine, the_old_predictable_names_taken_change_nothing)
 		cr_assert_eq(mkdirat(dirfd, name, 0700), 0);
 	}
 	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
-	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", moved, sizeof(moved)), 0);
 	cr_assert(!there(".git"));
 	assert_random_form(moved, ".git.cordon-quarantine-");
 }
@@ -100,9 +100,9 @@ Test(quarantine, two_moves_get_two_names)
 {
 	char a[NAME_MAX + 1], b[NAME_MAX + 1];
 	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
-	cr_assert_eq(quarantine_move(dirfd, ".git", a, sizeof(a)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", a, sizeof(a)), 0);
 	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
-	cr_assert_eq(quarantine_move(dirfd, ".git", b, sizeof(b)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", b, sizeof(b)), 0);
 	cr_assert_str_neq(a, b);
 	cr_assert(there(a) && there(b) && !there(".git"));
 }
@@ -115,7 +115,7 @@ Test(quarantine, a_long_name_moves_under_the_short_form)
 	memset(name, 'a', 250);
 	name[250] = '\0';
 	cr_assert_eq(mkdirat(dirfd, name, 0700), 0);
-	cr_assert_eq(quarantine_move(dirfd, name, moved, sizeof(moved)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, name, moved, sizeof(moved)), 0);
 	cr_assert(!there(name));
 	assert_random_form(moved, ".cordon-quarantine-");
 	cr_assert(there(moved));
@@ -125,7 +125,7 @@ Test(quarantine, a_link_moves_as_it_is)
 {
 	char moved[NAME_MAX + 1], target[64];
 	cr_assert_eq(symlinkat("/etc", dirfd, ".codex"), 0);
-	cr_assert_eq(quarantine_move(dirfd, ".codex", moved, sizeof(moved)), 0);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".codex", moved, sizeof(moved)), 0);
 	ssize_t n = readlinkat(dirfd, moved, target, sizeof(target) - 1);
 	cr_assert_eq(n, 4);
 	target[n] = '\0';
@@ -136,13 +136,13 @@ Test(quarantine, a_link_moves_as_it_is)
 Test(quarantine, a_missing_name_is_enoent)
 {
 	char moved[NAME_MAX + 1];
-	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENOENT);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENOENT);
 }
 
 Test(quarantine, too_small_a_buffer_is_an_error_not_a_truncated_name)
 {
 	char moved[20];
 	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
-	cr_assert_eq(quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENAMETOOLONG);
+	cr_assert_eq(protect_quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENAMETOOLONG);
 	cr_assert(there(".git"));
 }

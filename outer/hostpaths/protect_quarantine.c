@@ -1,5 +1,5 @@
-/* quarantine.c: see quarantine.h. */
-#include "hostpaths/quarantine.h"
+/* protect_quarantine.c: see protect_quarantine.h. */
+#include "hostpaths/protect_quarantine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +39,7 @@ static int try_shorter(int err)
 	return err == -ENAMETOOLONG || err == -ENOSPC || err == -EDQUOT;
 }
 
-int quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 {
 	int shorter = 0;
 	/* No fixed bound: every name that is taken is a fresh guess out of
@@ -80,7 +80,7 @@ int quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 #define KSTATX_BTIME_OFF 0x50
 #define KSTATX_CTIME_OFF 0x80
 
-int quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec)
+int protect_quarantine_time(int dirfd, const char *name, int flags, int64_t *sec, uint32_t *nsec)
 {
 	_Alignas(8) unsigned char buf[KSTATX_SIZE];
 	uint32_t mask;
