@@ -134,7 +134,7 @@ static int add_carves(const struct resolved *r, int full_write, struct protect_r
 			continue;
 		}
 		p->plan.v[p->plan.n++] = (struct protect_action){
-			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1, NULL };
+			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1, NULL, NULL };
 		if (protect_push_check(p, &v[i]) < 0 && rc == 0)
 			rc = err_set(e, ENOMEM, "out of memory");
 	}
@@ -352,8 +352,13 @@ const struct rpath *protect_checks(const struct protect_run *p, size_t *n)
 
 void protect_close_fds(struct protect_run *p)
 {
-	for (size_t i = 0; i < p->nnames; i++)
+	for (size_t i = 0; i < p->nnames; i++) {
 		sys_close(&p->names[i].fd);
+		if (p->names[i].via)
+			sys_close(&p->names[i].dirfd);
+		if (protect_holds_entry(&p->names[i]))
+			sys_close(&p->names[i].hold);
+	}
 	for (size_t i = 0; i < p->nlive; i++)
 		sys_close(&p->live[i].fd);
 	for (size_t i = 0; i < p->nchecks; i++)
