@@ -59,6 +59,21 @@ static int reserve_watch(struct watch *w, const struct prepared *p, struct prote
 	return r;
 }
 
+/* Another user's link at a protected name that leads to a writable root
+ * itself makes that root read-only for the run (plan/linkwalk.h): say so,
+ * or the command's failing writes would be a puzzle. */
+static void note_read_only_roots(const struct protect_run *prot, const struct resolved *r)
+{
+	const struct protect_decision *d = protect_decision(prot);
+	for (size_t i = 0; i < d->n; i++)
+		for (size_t j = 0; d->v[i].via && d->v[i].act == PROTECT_BIND && j < r->nroots; j++)
+			if (strcmp(d->v[i].path, r->roots[j].path) == 0)
+				fprintf(stderr, "cordon: note: %s is read-only for this run: another "
+					"user's symbolic link %s, a protected name, leads to it; have "
+					"its owner remove the link, or run without --tmp host\n",
+					d->v[i].path, d->v[i].via);
+}
+
 /* Nothing of the command is left: the host paths can go before bwrap has
  * finished tearing the namespace down. */
 static void command_gone(struct protect_run *prot)
@@ -136,9 +151,11 @@ struct run_ctx {
 /* Each watched name found after the run is a violation in --report. */
 static void report_found(void *rep, const struct watch_found *f)
 {
-	char detail[64];
-	(void)snprintf(detail, sizeof(detail), "%s created by the command%s", f->kind,
-		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "");
+	char detail[PATH_MAX + 128];
+	(void)snprintf(detail, sizeof(detail), "%s created by the command%s%s%s", f->kind,
+		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "",
+		       f->via ? "; another user's symbolic link leads there: " : "",
+		       f->via ? f->via : "");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
 }
 
@@ -504,6 +521,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = start_bwrap(&p, &pty, &sig, e)) < 0 ||
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;
+	note_read_only_roots(&prot, &p.res);
 	if ((r = prepare_argv(c, protect_decision(&prot), &p, e)) < 0)
 		goto done;
 	if (c->verbose)

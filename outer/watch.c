@@ -59,27 +59,40 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 }
 
 static int add_name(struct watch *w, size_t dir, const char *path,
-		    const struct protect_name *found, int git, struct cordon_err *e)
+		    const struct protect_name *found, int git, const char *via,
+		    struct cordon_err *e)
 {
 	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
 	if (!v)
 		return err_set(e, ENOMEM, "out of memory");
 	w->names = v;
-	char *p = strdup(path);
-	if (!p)
+	char *p = strdup(path), *l = via ? strdup(via) : NULL;
+	if (!p || (via && !l)) {
+		free(p);
+		free(l);
 		return err_set(e, ENOMEM, "out of memory");
+	}
+	/* Without the entry held, a new one could get its inode number. */
+	int hold = found ? fcntl(found->hold, F_DUPFD_CLOEXEC, 3) : -1;
+	if (found && hold < 0) {
+		int err = errno;
+		free(p);
+		free(l);
+		return err_sys(e, err, "cannot keep a descriptor of %s", path);
+	}
 	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), found != NULL,
 					      found ? (dev_t)found->dev : 0,
-					      found ? (ino_t)found->ino : 0, NULL, 0, git };
+					      found ? (ino_t)found->ino : 0, NULL, 0, git, l, hold };
 	return 0;
 }
 
 /* An entry under the name that the command or someone on the host made: not
- * the other user's link that was there at the start. */
+ * the entry that was there at the start (another user's link, or an entry
+ * on such a link's way), which n->hold keeps from having its inode number
+ * reused. */
 static int new_entry(const struct watch_name *n, const struct stat *st)
 {
-	return !(n->as_found && S_ISLNK(st->st_mode) && st->st_dev == n->dev &&
-		 st->st_ino == n->ino);
+	return !(n->as_found && st->st_dev == n->dev && st->st_ino == n->ino);
 }
 
 static int exists(const struct watch *w, const struct watch_name *n)
@@ -139,11 +152,12 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 			continue;
 		const struct protect_name *pn = &p->names[d->v[i].src];
 		const struct rpath *root = &r->roots[pn->root];
-		/* --git commit: a git entry is watched in its own (pinned) directory */
+		/* --git commit: a git entry is watched in its own (pinned)
+		 * directory; a step of another user's link, in its own too */
 		char gitdir[PATH_MAX];
 		int dirfd = root->fd;
 		const char *dirpath = root->path;
-		if (pn->why) {
+		if (pn->why || pn->via) {
 			(void)snprintf(gitdir, sizeof(gitdir), "%.*s",
 				       (int)(path_base(pn->path) - pn->path - 1), pn->path);
 			dirfd = pn->dirfd;
@@ -156,7 +170,7 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 		if ((rc = dir_of(w, dirfd, &dir, e, dirpath)) < 0 ||
 		    (rc = add_name(w, dir, d->v[i].path,
 				   d->v[i].act == PROTECT_WATCH_LINK ? pn : NULL, pn->why != NULL,
-				   e)) < 0)
+				   pn->via, e)) < 0)
 			return rc;
 	}
 	/* Nothing left to watch (every name exists, or the root is read-only):
@@ -366,9 +380,15 @@ static void say_found(const struct config *c, const struct watch_found *f)
 		return;
 	}
 	allow_hint(c, f->name, hint, sizeof(hint));
-	fprintf(stderr,
-		"cordon: %s was created during the run (%s): %s is a protected name (host "
-		"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
+	if (f->via)
+		fprintf(stderr,
+			"cordon: %s was created during the run (%s): another user's symbolic link "
+			"%s, a protected name (host tools act on it), leads there, so the sandbox "
+			"was stopped", f->path, f->kind, f->via);
+	else
+		fprintf(stderr,
+			"cordon: %s was created during the run (%s): %s is a protected name (host "
+			"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
 	if (f->moved && f->removed)
 		fprintf(stderr, " and it was moved aside, not deleted, to %s, where the command "
 			"removed it before it died", f->moved);
@@ -377,7 +397,7 @@ static void say_found(const struct config *c, const struct watch_found *f)
 	else
 		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
 			"tool acts on it", strerror(-f->move_err));
-	const char *tool = watch_tool_hint(f->name, c->cmd);
+	const char *tool = f->via ? NULL : watch_tool_hint(f->name, c->cmd);
 	if (tool)
 		fprintf(stderr, ".  %s; or, to allow it, run with %s.\n", tool, hint);
 	else
@@ -419,6 +439,12 @@ void watch_move_aside(struct watch *w)
 	}
 }
 
+/* The protected name behind n: its own, or the link's it is on the way of. */
+static const char *found_name(const struct watch_name *n)
+{
+	return n->via ? path_base(n->via) : n->name;
+}
+
 static void tell(const struct config *c, const struct watch_found *f, watch_found_fn *found,
 		 void *ctx)
 {
@@ -440,16 +466,17 @@ size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *fou
 		int err = 0;
 		if (n->early) {
 			struct stat st;
-			struct watch_found f = { n->name, n->path, n->early, kind_of(n->early_mode), 0,
+			struct watch_found f = { found_name(n), n->path, n->early,
+						 kind_of(n->early_mode), 0,
 						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
-							 AT_SYMLINK_NOFOLLOW) < 0, n->git };
+							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via };
 			nfound++;
 			tell(c, &f, found, ctx);
 		}
 		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
 			continue;
-		struct watch_found f = { n->name, n->path, err == 0 ? where : NULL, kind_of(mode),
-					 err, 0, n->git };
+		struct watch_found f = { found_name(n), n->path, err == 0 ? where : NULL,
+					 kind_of(mode), err, 0, n->git, n->via };
 		nfound++;
 		tell(c, &f, found, ctx);
 	}
@@ -465,6 +492,8 @@ void watch_free(struct watch *w)
 	for (size_t i = 0; i < w->nnames; i++) {
 		free(w->names[i].path);
 		free(w->names[i].early);
+		free(w->names[i].via);
+		sys_close(&w->names[i].hold);
 	}
 	free(w->dirs);
 	free(w->names);

@@ -38,12 +38,17 @@ struct watch_name {
 	size_t dir;          /* index into dirs */
 	char *path;          /* root/name, owned */
 	const char *name;    /* points into path */
-	int as_found;        /* another user's link was there (PROTECT_WATCH_LINK): */
-	dev_t dev;           /* that link, (dev, ino), is no new entry */
+	int as_found;        /* another user's link, or an entry on its way, was
+			      * there (PROTECT_WATCH_LINK): */
+	dev_t dev;           /* that entry, (dev, ino), is no new entry */
 	ino_t ino;
 	char *early;         /* root/MOVED, where watch_move_aside put it; owned, NULL: not */
 	mode_t early_mode;   /* what it was */
 	int git;             /* an entry of a git dir (--git commit, plan/gitdir.h) */
+	char *via;           /* on the way of another user's link at a protected
+			      * name (plan/linkwalk.h): its path; owned, NULL: not */
+	int hold;            /* as_found: O_PATH of that entry, held so that its
+			      * inode number is not reused while watched; owned */
 };
 
 struct watch {
@@ -67,8 +72,8 @@ int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run 
 		  struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Watch every name protect decided to watch (PROTECT_WATCH, and
- * PROTECT_WATCH_LINK: another user's link, which counts as absent while it
- * is the same link), then look at each once: one that exists already was
+ * PROTECT_WATCH_LINK: another user's link, or an entry on its way, which
+ * counts as absent while it is the same entry), then look at each once: one that exists already was
  * made by someone on the host since cordon looked (the command has not
  * started), and the run is refused (-EAGAIN, "run again").  Uses the
  * instance watch_reserve took; nothing to watch: 0 with w->fd -1 (the
@@ -111,7 +116,7 @@ const char *watch_tool_hint(const char *name, char *const *argv);
 /* One watched name found after the run, for whoever records violations
  * (run.c hands them to --report; this module knows nothing of it). */
 struct watch_found {
-	const char *name;     /* the protected name, ".git" */
+	const char *name;     /* the protected name, ".git" (with via: the link's) */
 	const char *path;     /* where it was created, root/name */
 	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-RANDOM;
 			       * NULL: it could not be (move_err) */
@@ -120,6 +125,8 @@ struct watch_found {
 	int removed;          /* moved aside at the kill, then removed by a process of
 			       * the sandbox not yet dead (git's cleanup of a clone) */
 	int git;              /* an entry of a git dir (--git commit) */
+	const char *via;      /* another user's link at a protected name that leads
+			       * through path (plan/linkwalk.h), or NULL */
 };
 
 typedef void watch_found_fn(void *ctx, const struct watch_found *f);

@@ -40,13 +40,6 @@ static void note_swept(void *ctx, const char *path, enum reclaim_verdict v, cons
 		p->nswept++;
 }
 
-
-
-
-
-
-
-
 /* Start the guardian before bwrap has its arguments, so before bwrap's
  * child exists: if cordon is killed from then on, the guardian ends
  * whatever of the run is left (guardian.h).  Every run has one, even a run
@@ -134,8 +127,13 @@ const struct rpath *protect_checks(const struct protect_run *p, size_t *n)
 
 void protect_close_fds(struct protect_run *p)
 {
-	for (size_t i = 0; i < p->nnames; i++)
+	for (size_t i = 0; i < p->nnames; i++) {
 		sys_close(&p->names[i].fd);
+		if (p->names[i].via)
+			sys_close(&p->names[i].dirfd);
+		if (protect_holds_entry(&p->names[i]))
+			sys_close(&p->names[i].hold);
+	}
 	for (size_t i = 0; i < p->nlive; i++)
 		sys_close(&p->live[i].fd);
 	for (size_t i = 0; i < p->nchecks; i++)
@@ -190,7 +188,6 @@ int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)
 	}
 	return 0;
 }
-
 
 /* 1 if bwrap (cordon's child) has not exited yet. */
 static int sandbox_running(pid_t pid)

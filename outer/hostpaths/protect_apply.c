@@ -101,7 +101,7 @@ static int add_carves(const struct resolved *r, int full_write, struct protect_r
 			continue;
 		}
 		p->plan.v[p->plan.n++] = (struct protect_action){
-			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1, NULL };
+			v[i].pin ? PROTECT_KEEP : PROTECT_CARVE, path, 0, -1, 1, NULL, NULL };
 		if (protect_push_check(p, &v[i]) < 0 && rc == 0)
 			rc = err_set(e, ENOMEM, "out of memory");
 	}

@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "path.h"
+#include "plan/linkwalk.h"
 #include "sys.h"
 
 /* A writable root on a read-only mount: mkdir would fail with EROFS, and the
@@ -54,94 +55,172 @@ static int open_name(int rootfd, const char *name, const char *path, const struc
 	return 0;
 }
 
-#define LINK_HOPS 40
-
-static int in_a_root(const struct resolved *r, const char *path)
+/* lstat, readlink and faccessat for linkwalk, as the caller. */
+static int fs_lstat(void *ctx, const char *path, struct stat *st)
 {
-	for (size_t i = 0; i < r->nroots; i++)
-		if (path_is_under(path, r->roots[i].path))
-			return 1;
-	return 0;
+	(void)ctx;
+	return lstat(path, st) < 0 ? -errno : 0;
 }
 
-/* 1 if following the link at path looks a name up in a directory inside a
- * writable root, or ends inside one: there the command could create, swap
- * or write what the protected name leads to.  Followed by hand, one
- * component at a time, so that every directory a lookup happens in is
- * known by its canonical path; a name missing from a directory outside
- * every root can never appear (0).  Anything in doubt (too many links, too
- * long, unreadable) counts as reaching a root. */
-static int link_reaches_root(const struct resolved *r, const char *path)
+static ssize_t fs_readlink(void *ctx, const char *path, char *buf, size_t len)
 {
-	char cur[PATH_MAX], todo[PATH_MAX], text[PATH_MAX], next[PATH_MAX];
-	int hops = 0;
-	ssize_t n = readlink(path, text, sizeof(text) - 1);
-	if (n <= 0)
-		return 1;
-	text[n] = '\0';
-	const char *slash = strrchr(path, '/');
-	(void)snprintf(cur, sizeof(cur), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
-		       path);
-	if (text[0] == '/')
-		(void)snprintf(cur, sizeof(cur), "/");
-	(void)snprintf(todo, sizeof(todo), "%s", text);
-	for (;;) {
-		const char *p = todo;
-		size_t len;
-		const char *s = path_next(&p, &len);
-		if (!s || len == 0)
-			return in_a_root(r, cur);
-		if (len == 1 && s[0] == '.') {
-			memmove(todo, p, strlen(p) + 1);
-			continue;
-		}
-		if (in_a_root(r, cur))
-			return 1;
-		if (len == 2 && s[0] == '.' && s[1] == '.') {
-			char *up = strrchr(cur, '/');
-			if (up)
-				up[up == cur ? 1 : 0] = '\0';
-			memmove(todo, p, strlen(p) + 1);
-			continue;
-		}
-		if (snprintf(next, sizeof(next), "%s%s%.*s", cur, strcmp(cur, "/") ? "/" : "", (int)len,
-			     s) >= (int)sizeof(next))
-			return 1;
-		struct stat st;
-		if (lstat(next, &st) < 0)
-			return errno == ENOENT || errno == ENOTDIR ? 0 : 1;
-		if (S_ISLNK(st.st_mode)) {
-			if (++hops > LINK_HOPS || (n = readlink(next, text, sizeof(text) - 1)) <= 0)
-				return 1;
-			text[n] = '\0';
-			if (snprintf(next, sizeof(next), "%s/%s", text, p) >= (int)sizeof(next))
-				return 1;
-			memcpy(todo, next, strlen(next) + 1);
-			if (text[0] == '/')
-				(void)snprintf(cur, sizeof(cur), "/");
-			continue;
-		}
-		memcpy(cur, next, strlen(next) + 1);
-		memmove(todo, p, strlen(p) + 1);
-	}
+	(void)ctx;
+	ssize_t n = readlink(path, buf, len);
+	return n < 0 ? -errno : n;
+}
+
+/* Root passes (but EROFS does not): it counts as able to write anywhere,
+ * which only means more is watched and bound. */
+static int fs_writable(void *ctx, const char *path)
+{
+	(void)ctx;
+	return faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == 0;
 }
 
 /* A link at a protected name that neither the caller nor its earlier runs
  * made: owned by another user, in a directory that others can write (the
  * sticky /tmp with --tmp host).  The caller's own links stay refused: an
  * earlier sandboxed command may have planted them. */
-static enum protect_link link_kind(const struct resolved *r, int rootfd, const char *path,
-				   const struct stat *link)
+static enum protect_link link_kind(int rootfd, const struct stat *link)
 {
 	struct stat dir;
 	if (link->st_uid == geteuid() || fstat(rootfd, &dir) < 0 ||
 	    !(dir.st_mode & (S_IWGRP | S_IWOTH)))
 		return LINK_OWN;
-	return link_reaches_root(r, path) ? LINK_FOREIGN_INTO_ROOT : LINK_FOREIGN;
+	return LINK_FOREIGN;
 }
 
-static int gather_name(const struct resolved *r, size_t root, const char *name, int watch_only,
-		       struct protect_run *p, struct cordon_err *e)
+static struct protect_name *add_name(struct protect_run *p, const char *path,
+				     struct cordon_err *e)
+{
+	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
+	if (!v) {
+		(void)err_set(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	p->names = v;
+	struct protect_name *n = &v[p->nnames];
+	*n = (struct protect_name){ .fd = -1, .dirfd = -1, .hold = -1 };
+	if (!(n->path = strdup(path))) {
+		(void)err_set(e, ENOMEM, "out of memory");
+		return NULL;
+	}
+	p->nnames++;
+	return n;
+}
+
+/* path opened, and checked to be the object (dev, ino) the walk saw: a
+ * directory readable where it can be (protect_hold flocks it), else
+ * O_PATH.  0, -EAGAIN if it is another object now, or -errno. */
+static int open_seen(const char *path, int dir, uint64_t dev, uint64_t ino, int *fd)
+{
+	struct stat st;
+	int f = -1;
+	if (dir)
+		f = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (f < 0)
+		f = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (f < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -EAGAIN : -errno;
+	if (fstat(f, &st) < 0 || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino) {
+		sys_close(&f);
+		return -EAGAIN;
+	}
+	*fd = f;
+	return 0;
+}
+
+/* One step of another user's link's way (plan/linkwalk.h) becomes a name of
+ * the run, watched in its own directory or bound, that says which link it
+ * stands for. */
+static int add_step(struct protect_run *p, size_t link, const struct linkwalk_step *s,
+		    struct cordon_err *e)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		if (strcmp(p->names[i].path, s->path) == 0)
+			return 0; /* a protected name itself, or another link's step */
+	size_t root = p->names[link].root;
+	const char *via = p->names[link].path;
+	struct protect_name *n = add_name(p, s->path, e);
+	if (!n)
+		return -ENOMEM;
+	n->root = root;
+	n->via = via;
+	n->watch_only = 1;
+	n->exists = s->kind != LINKWALK_MISSING;
+	n->as_found = s->kind == LINKWALK_ON_THE_WAY;
+	n->is_dir = s->is_dir;
+	n->dev = s->dev;
+	n->ino = s->ino;
+	int rc = 0;
+	if (s->kind == LINKWALK_TARGET) {
+		rc = open_seen(s->path, s->is_dir, s->dev, s->ino, &n->fd);
+	} else {
+		if (n->as_found)
+			rc = open_seen(s->path, 0, s->dev, s->ino, &n->hold);
+		char dir[PATH_MAX];
+		(void)snprintf(dir, sizeof(dir), "%.*s",
+			       path_base(s->path) - s->path > 1 ?
+				       (int)(path_base(s->path) - s->path - 1) : 1, s->path);
+		if (rc == 0)
+			rc = open_seen(dir, 1, s->dir_dev, s->dir_ino, &n->dirfd);
+	}
+	if (rc == -EAGAIN)
+		return err_set(e, EAGAIN, "%s, where another user's symbolic link %s leads, changed "
+			       "while cordon looked at it; run again", s->path, via);
+	if (rc < 0)
+		return err_sys(e, -rc, "cannot open %s, where another user's symbolic link %s leads",
+			       s->path, via);
+	return 0;
+}
+
+/* The fail-closed end of a walk that could not be finished. */
+static int refuse_walk(const char *path, int rc, struct cordon_err *e)
+{
+	const char *what = rc == -E2BIG ? "leads through too many places the command could change" :
+			   rc == -ENAMETOOLONG ? "leads through a path too long to follow" :
+			   rc == -EAGAIN ? "changed while cordon followed it" : NULL;
+	if (rc == -ENOMEM)
+		return err_set(e, ENOMEM, "out of memory");
+	if (!what)
+		return err_sys(e, -rc, "protected %s is another user's symbolic link, and cordon "
+			       "cannot follow it to keep what it leads to from the command; have "
+			       "its owner remove it, or run without --tmp host (or outside that "
+			       "directory)", path);
+	return err_set(e, rc == -EAGAIN ? EAGAIN : EPERM,
+		       "protected %s is another user's symbolic link, and it %s; %s", path, what,
+		       rc == -EAGAIN ? "run again" : "have its owner remove it, or run without "
+		       "--tmp host (or outside that directory)");
+}
+
+/* Another user's link (names[link]): follow it by hand (plan/linkwalk.h)
+ * and add what of its way the command could change. */
+static int gather_link(const struct resolved *r, const struct config *c, struct protect_run *p,
+		       size_t link, struct cordon_err *e)
+{
+	/* With --full-write these are not the host's inside (/tmp: a private one). */
+	static const char *const outside[] = { "/dev", "/proc", "/sys", "/tmp" };
+	const char **roots = calloc(r->nroots ? r->nroots : 1, sizeof(*roots));
+	if (!roots)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nroots; i++)
+		roots[i] = r->roots[i].path;
+	struct linkwalk_in in = { p->names[link].path, roots, r->nroots, c->full_write, outside,
+				  c->tmp == TMP_PRIVATE ? 4 : 3, geteuid() };
+	struct linkwalk_fs fs = { NULL, fs_lstat, fs_readlink, fs_writable };
+	struct linkwalk w = { 0 };
+	int rc = linkwalk(&in, &fs, &w);
+	free(roots);
+	if (rc < 0)
+		rc = refuse_walk(p->names[link].path, rc, e);
+	for (size_t i = 0; rc == 0 && i < w.n; i++)
+		rc = add_step(p, link, &w.v[i], e);
+	linkwalk_free(&w);
+	return rc;
+}
+
+static int gather_name(const struct resolved *r, const struct config *c, size_t root,
+		       const char *name, int watch_only, struct protect_run *p, struct cordon_err *e)
 {
 	const struct rpath *rt = &r->roots[root];
 	char full[PATH_MAX];
@@ -153,7 +232,8 @@ static int gather_name(const struct resolved *r, size_t root, const char *name, 
 		return err_set(e, ENOMEM, "out of memory");
 	p->names = v;
 	struct protect_name *n = &v[p->nnames];
-	*n = (struct protect_name){ .root = root, .fd = -1, .watch_only = watch_only };
+	*n = (struct protect_name){ .root = root, .fd = -1, .dirfd = -1, .hold = -1,
+				    .watch_only = watch_only };
 	if (!(n->path = strdup(full)))
 		return err_set(e, ENOMEM, "out of memory");
 	p->nnames++;
@@ -169,8 +249,15 @@ static int gather_name(const struct resolved *r, size_t root, const char *name, 
 	n->dev = st.st_dev;
 	n->ino = st.st_ino;
 	if (n->is_symlink) {
-		n->link = link_kind(r, rt->fd, full, &st);
-		return 0; /* refused by protect_decide, or left alone and watched */
+		n->link = link_kind(rt->fd, &st);
+		int hr = n->link == LINK_FOREIGN ? open_seen(full, 0, n->dev, n->ino, &n->hold) : 0;
+		if (hr < 0)
+			return hr == -EAGAIN ? err_set(e, EAGAIN, "protected %s changed while cordon "
+						       "looked at it; run again", full) :
+					       err_sys(e, -hr, "cannot open protected %s", full);
+		/* the caller's: refused by protect_decide; another user's: left
+		 * alone and watched, and its way kept from the command */
+		return n->link == LINK_FOREIGN ? gather_link(r, c, p, p->nnames - 1, e) : 0;
 	}
 	int rc = open_name(rt->fd, name, full, &st, &n->fd);
 	if (rc == -EAGAIN)
@@ -218,14 +305,14 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 			continue;
 		if (c->default_protect) {
 			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = gather_name(r, i, *n, 0, p, e)) < 0)
+				if ((rc = gather_name(r, c, i, *n, 0, p, e)) < 0)
 					return rc;
 			for (const char *const *n = config_default_dotfiles; *n; n++)
-				if ((rc = gather_name(r, i, *n, 1, p, e)) < 0)
+				if ((rc = gather_name(r, c, i, *n, 1, p, e)) < 0)
 					return rc;
 		}
 		for (size_t j = 0; j < c->protect.n; j++)
-			if ((rc = gather_name(r, i, c->protect.v[j], 0, p, e)) < 0)
+			if ((rc = gather_name(r, c, i, c->protect.v[j], 0, p, e)) < 0)
 				return rc;
 	}
 	/* Before the gitdirs resolve found: those stay read-only as a whole. */

@@ -274,7 +274,7 @@ int protect_git_gather(struct protect_run *p, struct cordon_err *e)
 	size_t n0 = p->nnames;
 	for (size_t i = 0; i < n0; i++) {
 		struct protect_name *n = &p->names[i];
-		if (!n->exists || !n->is_dir || n->is_symlink || n->why ||
+		if (!n->exists || !n->is_dir || n->is_symlink || n->why || n->via ||
 		    strcmp(path_base(n->path), ".git") != 0)
 			continue;
 		int fd = -1, rc;

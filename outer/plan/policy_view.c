@@ -183,6 +183,19 @@ int policy_view_protected(struct policy_view *v, const struct config *c, const c
 	return -EINVAL;
 }
 
+/* A step of another user's link's way (plan/linkwalk.h). */
+static int view_link_step(struct policy_view *v, const struct protect_action *a)
+{
+	if (a->act == PROTECT_WATCH)
+		return policy_view_add(v, a->path, VIEW_WATCHED, "missing; another user's link "
+				       "%s leads there: creating it stops the run", a->via);
+	if (a->act == PROTECT_WATCH_LINK)
+		return policy_view_add(v, a->path, VIEW_WATCHED, "on the way of another user's "
+				       "link %s: any other entry there stops the run", a->via);
+	return policy_view_add(v, a->path, VIEW_PROTECTED, "another user's link %s leads "
+			       "there: read-only", a->via);
+}
+
 /* protect's decision, action by action (plan/protect_decide.h). */
 static int add_decision(const struct config *c, const struct protect_decision *d,
 			struct policy_view *v)
@@ -201,6 +214,10 @@ static int add_decision(const struct config *c, const struct protect_decision *d
 			else
 				rc = policy_view_add(v, a->path, VIEW_PROTECTED, "--git commit: %s: "
 						     "exists, read-only", a->why);
+			continue;
+		}
+		if (a->via) {
+			rc = view_link_step(v, a);
 			continue;
 		}
 		switch (a->act) {

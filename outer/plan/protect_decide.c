@@ -68,20 +68,20 @@ static int push(struct protect_decision *d, enum protect_act act, const char *pa
 		return -ENOMEM;
 	d->v = v;
 	struct protect_action *a = &v[d->n];
-	*a = (struct protect_action){ act, NULL, src, bind_fd, carve, NULL };
+	*a = (struct protect_action){ act, NULL, src, bind_fd, carve, NULL, NULL };
 	if (!(a->path = strdup(path)))
 		return -ENOMEM;
 	d->n++;
 	return 0;
 }
 
-/* Another user's link in a directory others can write (the host's /tmp),
- * leading where the command cannot write: nothing can be bound there (a
- * mount lands on the target), and refusing the run would hand every local
- * user a way to stop all runs.  Watched instead, whatever
- * --protect-missing says: replacing the link (a root caller owns /tmp and
- * may) is a new entry under the name, and stops the run; the link itself is
- * left alone, as everything of another user's. */
+/* Another user's link in a directory others can write (the host's /tmp):
+ * nothing can be bound there (a mount lands on the target), and refusing the
+ * run would hand every local user a way to stop all runs.  Watched instead,
+ * whatever --protect-missing says: replacing the link (a root caller owns
+ * /tmp and may) is a new entry under the name, and stops the run; the link
+ * itself is left alone, as everything of another user's.  Where it leads,
+ * the steps that follow it in names[] (decide_step) keep from the command. */
 static int watch_foreign_link(const struct protect_facts *f, size_t i, struct protect_decision *d,
 			      struct cordon_err *e)
 {
@@ -98,17 +98,39 @@ static int watch_foreign_link(const struct protect_facts *f, size_t i, struct pr
 	return push(d, PROTECT_WATCH_LINK, n->path, i, -1, 0);
 }
 
+/* A step of another user's link's way (plan/linkwalk.h): a missing name is
+ * watched (whatever --protect-missing says: a placeholder would be a
+ * directory of cordon's inside another user's way, nested where no sweep
+ * looks), an entry on the way watched as found, the end bound read-only.
+ * Only the watches need inotify, and without it nothing else holds them. */
+static int decide_step(const struct protect_facts *f, size_t i, struct protect_decision *d,
+		       struct cordon_err *e)
+{
+	const struct protect_name *n = &f->names[i];
+	if (n->exists && !n->as_found)
+		return push(d, PROTECT_BIND, n->path, i, n->fd, 0);
+	if (f->watch_lost)
+		return err_set(e, EAGAIN, "%s, where another user's symbolic link %s leads, must be "
+			       "watched, and this user has no inotify instance left; close some of "
+			       "your other watchers (cordon doctor counts them) or raise "
+			       "fs.inotify.max_user_instances", n->path, n->via);
+	return push(d, n->exists ? PROTECT_WATCH_LINK : PROTECT_WATCH, n->path, i, -1, 0);
+}
+
 static int decide_name(const struct protect_facts *f, size_t i, struct protect_decision *d,
 		       struct cordon_err *e);
 
-/* decide_name, with the gitdir rule's note carried to the action. */
+/* decide_name, with the gitdir rule's note and the link a step stands for
+ * carried to the action. */
 static int decide_noted(const struct protect_facts *f, size_t i, struct protect_decision *d,
 			struct cordon_err *e)
 {
 	size_t before = d->n;
 	int rc = decide_name(f, i, d, e);
-	if (rc == 0 && d->n > before)
+	if (rc == 0 && d->n > before) {
 		d->v[d->n - 1].why = f->names[i].why;
+		d->v[d->n - 1].via = f->names[i].via;
+	}
 	return rc;
 }
 
@@ -117,16 +139,11 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 {
 	const struct protect_name *n = &f->names[i];
 	size_t l = live_at(f, n->path);
+	if (n->via)
+		return decide_step(f, i, d, e);
 	if (!name_gone(f, n)) {
-		if (n->is_symlink && n->link == LINK_FOREIGN && !f->full_write)
+		if (n->is_symlink && n->link == LINK_FOREIGN)
 			return watch_foreign_link(f, i, d, e);
-		if (n->is_symlink && n->link != LINK_OWN)
-			return err_set(e, EPERM,
-				       "protected %s is another user's symbolic link, and the command "
-				       "could make what it leads to (it leads into a writable root%s); "
-				       "cordon cannot keep that read-only: have its owner remove it, "
-				       "or run without --tmp host (or outside that directory)", n->path,
-				       f->full_write ? ": --full-write" : "");
 		/* A mount lands on a symlink's target, not on the link, so the
 		 * command could rename the link away and create the name afresh. */
 		if (n->is_symlink)
@@ -171,6 +188,11 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		    push(out, PROTECT_PIN, f->live[i].path, i, -1, 0) < 0)
 			return err_set(e, ENOMEM, "out of memory");
 	return 0;
+}
+
+int protect_holds_entry(const struct protect_name *n)
+{
+	return n->as_found || (n->is_symlink && n->link == LINK_FOREIGN);
 }
 
 int protect_act_watched(enum protect_act act)

@@ -9,11 +9,13 @@
  *   bwrap was forked; a symbolic link is refused (a mount lands on its
  *   target, and the command could rename the link and create the name),
  *   unless it is another user's in a directory others can write (the host's
- *   /tmp with --tmp host) and what it leads to is out of the command's reach
- *   (not with --full-write): neither an earlier run nor the caller made it,
+ *   /tmp with --tmp host): neither an earlier run nor the caller made it,
  *   so refusing would let any local user stop every run.  It is left as it
  *   is and the name is watched as if missing, in mount mode too: any new
- *   entry under the name stops the run;
+ *   entry under the name stops the run.  What of its way the command could
+ *   change (plan/linkwalk.h) gets names of its own, each with `via` set to
+ *   the link: a missing name watched in its directory, an entry on the way
+ *   watched as found, the end bound read-only;
  * - an existing name that another live run materialized is shared: the same
  *   binding, plus a reference in this run's record, so the last run out
  *   removes it;
@@ -43,11 +45,9 @@
 enum protect_link {
 	LINK_OWN,            /* the caller's (an earlier run may have planted it),
 			      * or in a root only the caller can write */
-	LINK_FOREIGN,        /* another user's, in a root others can write, and
-			      * following it looks no name up in a writable root:
-			      * the command cannot change what it leads to */
-	LINK_FOREIGN_INTO_ROOT, /* another user's, but it leads into a writable
-			      * root (or cannot be followed without doubt) */
+	LINK_FOREIGN,        /* another user's, in a root others can write: what
+			      * of its way the command could change follows it
+			      * in names[], with via set */
 };
 
 /* A protected name directly inside a writable root, as lstat saw it. */
@@ -67,7 +67,17 @@ struct protect_name {
 			       * by path, so that it cannot be renamed or removed */
 	const char *why;      /* the gitdir rule's, for explain; NULL: not a git entry */
 	int dirfd;            /* a git entry (why set): its directory, a pinned git
-			       * dir (borrowed), where a missing one is watched */
+			       * dir (borrowed), where a missing one is watched;
+			       * a step of a link (via set): its directory, owned
+			       * (-1 for a target, which is bound) */
+	/* On the way of another user's link at a protected name (linkwalk.h): */
+	const char *via;      /* that link's path (names[].path); NULL: not */
+	int as_found;         /* existing, on the way: watched as found, not bound */
+	/* Watched as found (a foreign link, an entry on its way): O_PATH of
+	 * that entry, held while it is watched, so that its inode number
+	 * cannot be given to an entry the command makes; -1: none.  Owned;
+	 * read only for those (protect_holds_entry). */
+	int hold;
 };
 
 struct protect_root {
@@ -99,8 +109,9 @@ enum protect_act {
 	PROTECT_SHARE,   /* names[src]: another live run's directory; referenced */
 	PROTECT_CREATE,  /* names[src]: intent recorded, mkdir, bound by path */
 	PROTECT_WATCH,   /* names[src]: missing, left absent and watched; not bound */
-	PROTECT_WATCH_LINK, /* names[src]: a foreign link (protect_name), left as
-			  * found and watched: any other entry there counts; not bound */
+	PROTECT_WATCH_LINK, /* names[src]: a foreign link (protect_name), or an entry
+			  * on its way (as_found), left as found and watched: any
+			  * other entry there counts; not bound */
 	PROTECT_ADOPT,   /* live[src]: materialized by a live run since names[] was
 			  * gathered; referenced, bound by path */
 	PROTECT_PIN,     /* live[src]: another run's mount point beneath a root */
@@ -119,6 +130,7 @@ struct protect_action {
 	int carve;       /* 1: CARVE or KEEP, ranked with the writable roots;
 			  * 0: a protected name, mounted after every root */
 	const char *why; /* names[src].why, or NULL */
+	const char *via; /* names[src].via, or NULL */
 };
 
 struct protect_decision {
@@ -133,12 +145,15 @@ struct protect_decision {
 int protect_live_wanted(const struct protect_facts *f, size_t i);
 
 /* Fill *out (empty on entry; free with protect_decision_free, also on
- * failure).  0, or -errno with *e filled (a protected name that is a
- * symbolic link: -EPERM). */
+ * failure).  0, or -errno with *e filled (a protected name that is the
+ * caller's symbolic link: -EPERM). */
 int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 void protect_decision_free(struct protect_decision *d);
+
+/* 1 if n's hold is an open descriptor (n is watched as found). */
+int protect_holds_entry(const struct protect_name *n);
 
 /* 1 for the actions that bind nothing and watch the name (WATCH, WATCH_LINK). */
 int protect_act_watched(enum protect_act act);

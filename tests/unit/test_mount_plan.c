@@ -98,8 +98,8 @@ Test(mount_plan, full_order)
 	const struct rpath roots[] = { rp("/w/a", 10, 1), rp("/w/b", 11, 1) };
 	const struct rpath carves[] = { rp("/w/a/vendor", 20, 1) };
 	struct protect_action prot[] = {
-		{ PROTECT_BIND, (char *)"/w/a/.git", 0, 30, 0, NULL },
-		{ PROTECT_BIND, (char *)"/w/b/.git", 1, 31, 0, NULL },
+		{ PROTECT_BIND, (char *)"/w/a/.git", 0, 30, 0, NULL, NULL },
+		{ PROTECT_BIND, (char *)"/w/b/.git", 1, 31, 0, NULL, NULL },
 	};
 	const struct protect_decision d = { prot, 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
@@ -217,7 +217,7 @@ Test(mount_plan, protected_names_after_every_root)
 	/* A deep root must not re-expose a shallower root's protected name, so
 	 * every protected name comes after every root, however deep. */
 	const struct rpath roots[] = { rp("/p", 1, 1), rp("/p/.git/deep/er/root", 2, 1) };
-	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/p/.git", 0, 3, 0, NULL } };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/p/.git", 0, 3, 0, NULL, NULL } };
 	const struct protect_decision d = { prot, 1 };
 	const struct rpath carves[] = { rp("/p/a/b/c/d/e", 4, 1) };
 	struct plan_input in = {
@@ -235,7 +235,7 @@ Test(mount_plan, protected_names_after_every_root)
 Test(mount_plan, masks_after_protected_names)
 {
 	const struct rpath roots[] = { rp("/m", 1, 1) };
-	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/m/a/b/c/.git", 0, 2, 0, NULL } };
+	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/m/a/b/c/.git", 0, 2, 0, NULL, NULL } };
 	const struct protect_decision d = { prot, 1 };
 	const struct rpath masks[] = { rp("/m/.env", 3, 0) };
 	struct plan_input in = {
@@ -320,7 +320,7 @@ Test(mount_plan, many_entries_fit)
 		snprintf(names[3][i], 32, "/r%d/.env", i);
 		roots[i] = rp(names[0][i], 1000 + i, 1);
 		carves[i] = rp(names[1][i], 2000 + i, 1);
-		prot[i] = (struct protect_action){ PROTECT_BIND, names[2][i], (size_t)i, 3000 + i, 0, NULL };
+		prot[i] = (struct protect_action){ PROTECT_BIND, names[2][i], (size_t)i, 3000 + i, 0, NULL, NULL };
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
 	const struct protect_decision d = { prot, N };
@@ -345,10 +345,10 @@ Test(mount_plan, watched_names_are_not_mounted)
 {
 	const struct rpath roots[] = { rp("/w", 1, 1) };
 	struct protect_action prot[] = {
-		{ PROTECT_WATCH, (char *)"/w/.git", 0, -1, 0, NULL },
-		{ PROTECT_CREATE, (char *)"/w/.aws", 1, -1, 0, NULL },
-		{ PROTECT_CARVE, (char *)"/w/reg", 0, -1, 1, NULL },
-		{ PROTECT_KEEP, (char *)"/w/st", 0, -1, 1, NULL },
+		{ PROTECT_WATCH, (char *)"/w/.git", 0, -1, 0, NULL, NULL },
+		{ PROTECT_CREATE, (char *)"/w/.aws", 1, -1, 0, NULL, NULL },
+		{ PROTECT_CARVE, (char *)"/w/reg", 0, -1, 1, NULL, NULL },
+		{ PROTECT_KEEP, (char *)"/w/st", 0, -1, 1, NULL, NULL },
 	};
 	const struct protect_decision d = { prot, 4 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
@@ -463,9 +463,9 @@ Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
 	 * from registry_carve through protect's decision. */
 	const struct rpath roots[] = { rp("/h", 10, 1) };
 	struct protect_action carves[] = {
-		{ PROTECT_CARVE, (char *)"/h/s/c/reg", 0, -1, 1, NULL },
-		{ PROTECT_KEEP, (char *)"/h/s/c", 0, -1, 1, NULL },
-		{ PROTECT_KEEP, (char *)"/h/s", 0, -1, 1, NULL },
+		{ PROTECT_CARVE, (char *)"/h/s/c/reg", 0, -1, 1, NULL, NULL },
+		{ PROTECT_KEEP, (char *)"/h/s/c", 0, -1, 1, NULL, NULL },
+		{ PROTECT_KEEP, (char *)"/h/s", 0, -1, 1, NULL, NULL },
 	};
 	const struct protect_decision d = { carves, 3 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
@@ -494,11 +494,11 @@ Test(mount_plan, git_pin_before_the_read_only_entries_in_it)
 {
 	const struct rpath roots[] = { rp("/w/a", 10, 1) };
 	struct protect_action prot[] = {
-		{ PROTECT_BIND, (char *)"/w/a/.git/objects/info/alternates", 0, 33, 0, NULL },
-		{ PROTECT_BIND, (char *)"/w/a/.git/config", 0, 30, 0, NULL },
-		{ PROTECT_KEEP, (char *)"/w/a/.git/objects/info", 0, -1, 0, NULL },
-		{ PROTECT_KEEP, (char *)"/w/a/.git", 0, -1, 0, NULL },
-		{ PROTECT_WATCH, (char *)"/w/a/.git/config.worktree", 0, -1, 0, NULL },
+		{ PROTECT_BIND, (char *)"/w/a/.git/objects/info/alternates", 0, 33, 0, NULL, NULL },
+		{ PROTECT_BIND, (char *)"/w/a/.git/config", 0, 30, 0, NULL, NULL },
+		{ PROTECT_KEEP, (char *)"/w/a/.git/objects/info", 0, -1, 0, NULL, NULL },
+		{ PROTECT_KEEP, (char *)"/w/a/.git", 0, -1, 0, NULL, NULL },
+		{ PROTECT_WATCH, (char *)"/w/a/.git/config.worktree", 0, -1, 0, NULL, NULL },
 	};
 	const struct protect_decision d = { prot, 5 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };

@@ -46,14 +46,17 @@ Test(policy_view, each_access_kind_and_its_origin)
 		.masks = masks, .nmasks = 1, .cwd = { .fd = -1 },
 	};
 	struct protect_action acts[] = {
-		{ PROTECT_BIND, "/w/flag/.git", 0, 3, 0, NULL },
-		{ PROTECT_BIND, "/w/flag/hooks", 0, 4, 0, NULL },
-		{ PROTECT_WATCH, "/w/flag/.hg", 1, -1, 0, NULL },
-		{ PROTECT_WATCH, "/w/flag/.bashrc", 2, -1, 0, NULL },
-		{ PROTECT_CREATE, "/w/file/.agents", 3, -1, 0, NULL },
-		{ PROTECT_PIN, "/w/file/.codex", 0, -1, 0, NULL },
-		{ PROTECT_KEEP, "/w/file/.local", 0, -1, 1, NULL },
-		{ PROTECT_CARVE, "/w/file/.local/state/cordon/registry", 0, -1, 1, NULL },
+		{ PROTECT_BIND, "/w/flag/.git", 0, 3, 0, NULL, NULL },
+		{ PROTECT_BIND, "/w/flag/hooks", 0, 4, 0, NULL, NULL },
+		{ PROTECT_WATCH, "/w/flag/.hg", 1, -1, 0, NULL, NULL },
+		{ PROTECT_WATCH, "/w/flag/.bashrc", 2, -1, 0, NULL, NULL },
+		{ PROTECT_CREATE, "/w/file/.agents", 3, -1, 0, NULL, NULL },
+		{ PROTECT_PIN, "/w/file/.codex", 0, -1, 0, NULL, NULL },
+		{ PROTECT_KEEP, "/w/file/.local", 0, -1, 1, NULL, NULL },
+		{ PROTECT_CARVE, "/w/file/.local/state/cordon/registry", 0, -1, 1, NULL, NULL },
+		{ PROTECT_WATCH, "/w/flag/x", 0, -1, 0, NULL, "/w/flag/.codex" },
+		{ PROTECT_WATCH_LINK, "/w/flag/a", 0, -1, 0, NULL, "/w/flag/.codex" },
+		{ PROTECT_BIND, "/w/flag/t", 0, 5, 0, NULL, "/w/flag/.codex" },
 	};
 	struct protect_decision d = { acts, sizeof(acts) / sizeof(acts[0]) };
 	struct policy_view v;
@@ -86,6 +89,13 @@ Test(policy_view, each_access_kind_and_its_origin)
 	cr_assert_not_null(strstr(row(&v, "/w/flag/.bashrc")->why, "default protected dotfile: missing"));
 	cr_assert_eq(row(&v, "/w/file/.agents")->access, VIEW_PROTECTED);
 	cr_assert_not_null(strstr(row(&v, "/w/file/.agents")->why, "empty read-only mount point"));
+	/* the way of another user's link at a protected name (linkwalk.h) */
+	cr_assert_eq(row(&v, "/w/flag/x")->access, VIEW_WATCHED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/x")->why, "link /w/flag/.codex leads there"));
+	cr_assert_eq(row(&v, "/w/flag/a")->access, VIEW_WATCHED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/a")->why, "on the way"));
+	cr_assert_eq(row(&v, "/w/flag/t")->access, VIEW_PROTECTED);
+	cr_assert_not_null(strstr(row(&v, "/w/flag/t")->why, "read-only"));
 	cr_assert_eq(row(&v, "/w/flag/.env")->access, VIEW_DENIED);
 	cr_assert_str_eq(row(&v, "/w/flag/.env")->why, "--deny-read");
 	cr_assert_eq(policy_view_retag(&v, "/w/flag", VIEW_CACHE, "cache dir"), 0);

@@ -346,28 +346,60 @@ Test(protect_decide, another_users_link_is_watched_not_refused)
 	cr_assert_eq(d.n, 0, "a read-only root: nothing can be made there");
 }
 
-Test(protect_decide, another_users_link_into_a_writable_root_is_refused)
-{
-	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
-						 .is_symlink = 1, .link = LINK_FOREIGN_INTO_ROOT,
-						 .dev = 7, .ino = 41, .fd = -1 };
-	f.names = names;
-	f.nnames = nnames;
-	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
-	cr_assert(strstr(err.msg, "another user's symbolic link"), "%s", err.msg);
-	cr_assert(strstr(err.msg, "writable root"), "%s", err.msg);
-}
-
-Test(protect_decide, another_users_link_is_refused_with_full_write)
+/* What of the link's way the command could change (plan/linkwalk.h): a
+ * missing name watched (in mount mode too), an entry on the way watched as
+ * found, the end bound; each action says which link it stands for. */
+Test(protect_decide, the_way_of_another_users_link_is_watched_or_bound)
 {
 	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
 						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
 						 .ino = 41, .fd = -1 };
-	f.names = names;
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/a", .exists = 1,
+						 .dev = 7, .ino = 42, .fd = -1, .via = "/ws/.codex",
+						 .as_found = 1, .watch_only = 1 };
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/x", .fd = -1,
+						 .via = "/ws/.codex", .watch_only = 1 };
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/d/t", .exists = 1,
+						 .is_dir = 1, .dev = 7, .ino = 43, .fd = 14,
+						 .via = "/ws/.codex", .watch_only = 1 };
+	decide();
+	cr_assert_eq(d.n, 4);
+	expect(0, PROTECT_WATCH_LINK, "/ws/.codex", -1);
+	cr_assert_null(d.v[0].via);
+	expect(1, PROTECT_WATCH_LINK, "/ws/a", -1);
+	expect(2, PROTECT_WATCH, "/ws/x", -1);
+	expect(3, PROTECT_BIND, "/ws/d/t", 14);
+	for (size_t i = 1; i < 4; i++)
+		cr_assert_str_eq(d.v[i].via, "/ws/.codex");
+}
+
+/* Without inotify a missing name on the way cannot be held: refused, and
+ * the message names the link.  What is bound needs no watch. */
+Test(protect_decide, the_way_of_another_users_link_without_inotify_is_refused)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/d/t", .exists = 1,
+						 .is_dir = 1, .dev = 7, .ino = 43, .fd = 14,
+						 .via = "/ws/.codex", .watch_only = 1 };
+	f.watch_lost = 1;
+	decide();
+	expect(0, PROTECT_BIND, "/ws/d/t", 14);
+	protect_decision_free(&d);
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/x", .fd = -1,
+						 .via = "/ws/.codex", .watch_only = 1 };
 	f.nnames = nnames;
+	cr_assert_eq(protect_decide(&f, &d, &err), -EAGAIN);
+	cr_assert(strstr(err.msg, "/ws/.codex"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "inotify"), "%s", err.msg);
+}
+
+Test(protect_decide, another_users_link_is_watched_with_full_write_too)
+{
+	names[nnames++] = (struct protect_name){ .root = 0, .path = "/ws/.codex", .exists = 1,
+						 .is_symlink = 1, .link = LINK_FOREIGN, .dev = 7,
+						 .ino = 41, .fd = -1 };
 	f.full_write = 1;
-	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
-	cr_assert(strstr(err.msg, "--full-write"), "%s", err.msg);
+	decide();
+	expect(0, PROTECT_WATCH_LINK, "/ws/.codex", -1);
 }
 
 Test(protect_decide, the_callers_own_link_is_still_refused_in_watch_mode)
