@@ -119,6 +119,8 @@ struct relay {
 	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
 	struct supervise_watch *away; /* the background job's check (relay_follow_job) */
 	int timer;                   /* its timerfd, -1: none */
+	const struct inner_link *inner;
+	int told_away;               /* cordon-inner was told the job is in the background */
 };
 
 /* What the supervisor's callbacks need: the record and guardian, the
@@ -205,18 +207,32 @@ static void relay_arm(struct relay *r)
 	relay_follow_job(r);
 }
 
+/* The relay as cordon's place on the terminal allows (pty_resume), and
+ * cordon-inner told when that place changed: in the background the
+ * command's terminal is no longer the command's either, so that a read
+ * stops it with SIGTTIN as it would have outside (inner/pid1.h), and
+ * cordon's job with it (on_stopped). */
+static void relay_resume(struct relay *r)
+{
+	struct cordon_err e;
+	if (pty_resume(r->pty, &e) < 0) {
+		/* The terminal took no raw mode (hung up, most likely): the
+		 * command goes on, its keys as the terminal hands them over. */
+	}
+	if (r->pty->master >= 0 && r->pty->away != r->told_away &&
+	    inner_link_foreground(r->inner, !r->pty->away) == 0)
+		r->told_away = r->pty->away;
+}
+
 static void on_away(struct supervise_watch *w, short revents)
 {
 	struct relay *r = w->ctx;
 	uint64_t ticks;
-	struct cordon_err e;
 	(void)revents;
 	if (read(r->timer, &ticks, sizeof(ticks)) < 0) {
 		/* EAGAIN: no tick yet; looked at all the same */
 	}
-	if (pty_resume(r->pty, &e) < 0) {
-		/* The terminal took no raw mode: its keys as it hands them over. */
-	}
+	relay_resume(r);
 	relay_arm(r);
 }
 
@@ -251,19 +267,28 @@ static void on_hangup(void *ctx)
 static void on_cont(void *ctx)
 {
 	struct run_ctx *x = ctx;
-	struct cordon_err e;
-	if (pty_resume(x->pty, &e) < 0) {
-		/* The terminal took no raw mode (hung up, most likely): the
-		 * command goes on, its keys as the terminal hands them over. */
-	}
+	relay_resume(x->relay);
 	bwrap_signal(x->bwrap, SIGCONT);
 	relay_arm(x->relay);
 }
 
-/* The command stopped on its terminal (Ctrl-Z): so does cordon's job. */
+/* The command stopped on its terminal (Ctrl-Z, or a read in the
+ * background): so does cordon's job.  Unless it was a read or write from
+ * the background that the user ended meanwhile (fg of a running job,
+ * before the away check noticed): outside, in the foreground, the command
+ * would not have stopped, and it goes on. */
 static void on_stopped(void *ctx, int sig)
 {
-	pty_suspend(((struct run_ctx *)ctx)->pty, sig);
+	struct run_ctx *x = ctx;
+	if ((sig == SIGTTIN || sig == SIGTTOU) && x->relay->told_away) {
+		relay_resume(x->relay);
+		if (!x->relay->told_away) {
+			bwrap_signal(x->bwrap, SIGCONT);
+			relay_arm(x->relay);
+			return;
+		}
+	}
+	pty_suspend(x->pty, sig);
 	on_cont(ctx);
 }
 
@@ -291,7 +316,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
 	struct supervise_watch watches[PTY_NENDS + 2];
-	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1 };
+	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1, &p->inner, 0 };
 	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
 	int tty = pty->master >= 0;
 	for (int i = 0; i < PTY_NENDS; i++)
