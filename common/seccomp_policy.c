@@ -373,15 +373,16 @@ int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
 		if (rc < 0)
 			return err_sys(e, -rc, "seccomp: allowing %s to cordon-inner", allowed[i]);
 	}
-	/* ioctl only for the supervisor's seccomp requests: no TIOCSTI into
-	 * the caller's terminal from a PID 1 taken over. */
+	/* ioctl only for the supervisor's seccomp requests and the pty's
+	 * foreground group: no TIOCSTI into a terminal from a PID 1 taken
+	 * over. */
 	size_t ni;
 	const unsigned long *req = seccomp_policy_pid1_ioctls(&ni);
 	for (size_t i = 0; i < ni; i++) {
 		struct scmp_arg_cmp c = cmp_of(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, req[i]);
 		rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &c);
 		if (rc < 0)
-			return err_sys(e, -rc, "seccomp: allowing cordon-inner's seccomp ioctls");
+			return err_sys(e, -rc, "seccomp: allowing cordon-inner's ioctls");
 	}
 	/* openat only to look (O_PATH) or read (/proc/TID/status): nothing
 	 * written, created or truncated. */

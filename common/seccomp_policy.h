@@ -101,7 +101,8 @@ int seccomp_policy_unix_type_allowed(uint64_t type, const struct seccomp_opts *o
 	((uint64_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | (O_TMPFILE & ~O_DIRECTORY)))
 
 /* The ioctl requests cordon-inner's own filter lets through: its
- * supervisor's seccomp notification calls.  *n receives the length. */
+ * supervisor's seccomp notification calls, and tcgetpgrp/tcsetpgrp on the
+ * command's terminal.  *n receives the length. */
 const unsigned long *seccomp_policy_pid1_ioctls(size_t *n);
 
 /* How Unix sockets are confined under o (may be NULL), for `cordon explain`

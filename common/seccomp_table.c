@@ -167,9 +167,11 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
  * its reports to cordon (wire.c), the Unix socket supervisor (unixsup.c) and
  * its exit call need.  No exec, no socket, no open for writing (openat only
  * without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE), no ioctl
- * but the three seccomp notification requests: a PID 1 taken over through
- * some kernel bug could write no file, start no program, and not type into
- * the caller's terminal; what it can open and connect to, the command can. */
+ * but the three seccomp notification requests and the two of a terminal's
+ * foreground group (pid1.c moves the command's terminal with cordon's job):
+ * a PID 1 taken over through some kernel bug could write no file, start no
+ * program, and not type into the caller's terminal; what it can open and
+ * connect to, the command can. */
 static const char *const pid1_allowed[] = {
 	"read", "write", "writev", "close", "poll", "ppoll", "wait4", "waitid",
 	"kill", "sendmsg", "rt_sigprocmask", "rt_sigreturn", "restart_syscall",
@@ -184,8 +186,14 @@ static const char *const pid1_allowed[] = {
 	"statx", "fstat", "newfstatat", "fcntl", "getsockopt", "connect", "bind", "chdir", "umask",
 };
 
+/* TIOCGPGRP and TIOCSPGRP (tcgetpgrp, tcsetpgrp): the kernel answers them
+ * only on the caller's controlling terminal, which for cordon-inner is the
+ * sandbox's pty (the caller's own terminal is not even open inside), and
+ * moves its foreground only to a group of the pty's session: what the
+ * command's own shell may do to it already.  No TIOCSTI, no mode change. */
 static const unsigned long pid1_ioctls[] = {
 	SECCOMP_IOCTL_NOTIF_RECV, SECCOMP_IOCTL_NOTIF_SEND, SECCOMP_IOCTL_NOTIF_ID_VALID,
+	TIOCGPGRP, TIOCSPGRP,
 };
 
 const unsigned long *seccomp_policy_pid1_ioctls(size_t *n)

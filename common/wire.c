@@ -14,6 +14,7 @@ static const struct wire_spec wire_table[WIRE_TYPE_END] = {
 	[WIRE_RO_CHECK] = { "ro-check", WIRE_TO_INNER, 2, WIRE_DATA_MAX, WIRE_FD_MUST, 0 },
 	[WIRE_EXITED] = { "exited", WIRE_TO_OUTER, 4, 4, WIRE_FD_NONE, 1 },
 	[WIRE_STOPPED] = { "stopped", WIRE_TO_OUTER, 4, 4, WIRE_FD_NONE, 0 },
+	[WIRE_FOREGROUND] = { "foreground", WIRE_TO_INNER, 4, 4, WIRE_FD_NONE, 0 },
 };
 
 static const struct wire_proto wire_inner = { wire_table, WIRE_TYPE_END, "protocol error",

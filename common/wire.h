@@ -36,6 +36,10 @@ enum wire_type {
 	                        of the command is left */
 	WIRE_STOPPED,        /* inner->outer: int32 signal that stopped the command (on a
 				terminal: Ctrl-Z); cordon's SIGCONT to PID 1 continues its group */
+	WIRE_FOREGROUND,     /* outer->inner: int32 1 when cordon's job came back to the
+				foreground of the caller's terminal (fg), 0 when it went on in
+				the background (bg); sent before the SIGCONT that continues the
+				command: the command's terminal follows (inner/pid1.h) */
 	WIRE_TYPE_END,
 };
 

@@ -280,6 +280,8 @@ int main(int argc, char **argv)
 	AUTO_FD sfd = signalfd(-1, &watch, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		(void)err_sys(&e, errno, "cordon-inner: signalfd");
+	struct pid1_term term;
+	pid1_term_init(&term, o.ctrl);
 
 	if (sfd < 0 || setup_and_spawn(&o, &orig, &cmd, &e) < 0) {
 		if (wire_send(o.ctrl, WIRE_ERROR, &e, sizeof(e), -1) < 0)
@@ -292,7 +294,7 @@ int main(int argc, char **argv)
 	}
 	int wstatus;
 	struct wstatus_end end;
-	if (pid1_run(cmd, sfd, o.tty ? o.ctrl : -1, &wstatus) < 0 ||
+	if (pid1_run(cmd, sfd, o.tty ? &term : NULL, &wstatus) < 0 ||
 	    wstatus_decode(wstatus, &end) < 0)
 		return EXIT_CORDON_FAILED;
 	/* Every other process of the namespace is dead and reaped: cordon may

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include "hostpidns.h"
 #include "landlock.h"
@@ -67,6 +69,68 @@ void pid1_forwarded_set(sigset_t *s)
 		sigaddset(s, forwarded[i]);
 }
 
+void pid1_term_init(struct pid1_term *t, int ctrl)
+{
+	*t = (struct pid1_term){ ctrl, -1, getpid(), 0, 1 };
+	for (int fd = 0; fd < 3 && t->fd < 0; fd++)
+		if (isatty(fd))
+			t->fd = fd;
+}
+
+/* cordon's job went on in the background, or came back to the foreground:
+ * the command's terminal follows (pid1.h).  Back in the foreground, the
+ * group that had it gets it again only if the terminal is still ours: a
+ * shell inside that took it meanwhile keeps it.  SIGTTOU blocked: our own
+ * group is in the background, and orphaned (our parent, bwrap, is outside
+ * the session), so the kernel would refuse us; blocked, it lets us. */
+static void follow_job(struct pid1_term *t, int foreground, pid_t cmd)
+{
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	if (t->fd < 0 || sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
+		return;
+	pid_t now = tcgetpgrp(t->fd);
+	if (!foreground && now > 0 && now != t->self) {
+		if (tcsetpgrp(t->fd, t->self) == 0)
+			t->away = now;
+	} else if (foreground && now == t->self) {
+		if (t->away <= 0 || tcsetpgrp(t->fd, t->away) < 0)
+			(void)tcsetpgrp(t->fd, cmd); /* that group is gone: the command's own */
+		t->away = 0;
+	}
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* cordon's records while the command runs: WIRE_FOREGROUND alone.  With
+ * read(), not recvmsg (not in our filter): a descriptor cannot come this
+ * way.  Anything else (or end of file) and they are no longer read. */
+static void take_records(struct pid1_term *t, pid_t cmd)
+{
+	struct wire_peer peer = { WIRE_TO_INNER, 0 };
+	while (t->listen) {
+		struct pollfd p = { t->ctrl, POLLIN, 0 };
+		if (poll(&p, 1, 0) <= 0)
+			return;
+		unsigned char buf[sizeof(uint32_t) + sizeof(int32_t) + 1];
+		ssize_t n = read(t->ctrl, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		uint32_t type = 0;
+		int32_t fg;
+		struct cordon_err e;
+		if (n >= (ssize_t)sizeof(type))
+			memcpy(&type, buf, sizeof(type));
+		if (n < (ssize_t)sizeof(type) || type != WIRE_FOREGROUND ||
+		    wire_check(&peer, type, (size_t)n - sizeof(type), 0, &e) < 0) {
+			t->listen = 0;
+			return;
+		}
+		memcpy(&fg, buf + sizeof(type), sizeof(fg));
+		follow_job(t, fg != 0, cmd);
+	}
+}
+
 /* Reap whatever has exited; 1 once the command is among them.  With
  * stops >= 0 (the command has a terminal), the command stopping (Ctrl-Z,
  * or vim's own kill(0, SIGTSTP)) is reported there: cordon, outside, then
@@ -121,15 +185,17 @@ static void kill_rest(pid_t cmd, int *cmd_status)
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus)
+int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus)
 {
 	int status = 0;
+	int stops = term ? term->ctrl : -1;
 	int done = reap(cmd, &status, stops);
 	while (!done) {
-		struct pollfd p[1 + 1 + UNIXSUP_PENDING_MAX];
+		struct pollfd p[2 + 1 + UNIXSUP_PENDING_MAX];
 		p[0] = (struct pollfd){ sfd, POLLIN, 0 };
-		size_t ns = unixsup_pollfds(p + 1, sizeof(p) / sizeof(p[0]) - 1);
-		int pr = poll(p, (nfds_t)(1 + ns), unixsup_timeout());
+		p[1] = (struct pollfd){ term && term->listen ? term->ctrl : -1, POLLIN, 0 };
+		size_t ns = unixsup_pollfds(p + 2, sizeof(p) / sizeof(p[0]) - 2);
+		int pr = poll(p, (nfds_t)(2 + ns), unixsup_timeout());
 		if (pr < 0) {
 			if (errno == EINTR)
 				continue;
@@ -143,7 +209,9 @@ int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus)
 		}
 		/* The command's connect and bind wait on these answers; signals
 		 * and reaping come right after, every turn. */
-		unixsup_serve(p + 1, ns);
+		unixsup_serve(p + 2, ns);
+		if (term)
+			take_records(term, cmd);
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
@@ -166,6 +234,11 @@ int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus)
 				*wstatus = status;
 				return 0;
 			}
+			/* cordon's record of where its job went comes
+			 * before its SIGCONT: taken first, so that the
+			 * command is continued with its terminal in place. */
+			if (si.ssi_signo == SIGCONT && term)
+				take_records(term, cmd);
 			/* On a terminal the command leads a process group of its
 			 * own (spawn.c): Ctrl-Z stopped all of it, SIGCONT
 			 * continues all of it, and SIGHUP (the terminal hung up,

@@ -41,15 +41,33 @@ int pid1_share_host_pidns(struct cordon_err *e) __attribute__((warn_unused_resul
 /* The signals cordon forwards and cordon-inner passes on. */
 void pid1_forwarded_set(sigset_t *s);
 
+/* The command's terminal (--tty), which cordon-inner holds as the
+ * session's leader.  Its stops are reported to cordon (WIRE_STOPPED), and
+ * SIGCONT continues its group.  Its foreground follows cordon's job on the
+ * caller's terminal (WIRE_FOREGROUND, before the SIGCONT): in the
+ * background (bg) it is cordon-inner's own group, so that a read by the
+ * command stops it with SIGTTIN (a write, with the terminal's tostop,
+ * SIGTTOU), reported like Ctrl-Z: cordon's job stops with it, as the
+ * command's would outside (sudo's pty mode does the same); back in the
+ * foreground (fg) it is the group that had it. */
+struct pid1_term {
+	int ctrl;      /* the control socket */
+	int fd;        /* the terminal: the first of 0-2 that is one, -1: none */
+	pid_t self;    /* cordon-inner's group (it leads the session) */
+	pid_t away;    /* the group that had the foreground before bg, 0: none */
+	int listen;    /* cordon's records are read (until end of file) */
+};
+
+/* Before pid1_confine: the terminal is found with calls the filter refuses. */
+void pid1_term_init(struct pid1_term *t, int ctrl);
+
 /* Run the loop for the command `cmd` until the command has ended and every
  * other process of the namespace has been killed and reaped; then 0 with
  * the command's own wait status in *wstatus (SIGKILL when cordon ended the
  * sandbox, WIRE_END_SIGNAL, before it ended on its own).  -1 if waiting
  * failed (said on stderr; everything was killed).  `sfd` is a signalfd for
- * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL.  `stops`: the
- * control socket when the command has a terminal (--tty): its stops are
- * reported there (WIRE_STOPPED) and SIGCONT continues its group; -1
- * otherwise. */
-int pid1_run(pid_t cmd, int sfd, int stops, int *wstatus);
+ * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL.  `term`: the
+ * command's terminal (see above), NULL when it has none. */
+int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus);
 
 #endif

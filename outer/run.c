@@ -134,6 +134,8 @@ struct relay {
 	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
 	struct supervise_watch *away; /* the background job's check (relay_follow_job) */
 	int timer;                   /* its timerfd, -1: none */
+	const struct inner_link *inner;
+	int told_away;               /* cordon-inner was told the job is in the background */
 };
 
 /* What the supervisor's callbacks need: the record and guardian, the
@@ -142,8 +144,7 @@ struct run_ctx {
 	struct protect_run *prot;
 	struct pty *pty;
 	struct watch *w;
-	const struct cgroup_run *cgroup;
-	pid_t sandbox;
+	struct bwrap *bwrap;
 	int stopped;          /* cordon killed the sandbox for a name */
 	struct relay *relay;
 };
@@ -223,18 +224,32 @@ static void relay_arm(struct relay *r)
 	relay_follow_job(r);
 }
 
+/* The relay as cordon's place on the terminal allows (pty_resume), and
+ * cordon-inner told when that place changed: in the background the
+ * command's terminal is no longer the command's either, so that a read
+ * stops it with SIGTTIN as it would have outside (inner/pid1.h), and
+ * cordon's job with it (on_stopped). */
+static void relay_resume(struct relay *r)
+{
+	struct cordon_err e;
+	if (pty_resume(r->pty, &e) < 0) {
+		/* The terminal took no raw mode (hung up, most likely): the
+		 * command goes on, its keys as the terminal hands them over. */
+	}
+	if (r->pty->master >= 0 && r->pty->away != r->told_away &&
+	    inner_link_foreground(r->inner, !r->pty->away) == 0)
+		r->told_away = r->pty->away;
+}
+
 static void on_away(struct supervise_watch *w, short revents)
 {
 	struct relay *r = w->ctx;
 	uint64_t ticks;
-	struct cordon_err e;
 	(void)revents;
 	if (read(r->timer, &ticks, sizeof(ticks)) < 0) {
 		/* EAGAIN: no tick yet; looked at all the same */
 	}
-	if (pty_resume(r->pty, &e) < 0) {
-		/* The terminal took no raw mode: its keys as it hands them over. */
-	}
+	relay_resume(r);
 	relay_arm(r);
 }
 
@@ -269,19 +284,28 @@ static void on_hangup(void *ctx)
 static void on_cont(void *ctx)
 {
 	struct run_ctx *x = ctx;
-	struct cordon_err e;
-	if (pty_resume(x->pty, &e) < 0) {
-		/* The terminal took no raw mode (hung up, most likely): the
-		 * command goes on, its keys as the terminal hands them over. */
-	}
-	(void)kill(x->sandbox, SIGCONT);
+	relay_resume(x->relay);
+	bwrap_signal(x->bwrap, SIGCONT);
 	relay_arm(x->relay);
 }
 
-/* The command stopped on its terminal (Ctrl-Z): so does cordon's job. */
+/* The command stopped on its terminal (Ctrl-Z, or a read in the
+ * background): so does cordon's job.  Unless it was a read or write from
+ * the background that the user ended meanwhile (fg of a running job,
+ * before the away check noticed): outside, in the foreground, the command
+ * would not have stopped, and it goes on. */
 static void on_stopped(void *ctx, int sig)
 {
-	pty_suspend(((struct run_ctx *)ctx)->pty, sig);
+	struct run_ctx *x = ctx;
+	if ((sig == SIGTTIN || sig == SIGTTOU) && x->relay->told_away) {
+		relay_resume(x->relay);
+		if (!x->relay->told_away) {
+			bwrap_signal(x->bwrap, SIGCONT);
+			relay_arm(x->relay);
+			return;
+		}
+	}
+	pty_suspend(x->pty, sig);
 	on_cont(ctx);
 }
 
@@ -294,8 +318,7 @@ static void on_name(struct supervise_watch *sw, short revents)
 	/* Nothing inside may go on writing: the whole PID namespace dies
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
-	(void)kill(x->sandbox, SIGKILL);
-	cgroup_run_kill(x->cgroup);
+	bwrap_kill(x->bwrap);
 	watch_move_aside(x->w);
 	sw->fd = -1;
 }
@@ -310,8 +333,8 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
 	struct supervise_watch watches[PTY_NENDS + 2];
-	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1 };
-	struct run_ctx ctx = { prot, pty, w, &p->cgroup, p->bwrap.child, 0, &relay };
+	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1, &p->inner, 0 };
+	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
 	int tty = pty->master >= 0;
 	for (int i = 0; i < PTY_NENDS; i++)
 		watches[i] = (struct supervise_watch){ -1, 0, on_relay, &relay };
@@ -319,7 +342,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	watches[PTY_NENDS + 1] = (struct supervise_watch){ -1, POLLIN, on_away, &relay };
 	relay_arm(&relay);
 	struct supervise_spec s = {
-		.bwrap = p->bwrap.pid, .sandbox = p->bwrap.child, .ctrl = p->inner.ctrl[0],
+		.bwrap = &p->bwrap, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = tty ? on_winch : NULL,
 		.on_hangup = tty ? on_hangup : NULL, .on_cont = tty ? on_cont : NULL,
@@ -332,8 +355,6 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		guardian_terminal(&prot->guard, pty->term, &pty->saved, &pty->rawmode);
 	if (r == 0)
 		r = supervise_run(&s, out, e);
-	if (out->reaped)
-		bwrap_reaped(&p->bwrap);
 	sys_close(&relay.timer);
 	/* The user's terminal back before anything is said on it. */
 	pty_close(pty);
@@ -482,6 +503,62 @@ static int apply_limits(struct prepared *p, struct cordon_err *e)
 	return r;
 }
 
+/* The release window: bwrap, started and waiting for its options, gets
+ * them, then waits for its user namespace's map, then for the byte that
+ * lets it mount.  Each step, in the order the run needs, with its reason.
+ * On a failure the teardown (bwrap_close) kills bwrap and its child: before
+ * the release, still blocked before it mounted anything; after it, with
+ * cordon-inner waiting for the checks, the command unstarted. */
+static int release_window(const struct config *c, struct prepared *p, struct protect_run *prot,
+			  struct watch *w, struct gitstate *gs, struct gitrefs *refs,
+			  struct netnote *net, struct cordon_err *e)
+{
+	int r;
+	/* bwrap into the run's cgroup before it can clone: its child is born there. */
+	if ((r = cgroup_run_make(&p->cgroup, &p->limits, p->bwrap.pid, e)) < 0)
+		return r;
+	/* Its options: it makes the namespaces and mount points meanwhile. */
+	if ((r = bwrap_send_args(&p->bwrap, p->argv.v, p->nopts, e)) < 0)
+		return r;
+	/* What bwrap binds by path, and the run's record, before it may mount. */
+	if ((r = protect_materialize(&p->res, prot, e)) < 0)
+		return r;
+	/* The missing protected names watched before the command can make one. */
+	if ((r = watch_start(w, &p->res, prot, e)) < 0)
+		return r;
+	/* The git state files as they are before the command, to tell its changes. */
+	if ((r = gitstate_start(gs, prot, e)) < 0)
+		return r;
+	/* The refs as they are before the command, and the git that counts commits. */
+	if (gitrefs_start(refs, prot, p->res.roots, p->res.nroots) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	/* PID 1's pid, checked as bwrap's child, and its user namespace's map. */
+	if ((r = bwrap_map(&p->bwrap, geteuid(), getegid(), e)) < 0)
+		return r;
+	/* --net none: the namespace's no-route counters, which exist from now. */
+	if ((r = watch_network(c, p, net)) < 0)
+		return r;
+	/* bwrap mounts (its longest step): the rest runs meanwhile. */
+	if ((r = bwrap_release(&p->bwrap, e)) < 0)
+		return r;
+	/* The guardian has bwrap before the command can run: what to wait for. */
+	if ((r = protect_started(prot, p->bwrap.pid, e)) < 0)
+		return r;
+	/* The guardian moves aside what the command created if cordon dies. */
+	if ((r = tell_guardian(w, prot)) < 0)
+		return r;
+	/* The limits, set while bwrap mounts, off the path the start waits on. */
+	if ((r = apply_limits(p, e)) < 0)
+		return r;
+	/* PID 1 in the run's cgroup, bwrap out of it: the limits count the sandbox. */
+	if ((r = cgroup_run_enter(&p->cgroup, p->bwrap.pid, p->bwrap.child, e)) < 0)
+		return r;
+	/* cgroup.kill now reaches the sandbox alone: bwrap_kill writes it too. */
+	bwrap_kill_cgroup(&p->bwrap, p->cgroup.kill_fd);
+	/* Last: cordon-inner starts the command once it has them, every limit held. */
+	return send_checks(p, prot, e);
+}
+
 int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
 {
 	struct run_outcome out = { 0 };
@@ -526,28 +603,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	if (c->verbose)
 		explain_verbose(&p.argv);
-	/* bwrap creates its namespaces meanwhile, then waits: the mount points
-	 * first, then the user namespace's map, then it may mount.  On failure
-	 * the teardown kills it, still blocked, before it mounted anything.
-	 * The limits are set while bwrap mounts (its longest step), off the
-	 * path the start waits on: cordon-inner starts nothing before it has
-	 * the checks, which go only once every limit holds. */
-	/* The run's cgroup is made, and bwrap moved in, before bwrap has its
-	 * options: its child must be born there (hostpaths/cgroup.h). */
-	if ((r = cgroup_run_make(&p.cgroup, &p.limits, p.bwrap.pid, e)) < 0 ||
-	    (r = bwrap_send_args(&p.bwrap, p.argv.v, p.nopts, e)) < 0 ||
-	    (r = protect_materialize(&p.res, &prot, e)) < 0 ||
-	    (r = watch_start(&w, &p.res, &prot, e)) < 0 ||
-	    (r = gitstate_start(&gs, &prot, e)) < 0 ||
-	    (r = gitrefs_start(&refs, &prot, p.res.roots, p.res.nroots) < 0 ? err_set(e, ENOMEM, "out of memory") : 0) < 0 ||
-	    (r = bwrap_map(&p.bwrap, geteuid(), getegid(), e)) < 0 ||
-	    (r = watch_network(c, &p, &net)) < 0 ||
-	    (r = bwrap_release(&p.bwrap, e)) < 0 ||
-	    (r = protect_started(&prot, p.bwrap.pid, e)) < 0 ||
-	    (r = tell_guardian(&w, &prot)) < 0 ||
-	    (r = apply_limits(&p, e)) < 0 ||
-	    (r = cgroup_run_enter(&p.cgroup, p.bwrap.pid, p.bwrap.child, e)) < 0 ||
-	    (r = send_checks(&p, &prot, e)) < 0 ||
+	if ((r = release_window(c, &p, &prot, &w, &gs, &refs, &net, e)) < 0 ||
 	    (r = start_cache_prune(c, &p)) < 0)
 		goto done;
 	resolved_close(&p.res);

@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "sys.h"
@@ -95,27 +94,10 @@ struct loop {
 	struct run_outcome *out;
 	long long deadline;       /* the timeout, 0: none */
 	long long timeout_kill_at; /* the end of the run after the timeout's SIGTERM, 0: none */
-	long long kill_at;        /* SIGKILL after a forwarded end signal, 0: none */
+	long long kill_at;        /* the end of the run after a forwarded end signal, 0: none */
 	long long cpu_at;         /* the next read of the tree's CPU time, 0: none */
 	long ncpu;                /* online CPUs: the fastest the tree's time grows */
-	long long end_at;         /* SIGKILL of PID 1 if it has not ended the sandbox by
-				     then, 0: not asked to */
 };
-
-/* How long the sandbox's PID 1 gets to kill and reap every process before
- * cordon kills it: killing a tree of thousands takes milliseconds. */
-#define END_GRACE_MS 500
-
-/* End the sandbox: PID 1 kills and reaps everything (WIRE_END_SIGNAL, so
- * that the tree's CPU times are counted), or SIGKILL of PID 1 after
- * END_GRACE_MS, which takes the whole PID namespace with it regardless. */
-static void end_sandbox(struct loop *l, long long now)
-{
-	if (kill(l->s->sandbox, WIRE_END_SIGNAL) < 0)
-		(void)kill(l->s->sandbox, SIGKILL);
-	else if (!l->end_at)
-		l->end_at = now + END_GRACE_MS;
-}
 
 #define CPU_READ_MIN_MS 10
 #define CPU_READ_MAX_MS 1000
@@ -131,7 +113,7 @@ static void cpu_check(struct loop *l, long long now)
 		else
 			l->out->cpu_exceeded = 1;
 		l->cpu_at = 0;
-		end_sandbox(l, now);
+		bwrap_end(l->s->bwrap, now);
 		return;
 	}
 	long long ms = (long long)((limit - used) / 1000ULL) / l->ncpu;
@@ -160,7 +142,7 @@ static void on_signals(struct loop *l, int sfd)
 		if (sig == SIGHUP && l->s->on_hangup)
 			l->s->on_hangup(l->s->ctx);
 		else
-			(void)kill(l->s->sandbox, sig);
+			bwrap_signal(l->s->bwrap, sig);
 		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !l->kill_at) {
 			l->kill_at = now_ms() + (long long)l->s->kill_after * 1000;
 			l->out->killed_by = sig;
@@ -177,25 +159,22 @@ static int clocks(struct loop *l)
 	 * --kill-after seconds later if it is still there. */
 	if (l->deadline && now >= l->deadline && !l->out->timed_out) {
 		l->out->timed_out = 1;
-		(void)kill(l->s->sandbox, SIGTERM);
+		bwrap_signal(l->s->bwrap, SIGTERM);
 		l->timeout_kill_at = now + (long long)l->s->kill_after * 1000;
 	}
 	if (l->timeout_kill_at && now >= l->timeout_kill_at) {
 		l->timeout_kill_at = 0;
 		l->out->timeout_killed = 1;
-		end_sandbox(l, now);
+		bwrap_end(l->s->bwrap, now);
 	}
 	if (l->kill_at && now >= l->kill_at) {
 		l->kill_at = 0;
 		l->out->escalated = 1;
-		end_sandbox(l, now);
+		bwrap_end(l->s->bwrap, now);
 	}
 	if (l->cpu_at && now >= l->cpu_at)
 		cpu_check(l, now);
-	if (l->end_at && now >= l->end_at) {
-		l->end_at = 0;
-		(void)kill(l->s->sandbox, SIGKILL);
-	}
+	long long end_by = bwrap_end_due(l->s->bwrap, now);
 	long long wake = -1;
 	if (l->deadline && !l->out->timed_out)
 		wake = l->deadline - now;
@@ -205,8 +184,8 @@ static int clocks(struct loop *l)
 		wake = l->kill_at - now;
 	if (l->cpu_at && (wake < 0 || l->cpu_at - now < wake))
 		wake = l->cpu_at - now;
-	if (l->end_at && (wake < 0 || l->end_at - now < wake))
-		wake = l->end_at - now;
+	if (end_by && (wake < 0 || end_by - now < wake))
+		wake = end_by - now;
 	return wake < 0 ? -1 : (int)(wake > 0 ? wake : 0);
 }
 
@@ -226,20 +205,18 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 	/* Only a run that counts CPU time asks how many CPUs there are. */
 	long ncpu = count_cpu ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	struct loop l = { s, out, s->timeout ? t0 + (long long)s->timeout * 1000 : 0, 0, 0,
-			  count_cpu ? t0 : 0, ncpu > 0 ? ncpu : 1, 0 };
+			  count_cpu ? t0 : 0, ncpu > 0 ? ncpu : 1 };
 	int ctrl_open = 1;
 	int rc = 0;
 
 	for (;;) {
-		int st;
-		pid_t w = wait4(s->bwrap, &st, WNOHANG, &out->rusage);
-		if (w == s->bwrap) {
-			out->wstatus = st;
+		int reaped = bwrap_reap(s->bwrap, &out->wstatus, &out->rusage);
+		if (reaped > 0) {
 			out->reaped = 1;
 			break;
 		}
-		if (w < 0 && errno != EINTR)
-			return err_sys(e, errno, "waiting for bwrap");
+		if (reaped < 0)
+			return err_sys(e, -reaped, "waiting for bwrap");
 
 		int wake = clocks(&l);
 		struct pollfd p[2 + WATCH_MAX] = {
@@ -263,7 +240,7 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 			else if (r < 0 && r != -EAGAIN) {
 				/* A malformed record means cordon-inner is not
 				 * the program we started: end the sandbox. */
-				(void)kill(s->sandbox, SIGKILL);
+				bwrap_kill(s->bwrap);
 				rc = r;
 				ctrl_open = 0;
 			}

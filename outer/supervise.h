@@ -9,20 +9,18 @@
  * --kill-after seconds ends it.  The timeout works the same way, as
  * coreutils' `timeout -k`: SIGTERM to the command (through PID 1) when it
  * expires, the end of the sandbox --kill-after seconds later if it is still
- * there.  cordon ends a sandbox (those two, --limit-cpu) by asking PID 1 to
- * kill and reap every process
- * (WIRE_END_SIGNAL: their CPU times then reach the report's rusage), and
- * SIGKILLs PID 1 half a second later if the sandbox is still there, which
- * takes the whole PID namespace with it.  A signal the caller ignored (nohup) is neither
+ * there.  cordon ends a sandbox (those two, --limit-cpu) with bwrap_end
+ * (launch/bwrap.h: PID 1 kills and reaps every process, bwrap_kill after a
+ * grace).  Every signal, end and kill goes through the bwrap handle, which
+ * owns the running sandbox.  A signal the caller ignored (nohup) is neither
  * blocked nor forwarded: cordon, and the command, keep ignoring it.
  *
  * --limit-cpu on the whole tree: the kernel caps a cgroup's CPU rate, not
  * its total, so the loop reads the run's cgroup's CPU time (cpu_usec) and
- * SIGKILLs PID 1 once the sandbox's processes together used cpu_limit
- * seconds.  They cannot use more than one second per online CPU in a
- * second, so the next read is due when that many could have reached the
- * limit (at most a second away, at least 10 ms): the overshoot is at most
- * 10 ms per CPU.  A counter that cannot be read ends the sandbox too: the
+ * ends the sandbox once its processes together used cpu_limit seconds.
+ * They cannot use more than one second per online CPU in a second, so the
+ * next read is due when that many could have reached the limit (at most a
+ * second away, at least 10 ms): the overshoot is at most 10 ms per CPU.  A counter that cannot be read ends the sandbox too: the
  * limit would no longer hold.
  *
  * Other parts of a run add the descriptors they need watched to the same
@@ -35,6 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "err.h"
+#include "launch/bwrap.h"
 #include "outcome.h"
 
 struct supervise_signals {
@@ -61,8 +60,7 @@ struct supervise_watch {
 };
 
 struct supervise_spec {
-	pid_t bwrap;
-	pid_t sandbox;            /* bwrap's child, the sandbox's PID 1, > 0 */
+	struct bwrap *bwrap;      /* started, its child (the sandbox's PID 1) known */
 	int ctrl;                 /* cordon's end of the control socket */
 	unsigned timeout;         /* seconds, 0: none */
 	unsigned kill_after;      /* seconds from a forwarded SIGTERM/INT/HUP, or the
@@ -91,8 +89,9 @@ struct supervise_spec {
 	void *cpu_ctx;
 };
 
-/* Watch bwrap and the control socket until bwrap has exited, forwarding
- * signals and enforcing the timeout.  out is filled, also on error. */
+/* Watch bwrap and the control socket until bwrap has exited (reaped:
+ * bwrap_reap), forwarding signals and enforcing the timeout.  out is
+ * filled, also on error. */
 int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

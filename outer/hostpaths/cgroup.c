@@ -241,13 +241,6 @@ static int remove_dir(const char *dir)
 	return -EBUSY;
 }
 
-void cgroup_run_kill(const struct cgroup_run *r)
-{
-	if (r->kill_fd >= 0 && pwrite(r->kill_fd, "1", 1, 0) < 0) {
-		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
-	}
-}
-
 void cgroup_run_remove(struct cgroup_run *r)
 {
 	sys_close(&r->cpu_fd);

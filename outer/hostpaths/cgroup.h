@@ -32,7 +32,8 @@ struct cgroup_run {
 	int lock[3];            /* each one opened and flock()ed, owned */
 	size_t n;
 	int cpu_fd;             /* the CPU-time file of the one counting it, -1: none */
-	int kill_fd;            /* cgroup.kill of the v2 one (5.14+), -1: none */
+	int kill_fd;            /* cgroup.kill of the v2 one (5.14+), -1: none; written
+				   by bwrap_kill (launch/bwrap.h), which borrows it */
 	int cpu_v2;             /* it is v2's cpu.stat (else v1's cpuacct.usage) */
 };
 
@@ -74,13 +75,6 @@ int cgroup_run_enter(struct cgroup_run *r, pid_t bwrap, pid_t sandbox, struct co
  * 0 or -errno. */
 int cgroup_run_cpu_usec(const struct cgroup_run *r, unsigned long long *usec)
 	__attribute__((warn_unused_result));
-
-/* SIGKILL every process of the sandbox at once, where the run has a v2
- * cgroup with cgroup.kill (else nothing: the caller's SIGKILL of the
- * sandbox's PID 1 ends the rest of its PID namespace, but only once PID 1
- * itself has run to die, which on a busy machine takes milliseconds, and
- * meanwhile the command runs on).  Best effort, one write. */
-void cgroup_run_kill(const struct cgroup_run *r);
 
 /* After the run: end whatever is left in the run's cgroups and remove
  * them.  Best effort: what cannot be removed is left to the next sweep. */

@@ -14,6 +14,7 @@
 #include "launch/child.h"
 #include "launch/userns.h"
 #include "sys.h"
+#include "wire.h"
 
 static const char not_built[] = "bwrap could not build the sandbox (its message, if any, is "
 				"above); run cordon doctor to check this machine";
@@ -248,14 +249,72 @@ int bwrap_fail(struct bwrap *b, struct cordon_err *e)
 	return err_set(e, EIO, "%s", not_built);
 }
 
-void bwrap_reaped(struct bwrap *b)
+/* PID 1 is known and still there: bwrap is not reaped (it exits only
+ * after its child). */
+static int sandbox_runs(const struct bwrap *b)
 {
-	b->pid = 0;
+	return b->pid > 0 && b->child > 1;
+}
+
+void bwrap_signal(const struct bwrap *b, int sig)
+{
+	if (sandbox_runs(b))
+		(void)kill(b->child, sig); /* gone already: bwrap_reap says so next */
+}
+
+void bwrap_kill_cgroup(struct bwrap *b, int fd)
+{
+	b->cgroup_kill = fd;
+}
+
+void bwrap_kill(const struct bwrap *b)
+{
+	if (!sandbox_runs(b))
+		return;
+	(void)kill(b->child, SIGKILL);
+	if (b->cgroup_kill >= 0 && pwrite(b->cgroup_kill, "1", 1, 0) < 0) {
+		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
+	}
+}
+
+void bwrap_end(struct bwrap *b, long long now)
+{
+	if (!sandbox_runs(b))
+		return;
+	if (kill(b->child, WIRE_END_SIGNAL) < 0)
+		bwrap_kill(b);
+	else if (!b->end_by)
+		b->end_by = now + BWRAP_END_GRACE_MS;
+}
+
+long long bwrap_end_due(struct bwrap *b, long long now)
+{
+	if (b->end_by && now >= b->end_by) {
+		b->end_by = 0;
+		bwrap_kill(b);
+	}
+	return b->end_by;
+}
+
+int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
+{
+	if (b->pid <= 0)
+		return -ECHILD;
+	pid_t w = wait4(b->pid, wstatus, WNOHANG, ru);
+	if (w == b->pid) {
+		b->pid = 0;
+		b->end_by = 0;
+		return 1;
+	}
+	if (w < 0 && errno != EINTR)
+		return -errno;
+	return 0;
 }
 
 void bwrap_close(struct bwrap *b)
 {
 	(void)end_bwrap(b);
+	b->cgroup_kill = -1; /* borrowed: its owner closes it */
 	int *fds[] = { &b->args[0], &b->args[1], &b->info[0], &b->info[1],
 		       &b->block[0], &b->block[1] };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)

@@ -11,7 +11,12 @@
  *   bwrap_map          read the child's pid from --info-fd, check it is
  *                      bwrap's child, write its user namespace's map
  *   bwrap_release      the byte on --userns-block-fd: it may mount now
- *   bwrap_reaped       the supervisor waited for it
+ * and, while the sandbox runs, everything cordon does to it (the
+ * supervisor, run.c; nothing else signals the sandbox's PID 1):
+ *   bwrap_signal       a signal to PID 1, which passes it on to the command
+ *   bwrap_end          ask PID 1 to end the sandbox, bwrap_kill after a grace
+ *   bwrap_kill         SIGKILL PID 1, and every process of the run's cgroup
+ *   bwrap_reap         bwrap has exited: its status, once
  *   bwrap_close        whatever is left: stop bwrap, kill every child it
  *                      has then (the unreleased one gets no parent-death
  *                      signal until just before its exec, so it would wait
@@ -26,6 +31,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include "err.h"
 #include "plan/bwrap_argv.h"
@@ -37,9 +43,11 @@ struct bwrap {
 	int args[2];          /* --args: [0] bwrap reads, [1] cordon writes */
 	int info[2];          /* --info-fd: [1] bwrap writes JSON, [0] cordon reads */
 	int block[2];         /* --userns-block-fd: [0] bwrap reads, [1] cordon writes */
+	int cgroup_kill;      /* the run's cgroup.kill, borrowed (bwrap_kill_cgroup), -1: none */
+	long long end_by;     /* bwrap_end's grace ends (ms, CLOCK_MONOTONIC), 0: not asked */
 };
 
-#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 } }
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0 }
 
 int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
 
@@ -74,7 +82,45 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unu
  * cordon's child could not exec it and said so).  Returns -EIO. */
 int bwrap_fail(struct bwrap *b, struct cordon_err *e);
 
-void bwrap_reaped(struct bwrap *b);
+/* The running sandbox.  Each is a kill() or a write() and nothing else
+ * (async-signal-safe), and does nothing before bwrap_map found PID 1 or
+ * after bwrap_reap: its pid may then be anyone's. */
+
+/* sig to the sandbox's PID 1 (cordon-inner), which passes it on to the
+ * command: a forwarded signal, SIGCONT, the timeout's SIGTERM. */
+void bwrap_signal(const struct bwrap *b, int sig);
+
+/* bwrap_kill writes "1" to fd too, the v2 cgroup.kill of the run's cgroup
+ * (hostpaths/cgroup.h, which owns and closes it; -1: none): every process of
+ * the sandbox dies at once, where PID 1's SIGKILL ends the rest of its PID
+ * namespace only once PID 1 itself has run to die, which on a busy machine
+ * takes milliseconds while the command runs on.  bwrap is no longer in that
+ * cgroup once cgroup_run_enter returned. */
+void bwrap_kill_cgroup(struct bwrap *b, int fd);
+
+/* Kill the sandbox now: SIGKILL to PID 1, which takes the whole PID
+ * namespace with it, and the run's cgroup.kill. */
+void bwrap_kill(const struct bwrap *b);
+
+/* How long PID 1 gets to kill and reap every process before bwrap_kill:
+ * killing a tree of thousands takes milliseconds. */
+#define BWRAP_END_GRACE_MS 500
+
+/* End the sandbox: PID 1 kills and reaps every process (WIRE_END_SIGNAL,
+ * so that their CPU times reach bwrap's rusage), bwrap_kill at once if it
+ * cannot be asked.  now: CLOCK_MONOTONIC in ms; the grace runs from the
+ * first call. */
+void bwrap_end(struct bwrap *b, long long now);
+
+/* Past bwrap_end's grace, with the sandbox still there (bwrap not reaped):
+ * bwrap_kill.  Returns when the grace ends (ms), 0 when none is running. */
+long long bwrap_end_due(struct bwrap *b, long long now);
+
+/* Reap bwrap if it has exited (never blocks): 1 with its wait status and
+ * rusage (bwrap is gone, and the whole sandbox with it), 0 while it runs,
+ * or -errno. */
+int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
+	__attribute__((warn_unused_result));
 
 /* Ends bwrap if it still runs (see above) and closes every channel. */
 void bwrap_close(struct bwrap *b);

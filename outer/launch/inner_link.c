@@ -151,6 +151,12 @@ int inner_link_send_checks(const struct inner_link *l, const struct resolved *re
 	return r;
 }
 
+int inner_link_foreground(const struct inner_link *l, int foreground)
+{
+	int32_t fg = foreground ? 1 : 0;
+	return wire_send(l->ctrl[0], WIRE_FOREGROUND, &fg, sizeof(fg), -1);
+}
+
 void inner_link_close(struct inner_link *l)
 {
 	sys_close(&l->exec_fd);

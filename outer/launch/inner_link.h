@@ -66,6 +66,13 @@ int inner_link_send_checks(const struct inner_link *l, const struct resolved *r,
 			   const struct rpath *by_path, size_t nby_path, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* cordon's job is in the foreground of the caller's terminal again (fg),
+ * or went on in the background (bg): the command's terminal follows
+ * (WIRE_FOREGROUND, inner/pid1.h).  Before the SIGCONT that continues the
+ * command.  0 or -errno. */
+int inner_link_foreground(const struct inner_link *l, int foreground)
+	__attribute__((warn_unused_result));
+
 void inner_link_close(struct inner_link *l);
 
 #endif

@@ -34,7 +34,7 @@ keys() { "${T[@]}" send-keys -t "t$N" "$@"; }
 screen() { "${T[@]}" capture-pane -p -t "t$N"; }
 prompts() { screen | grep -c '^>>>'; }
 # screen_wait REGEX: until the screen shows it (at most 10 s).  Named apart
-# from lib.sh's screen_wait (polling a condition), which this file uses too.
+# from lib.sh's wait_for N CMD (polling a condition), which this file uses too.
 screen_wait() {
 	local i
 	for i in $(seq 100); do
@@ -214,6 +214,51 @@ keys 'fg; echo ST=$?' Enter
 assert "fg: the terminal is raw again" -- wait_for 50 is_raw
 keys C-c
 assert "and Ctrl-C ends the loop (130)" -- screen_wait 'ST=130$'
+# After bg, a read of the terminal stops the job with SIGTTIN (jobs -l:
+# Stopped (tty input)) and fg lets the read go on; with tostop, a write
+# stops it with SIGTTOU: each outside first, then under cordon.
+# jobs_listed REGEX: jobs -l lists it (the job stops once its sleep is over).
+jobs_listed() {
+	keys clear Enter
+	keys 'jobs -l' Enter
+	sleep 0.3
+	screen | grep -Eq -- "$1"
+}
+# bg_stop HOW WHY CMDLINE TYPED WANT: the job runs in the background after
+# Ctrl-Z and bg, stops with "Stopped (WHY)", and after fg shows WANT.
+bg_stop() {
+	local how=$1 why=$2 line=$3 typed=$4 name='bash -c'
+	[ "$how" = cordon ] && line="${C[*]} -- $3" && name=cordon
+	keys clear Enter
+	keys "$line" Enter
+	[ "$how" = cordon ] && wait_for 50 is_raw
+	sleep 0.5 # the command started, still in its sleep
+	keys C-z
+	screen_wait "^\[1\]\+ +Stopped +.*$name" >/dev/null
+	keys clear Enter
+	keys 'bg' Enter
+	assert "$how: after bg the job stops: Stopped ($why)" -- \
+		wait_for 30 jobs_listed "^\[1\]\+ +[0-9]+ +Stopped \($why\) +.*$name"
+	keys clear Enter
+	keys 'fg; echo ST=$?' Enter
+	[ "$how" = cordon ] && wait_for 50 is_raw
+	[ -n "$typed" ] && keys "$typed" Enter
+	assert "$how: fg, and it goes on ($5)" -- screen_wait "$5"
+	assert "$how: and it ends with status 0" -- screen_wait '^ST=0$'
+	keys clear Enter
+	keys 'jobs; echo JOBS-END' Enter
+	screen_wait '^JOBS-END$' >/dev/null
+	assert "$how: and no job is left" -- test -z "$(screen | grep -E '^\[[0-9]+\]')"
+}
+for how in outside cordon; do
+	bg_stop $how 'tty input' "bash -c 'sleep 2; read x; echo got-\$x'" typed '^got-typed$'
+done
+keys 'stty tostop' Enter
+for how in outside cordon; do
+	bg_stop $how 'tty output' "bash -c 'sleep 2; echo wrote-1'" '' '^wrote-1$'
+done
+keys 'stty -tostop' Enter
+assert "and nothing of either command is left" -- test -z "$(pgrep -f 'echo (got|wrote)-')"
 if command -v vim >/dev/null; then
 	rm -f "$ws/v.txt"
 	keys clear Enter

@@ -1,6 +1,7 @@
 /* test_bwrap.c: the bwrap child's owner: the sandbox's pid read from
  * bwrap's --info-fd output, the unreleased child killed (and only bwrap's),
- * and the whole handshake (options, map, release) against a stand-in bwrap. */
+ * the whole handshake (options, map, release) against a stand-in bwrap, and
+ * the running sandbox's signal, kill, end with its grace, and reap. */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "launch/bwrap.h"
+#include "wire.h"
 
 Test(bwrap_parse_child_pid, bwrap_output)
 {
@@ -326,9 +328,12 @@ Test(bwrap, options_map_and_release_through_a_stand_in)
 	cr_assert_eq(bwrap_map(&bw, geteuid(), getegid(), &e), 0, "%s", e.msg);
 	cr_assert_gt(bw.child, 0);
 	cr_assert_eq(bwrap_release(&bw, &e), 0, "%s", e.msg);
-	int st;
-	cr_assert_eq(waitpid(bw.pid, &st, 0), bw.pid);
-	bwrap_reaped(&bw);
+	int st, reaped;
+	struct rusage ru;
+	while ((reaped = bwrap_reap(&bw, &st, &ru)) == 0)
+		usleep(5000);
+	cr_assert_eq(reaped, 1);
+	cr_assert_eq(bw.pid, 0, "reaped once");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
 	cr_assert(strstr(slurp(dir, "opts"), "--unshare-all\n"), "the options arrive: %s",
 		  slurp(dir, "opts"));
@@ -352,4 +357,118 @@ Test(bwrap, a_bwrap_that_exits_fails_the_map_and_is_reaped)
 	cr_assert_eq(bw.pid, 0, "reaped by bwrap_fail");
 	bwrap_close(&bw);
 	drop_standin(dir, exe);
+}
+
+/* A stand-in for bwrap and its child at once (bwrap_signal and bwrap_kill
+ * reach the child, bwrap_reap waits for bwrap): waits forever; ignores
+ * WIRE_END_SIGNAL if asked, as a PID 1 that does not end the sandbox. */
+static void running(struct bwrap *b, int ignore_end)
+{
+	int ready[2];
+	char c;
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid_t p = fork();
+	cr_assert_geq(p, 0);
+	if (p == 0) {
+		if (ignore_end)
+			signal(WIRE_END_SIGNAL, SIG_IGN);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the stand-in is ready");
+	close(ready[0]);
+	b->pid = p;
+	b->child = p;
+}
+
+/* Reap the stand-in: its wait status. */
+static int reap(struct bwrap *b)
+{
+	int st = 0, r;
+	struct rusage ru;
+	while ((r = bwrap_reap(b, &st, &ru)) == 0)
+		usleep(2000);
+	cr_assert_eq(r, 1);
+	cr_assert_eq(bwrap_reap(b, &st, &ru), -ECHILD, "reaped once");
+	return st;
+}
+
+Test(bwrap_running, kill_is_sigkill_and_the_cgroups_kill)
+{
+	struct bwrap b = BWRAP_INIT;
+	char path[] = "/tmp/cordon-test-cgkill.XXXXXX", got[8] = { 0 };
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	(void)unlink(path);
+	running(&b, 0);
+	bwrap_kill_cgroup(&b, fd);
+	bwrap_kill(&b);
+	int st = reap(&b);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+	cr_assert_eq(pread(fd, got, sizeof(got) - 1, 0), 1);
+	cr_assert_str_eq(got, "1", "every process of the run's cgroup killed too");
+	close(fd);
+}
+
+Test(bwrap_running, signal_reaches_pid1)
+{
+	struct bwrap b = BWRAP_INIT;
+	running(&b, 0);
+	bwrap_signal(&b, SIGTERM);
+	int st = reap(&b);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status 0x%x", st);
+}
+
+/* Before bwrap_map PID 1 is unknown (child 0: kill(0, sig) would reach
+ * cordon's own process group), and after bwrap_reap its pid may be
+ * anyone's: nothing is sent either time. */
+Test(bwrap_running, nothing_is_sent_without_a_sandbox)
+{
+	struct bwrap b = BWRAP_INIT;
+	running(&b, 0);
+	pid_t p = b.child;
+	b.child = 0;
+	bwrap_signal(&b, SIGUSR1); /* would end this test process */
+	bwrap_kill(&b);
+	bwrap_end(&b, 1000);
+	cr_assert_eq(b.end_by, 0, "no grace: nothing was asked");
+	struct rusage ru;
+	int st;
+	cr_assert_eq(bwrap_reap(&b, &st, &ru), 0, "the stand-in still runs");
+	b.child = p;
+	bwrap_kill(&b);
+	(void)reap(&b);
+	b.child = getpid();
+	bwrap_signal(&b, SIGUSR1);
+	bwrap_kill(&b);
+	cr_assert_eq(b.pid, 0);
+}
+
+Test(bwrap_running, end_asks_pid1)
+{
+	struct bwrap b = BWRAP_INIT;
+	running(&b, 0);
+	bwrap_end(&b, 1000);
+	cr_assert_eq(b.end_by, 1000 + BWRAP_END_GRACE_MS);
+	int st = reap(&b);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == WIRE_END_SIGNAL, "status 0x%x", st);
+	cr_assert_eq(bwrap_end_due(&b, 1000 + BWRAP_END_GRACE_MS), 0, "no grace left once reaped");
+}
+
+Test(bwrap_running, a_pid1_that_does_not_end_it_is_killed_after_the_grace)
+{
+	struct bwrap b = BWRAP_INIT;
+	running(&b, 1);
+	bwrap_end(&b, 1000);
+	bwrap_end(&b, 1200); /* asked again: the grace still runs from the first */
+	cr_assert_eq(bwrap_end_due(&b, 1000 + BWRAP_END_GRACE_MS - 1), 1000 + BWRAP_END_GRACE_MS);
+	struct rusage ru;
+	int st;
+	cr_assert_eq(bwrap_reap(&b, &st, &ru), 0, "within the grace: still there");
+	cr_assert_eq(bwrap_end_due(&b, 1000 + BWRAP_END_GRACE_MS), 0);
+	st = reap(&b);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
 }

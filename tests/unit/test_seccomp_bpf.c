@@ -82,6 +82,12 @@ static int under_pid1_filter(int last)
 				  (long)(O_RDONLY | O_CLOEXEC));
 		if (fd < 0 || rd < 0 || syscall(SYS_close, fd) < 0 || syscall(SYS_close, rd) < 0)
 			syscall(SYS_exit_group, 102L);
+		/* The terminal's foreground group (a pipe is none: ENOTTY,
+		 * not SIGSYS). */
+		int pg = 0;
+		if (syscall(SYS_ioctl, (long)p[0], (long)TIOCGPGRP, &pg) != -1 || errno != ENOTTY ||
+		    syscall(SYS_ioctl, (long)p[0], (long)TIOCSPGRP, &pg) != -1 || errno != ENOTTY)
+			syscall(SYS_exit_group, 103L);
 		if (syscall(SYS_write, p[1], &c, 1L) != 1 || syscall(SYS_poll, &pf, 1L, -1L) != 1 ||
 		    syscall(SYS_read, p[0], &c, 1L) != 1 || syscall(SYS_close, p[1]) < 0 ||
 		    syscall(SYS_kill, 0L, 0L) < 0 || syscall(SYS_wait4, -1L, NULL, (long)WNOHANG, NULL) != -1 ||

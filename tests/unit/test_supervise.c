@@ -70,6 +70,16 @@ static int ended(int wstatus)
 	return WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == WIRE_END_SIGNAL;
 }
 
+/* The bwrap handle for a stand-in that is bwrap and the sandbox's PID 1
+ * at once. */
+static struct bwrap *standin(struct bwrap *b, pid_t p)
+{
+	*b = (struct bwrap)BWRAP_INIT;
+	b->pid = p;
+	b->child = p;
+	return b;
+}
+
 static int watched_calls;
 static void on_ready(struct supervise_watch *w, short revents)
 {
@@ -99,7 +109,8 @@ Test(supervise_run, records_status_and_watched_descriptors)
 		_exit(3);
 	}
 	struct supervise_watch w = { extra[0], POLLIN, on_ready, NULL };
-	struct supervise_spec s = { .bwrap = bw, .sandbox = bw, .ctrl = ctrl[0], .kill_after = 10,
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, bw), .ctrl = ctrl[0], .kill_after = 10,
 				    .sig = &sig, .watch = &w, .nwatch = 1 };
 	struct run_outcome out;
 	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
@@ -119,7 +130,8 @@ Test(supervise_run, sigterm_is_forwarded_then_sigkill_after_kill_after)
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
 	pid_t sandbox = forever(1); /* ignores SIGTERM: only SIGKILL ends it */
 	cr_assert_eq(kill(getpid(), SIGTERM), 0); /* blocked: read by the loop */
-	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, sandbox), .ctrl = ctrl[0],
 				    .kill_after = 0, .sig = &sig };
 	struct run_outcome out;
 	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
@@ -138,7 +150,8 @@ Test(supervise_run, sigterm_alone_ends_a_sandbox_that_obeys)
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
 	pid_t sandbox = forever(0);
 	cr_assert_eq(kill(getpid(), SIGTERM), 0);
-	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, sandbox), .ctrl = ctrl[0],
 				    .kill_after = 30, .sig = &sig };
 	struct run_outcome out;
 	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);
@@ -172,7 +185,8 @@ static void run_with_cpu(struct fake_cpu *f, unsigned limit, struct run_outcome 
 	int ctrl[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
 	pid_t sandbox = forever(1);
-	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, sandbox), .ctrl = ctrl[0],
 				    .kill_after = 10, .sig = &sig, .cpu_limit = limit,
 				    .cpu_usec = fake_cpu_usec, .cpu_ctx = f };
 	cr_assert_eq(supervise_run(&s, out, &e), 0, "%s", e.msg);
@@ -211,7 +225,8 @@ Test(supervise_run, a_pid1_that_does_not_end_the_sandbox_is_killed)
 	int ctrl[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
 	pid_t sandbox = forever_ignoring(1, 1);
-	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, sandbox), .ctrl = ctrl[0],
 				    .timeout = 1, .kill_after = 0, .sig = &sig };
 	struct run_outcome out;
 	struct timespec t0, t1;
@@ -238,7 +253,8 @@ static void timeout_run(int ignore_term, unsigned kill_after, struct run_outcome
 	int ctrl[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, ctrl), 0);
 	pid_t sandbox = forever(ignore_term);
-	struct supervise_spec s = { .bwrap = sandbox, .sandbox = sandbox, .ctrl = ctrl[0],
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, sandbox), .ctrl = ctrl[0],
 				    .timeout = 1, .kill_after = kill_after, .sig = &sig };
 	cr_assert_eq(supervise_run(&s, out, &e), 0, "%s", e.msg);
 	close(ctrl[0]);
@@ -279,7 +295,8 @@ Test(supervise_run, no_cpu_limit_reads_nothing)
 		_exit(0);
 	}
 	struct fake_cpu f = { 0, 1, 0, 1 };
-	struct supervise_spec s = { .bwrap = bw, .sandbox = bw, .ctrl = ctrl[0], .kill_after = 10,
+	struct bwrap b;
+	struct supervise_spec s = { .bwrap = standin(&b, bw), .ctrl = ctrl[0], .kill_after = 10,
 				    .sig = &sig, .cpu_usec = fake_cpu_usec, .cpu_ctx = &f };
 	struct run_outcome out;
 	cr_assert_eq(supervise_run(&s, &out, &e), 0, "%s", e.msg);

@@ -395,3 +395,14 @@ Test(wire_check, stopped)
 	expect_bad(&to_outer, WIRE_STOPPED, 8, 0, "stopped record of 8 bytes");
 	expect_bad(&to_outer, WIRE_STOPPED, 4, 1, "carries a descriptor");
 }
+
+/* cordon's job went to the background or came back: to cordon-inner only,
+ * a 32-bit flag, no descriptor, as often as it moves. */
+Test(wire_check, foreground)
+{
+	struct wire_peer in = { WIRE_TO_INNER, 1u << WIRE_FOREGROUND };
+	expect_good(&in, WIRE_FOREGROUND, 4, 0);
+	expect_bad(&to_outer, WIRE_FOREGROUND, 4, 0, "foreground record sent the wrong way");
+	expect_bad(&to_inner, WIRE_FOREGROUND, 0, 0, "foreground record of 0 bytes");
+	expect_bad(&to_inner, WIRE_FOREGROUND, 4, 1, "carries a descriptor");
+}
