@@ -356,7 +356,9 @@ hup_clean() {
 }
 hup_status() { sed -n 's/.*"status": *\([0-9]*\).*/\1/p' "$W/hup/$1/report.json" 2>/dev/null; }
 hup_loop='trap "echo hup >trapped; exit 3" HUP; while :; do sleep 30; done'
-hup_nohup='while [ ! -e go ]; do sleep 0.1; done; echo survived'
+# sleep 0.5: hup_up must find the leaf (sleep) running; a 0.1 s one is
+# mostly between its runs under load.
+hup_nohup='while [ ! -e go ]; do sleep 0.5; done; echo survived'
 # hup_round PREFIX RUN: the four cases inside (RUN cordon) and outside (RUN).
 hup_round() {
 	local p=$1 run=$2 i k

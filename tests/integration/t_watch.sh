@@ -171,7 +171,7 @@ killed_in_window .gitconfig "ln oldfile .gitconfig"
 assert "the linked file is kept, and its other name too" -- \
 	test "$(cat "$ws"/.gitconfig.cordon-quarantine-*)" = old -a -f "$ws/oldfile"
 # Control: an old entry under a name that is not watched stays where it is.
-killed_in_window .git "mv -T olddir .git; mv oldfile notes"
+killed_in_window .git "mv oldfile notes; mv -T olddir .git"
 assert "control: a rename to an unprotected name is left alone" -- test -f "$ws/notes"
 
 # --- the quarantine cannot be blocked (issue 19 item 1) -----------------------------
