@@ -86,7 +86,7 @@ struct report {
 	struct limits_plan limits; /* how the run's limits were enforced */
 	int have_limits;
 	/* Why missing protected names got placeholders instead of a watch
-	 * (watch.h: the caller's inotify budget was spent), "" when they did
+	 * (protect_watch.h: the caller's inotify budget was spent), "" when they did
 	 * not. */
 	char watch_fallback[160];
 	struct procmode_facts pm;  /* the PID namespace mode (pm.decided 0: none yet) */

@@ -27,7 +27,7 @@
 #include "prepare.h"
 #include "rootcheck.h"
 #include "supervise.h"
-#include "watch.h"
+#include "protect_watch.h"
 #include "gitrefs.h"
 #include "hostpaths/gitstate.h"
 #include "path.h"
@@ -35,20 +35,20 @@
 /* The guardian moves aside what the command created if cordon dies.  Best
  * effort (a guardian that is gone already: the run goes on, as without its
  * other records); the command has not started yet. */
-static int tell_guardian(const struct watch *w, struct protect_run *prot)
+static int tell_guardian(const struct protect_watch *w, struct protect_run *prot)
 {
 	struct cordon_err ignored;
-	(void)watch_tell(w, &prot->guard, &ignored);
+	(void)protect_watch_tell(w, &prot->guard, &ignored);
 	return 0;
 }
 
 /* The watch's inotify instance, taken before the names are decided: when
  * the caller has none left, the run holds its missing names with
  * placeholders instead, and says so once. */
-static int reserve_watch(struct watch *w, const struct prepared *p, struct protect_run *prot,
+static int reserve_watch(struct protect_watch *w, const struct prepared *p, struct protect_run *prot,
 			 struct cordon_err *e)
 {
-	int r = watch_reserve(w, &p->res, prot, e);
+	int r = protect_watch_reserve(w, &p->res, prot, e);
 	if (r == 0 && prot->watch_lost)
 		fprintf(stderr, "cordon: note: this user has no inotify %s left (%s: %s), so "
 			"missing protected names get empty read-only placeholders for this run, "
@@ -139,18 +139,18 @@ struct relay {
 };
 
 /* What the supervisor's callbacks need: the record and guardian, the
- * terminal relay, and the watched names (watch.h). */
+ * terminal relay, and the watched names (protect_watch.h). */
 struct run_ctx {
 	struct protect_run *prot;
 	struct pty *pty;
-	struct watch *w;
+	struct protect_watch *w;
 	struct bwrap *bwrap;
 	int stopped;          /* cordon killed the sandbox for a name */
 	struct relay *relay;
 };
 
 /* Each watched name found after the run is a violation in --report. */
-static void report_found(void *rep, const struct watch_found *f)
+static void report_found(void *rep, const struct protect_watch_found *f)
 {
 	char detail[PATH_MAX + 128];
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s%s%s", f->kind,
@@ -174,10 +174,10 @@ static void report_state(void *rep, const char *path, const char *moved, const c
 	report_add_violation(rep, "git_state", path_base(path), path, moved, why);
 }
 
-/* watch_settle for this run: the names it finds go to the report too. */
-static size_t settle(struct watch *w, const struct config *c, struct report *rep)
+/* protect_watch_settle for this run: the names it finds go to the report too. */
+static size_t settle(struct protect_watch *w, const struct config *c, struct report *rep)
 {
-	return watch_settle(w, c, report_found, rep);
+	return protect_watch_settle(w, c, report_found, rep);
 }
 
 static void on_exited(void *ctx)
@@ -185,9 +185,9 @@ static void on_exited(void *ctx)
 	struct run_ctx *x = ctx;
 	command_gone(x->prot);
 	/* Nothing of the command is left to create a name: the watches go now
-	 * (watch_settle looks at every name again after bwrap), and their
+	 * (protect_watch_settle looks at every name again after bwrap), and their
 	 * teardown with them, off the path to cordon's exit. */
-	watch_stop(x->w);
+	protect_watch_stop(x->w);
 }
 
 static void on_winch(void *ctx)
@@ -313,13 +313,13 @@ static void on_name(struct supervise_watch *sw, short revents)
 {
 	struct run_ctx *x = sw->ctx;
 	(void)revents;
-	if (watch_on_event(x->w) != 1)
+	if (protect_watch_on_event(x->w) != 1)
 		return;
 	/* Nothing inside may go on writing: the whole PID namespace dies
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
 	bwrap_kill(x->bwrap);
-	watch_move_aside(x->w);
+	protect_watch_move_aside(x->w);
 	sw->fd = -1;
 }
 
@@ -329,7 +329,7 @@ static int tree_cpu_usec(void *cgroup, unsigned long long *usec)
 }
 
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
-		     struct pty *pty, struct watch *w, const struct supervise_signals *sig,
+		     struct pty *pty, struct protect_watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
 	struct supervise_watch watches[PTY_NENDS + 2];
@@ -510,7 +510,7 @@ static int apply_limits(struct prepared *p, struct cordon_err *e)
  * the release, still blocked before it mounted anything; after it, with
  * cordon-inner waiting for the checks, the command unstarted. */
 static int release_window(const struct config *c, struct prepared *p, struct protect_run *prot,
-			  struct watch *w, struct gitstate *gs, struct gitrefs *refs,
+			  struct protect_watch *w, struct gitstate *gs, struct gitrefs *refs,
 			  struct netnote *net, struct cordon_err *e)
 {
 	int r;
@@ -524,7 +524,7 @@ static int release_window(const struct config *c, struct prepared *p, struct pro
 	if ((r = protect_materialize(&p->res, prot, e)) < 0)
 		return r;
 	/* The missing protected names watched before the command can make one. */
-	if ((r = watch_start(w, &p->res, prot, e)) < 0)
+	if ((r = protect_watch_start(w, &p->res, prot, e)) < 0)
 		return r;
 	/* The git state files as they are before the command, to tell its changes. */
 	if ((r = gitstate_start(gs, prot, e)) < 0)
@@ -566,7 +566,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
-	struct watch w = WATCH_INIT;
+	struct protect_watch w = PROTECT_WATCH_INIT;
 	struct gitstate gs = GITSTATE_INIT;
 	struct gitrefs refs = GITREFS_INIT;
 	/* pty_init sets what is read; the 128 KiB of buffers are left
@@ -624,7 +624,7 @@ done:
 	 * (before the release the paths are as resolved, and it finds none). */
 	if (!have_out && r < 0)
 		(void)rootcheck_settle(&p.res, report_moved, rep);
-	watch_free(&w);
+	protect_watch_free(&w);
 	/* bwrap is gone here on every path: the state files are final. */
 	(void)gitrefs_settle(&refs, rep);
 	gitrefs_free(&refs);

@@ -25,7 +25,7 @@ struct entrypath {
 
 /* 1 if name is one of the protected names a record may ask cordon to
  * remove (config_default_protect, and config_default_dotfiles, which get
- * placeholders when a run cannot watch: watch.h): a forged record can name
+ * placeholders when a run cannot watch: protect_watch.h): a forged record can name
  * nothing else, and even then only an empty directory with its inode. */
 int entrypath_name_protected(const char *name);
 

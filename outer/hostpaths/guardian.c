@@ -41,7 +41,7 @@ struct watched {
 };
 
 /* cordon is gone and so is the sandbox: every watched name that is there
- * now is moved aside, as cordon would have (outer/watch.c); nothing is
+ * now is moved aside, as cordon would have (outer/protect_watch.c); nothing is
  * deleted.  Each was missing when the run started (cordon watches only
  * missing names, and refuses to start when one appears before the
  * command), so whatever is there now was made during the run, whatever

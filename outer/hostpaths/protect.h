@@ -52,7 +52,7 @@ struct protect_run {
 	pid_t bwrap;                 /* bwrap forked before the registry work, or 0 */
 	int watch;                   /* --protect-missing watch */
 	/* Watching was asked for, but the caller's inotify budget is spent
-	 * (watch_reserve): the errno and the sysctl that ran out; every
+	 * (protect_watch_reserve): the errno and the sysctl that ran out; every
 	 * missing name then gets a placeholder, as in mount mode. */
 	int watch_lost;
 	const char *watch_lost_limit;

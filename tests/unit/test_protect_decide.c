@@ -299,7 +299,7 @@ Test(protect_decide, a_missing_dotfile_is_watched_in_mount_mode_too)
 	expect(1, PROTECT_CREATE, "/ws/.git", -1);
 }
 
-/* No inotify to be had (watch.h): every missing name, dotfiles too, gets a
+/* No inotify to be had (protect_watch.h): every missing name, dotfiles too, gets a
  * placeholder; what exists is bound as always. */
 Test(protect_decide, without_a_watch_every_missing_name_gets_a_placeholder)
 {

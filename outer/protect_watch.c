@@ -1,5 +1,5 @@
-/* watch.c: see watch.h. */
-#include "watch.h"
+/* protect_watch.c: see protect_watch.h. */
+#include "protect_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 #define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
-static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e,
+static int dir_of(struct protect_watch *w, int rootfd, size_t *out, struct cordon_err *e,
 		  const char *rootpath)
 {
 	struct stat want, st;
@@ -29,12 +29,12 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 			*out = i;
 			return 0;
 		}
-	struct watch_dir *v = realloc(w->dirs, (w->ndirs + 1) * sizeof(*v));
+	struct protect_watch_dir *v = realloc(w->dirs, (w->ndirs + 1) * sizeof(*v));
 	if (!v)
 		return err_set(e, ENOMEM, "out of memory");
 	w->dirs = v;
-	struct watch_dir *d = &v[w->ndirs];
-	*d = (struct watch_dir){ .fd = -1, .dev = want.st_dev, .ino = want.st_ino };
+	struct protect_watch_dir *d = &v[w->ndirs];
+	*d = (struct protect_watch_dir){ .fd = -1, .dev = want.st_dev, .ino = want.st_ino };
 	if (!(d->path = strdup(rootpath)))
 		return err_set(e, ENOMEM, "out of memory");
 	d->fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -58,11 +58,11 @@ static int dir_of(struct watch *w, int rootfd, size_t *out, struct cordon_err *e
 	return 0;
 }
 
-static int add_name(struct watch *w, size_t dir, const char *path,
+static int add_name(struct protect_watch *w, size_t dir, const char *path,
 		    const struct protect_name *found, int git, const char *via,
 		    struct cordon_err *e)
 {
-	struct watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
+	struct protect_watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
 	if (!v)
 		return err_set(e, ENOMEM, "out of memory");
 	w->names = v;
@@ -80,7 +80,7 @@ static int add_name(struct watch *w, size_t dir, const char *path,
 		free(l);
 		return err_sys(e, err, "cannot keep a descriptor of %s", path);
 	}
-	v[w->nnames++] = (struct watch_name){ dir, p, path_base(p), found != NULL,
+	v[w->nnames++] = (struct protect_watch_name){ dir, p, path_base(p), found != NULL,
 					      found ? (dev_t)found->dev : 0,
 					      found ? (ino_t)found->ino : 0, NULL, 0, git, l, hold };
 	return 0;
@@ -90,12 +90,12 @@ static int add_name(struct watch *w, size_t dir, const char *path,
  * the entry that was there at the start (another user's link, or an entry
  * on such a link's way), which n->hold keeps from having its inode number
  * reused. */
-static int new_entry(const struct watch_name *n, const struct stat *st)
+static int new_entry(const struct protect_watch_name *n, const struct stat *st)
 {
 	return !(n->as_found && st->st_dev == n->dev && st->st_ino == n->ino);
 }
 
-static int exists(const struct watch *w, const struct watch_name *n)
+static int exists(const struct protect_watch *w, const struct protect_watch_name *n)
 {
 	struct stat st;
 	return fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -110,7 +110,7 @@ static int watch_budget_spent(int err)
 	return err == EMFILE || err == ENFILE || err == ENOSPC || err == ENOMEM;
 }
 
-int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run *p,
+int protect_watch_reserve(struct protect_watch *w, const struct resolved *r, struct protect_run *p,
 		  struct cordon_err *e)
 {
 	size_t n = 0;
@@ -135,14 +135,14 @@ int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run 
 			return rc;
 		if (rc < 0) {
 			protect_watch_lost(p, -rc, "fs.inotify.max_user_watches");
-			watch_free(w);
+			protect_watch_free(w);
 			return 0;
 		}
 	}
 	return 0;
 }
 
-int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
+int protect_watch_start(struct protect_watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e)
 {
 	const struct protect_decision *d = protect_decision(p);
@@ -176,7 +176,7 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 	/* Nothing left to watch (every name exists, or the root is read-only):
 	 * the reserved instance goes back to the caller's budget. */
 	if (w->nnames == 0)
-		watch_free(w);
+		protect_watch_free(w);
 	/* Made between cordon's look and the watch: not by the command, which
 	 * has not started, and not bound read-only either. */
 	for (size_t i = 0; i < w->nnames; i++)
@@ -186,7 +186,7 @@ int watch_start(struct watch *w, const struct resolved *r, const struct protect_
 	return 0;
 }
 
-int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
+int protect_watch_tell(const struct protect_watch *w, struct guardian *g, struct cordon_err *e)
 {
 	for (size_t d = 0; d < w->ndirs; d++) {
 		char names[GWIRE_TEXT_MAX];
@@ -201,7 +201,7 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 			memcpy(names + len, w->names[i].name, l + 1);
 			len += l;
 		}
-		/* A root watch_reserve took that holds no missing name. */
+		/* A root protect_watch_reserve took that holds no missing name. */
 		if (!names[0])
 			continue;
 		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
@@ -214,7 +214,7 @@ int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e)
 }
 
 /* After a lost event: is any watched name there now? */
-static int rescan(struct watch *w)
+static int rescan(struct protect_watch *w)
 {
 	for (size_t i = 0; i < w->nnames; i++)
 		if (exists(w, &w->names[i]))
@@ -222,7 +222,7 @@ static int rescan(struct watch *w)
 	return 0;
 }
 
-static int watched(const struct watch *w, int wd, const char *name)
+static int watched(const struct protect_watch *w, int wd, const char *name)
 {
 	for (size_t i = 0; i < w->nnames; i++)
 		if (w->dirs[w->names[i].dir].wd == wd && strcmp(w->names[i].name, name) == 0)
@@ -232,21 +232,21 @@ static int watched(const struct watch *w, int wd, const char *name)
 
 static void on_inotify(void *ctx, const struct inotify_event *ev)
 {
-	struct watch *w = ctx;
+	struct protect_watch *w = ctx;
 	if (ev->mask & IN_Q_OVERFLOW)
 		w->hit |= rescan(w);
 	else if (ev->len > 0 && watched(w, ev->wd, ev->name))
 		w->hit = 1;
 }
 
-int watch_on_event(void *ctx)
+int protect_watch_on_event(void *ctx)
 {
-	struct watch *w = ctx;
+	struct protect_watch *w = ctx;
 	sys_inotify_drain(w->fd, on_inotify, w);
 	return w->hit;
 }
 
-void watch_stop(struct watch *w)
+void protect_watch_stop(struct protect_watch *w)
 {
 	for (size_t i = 0; w->fd >= 0 && i < w->ndirs; i++) {
 		if (w->dirs[i].wd >= 0)
@@ -339,7 +339,7 @@ static int word_is(const char *w, size_t n, const char *tool)
 	return n >= t && memcmp(w + n - t, tool, t) == 0 && (n == t || w[n - t - 1] == '/');
 }
 
-const char *watch_tool_hint(const char *name, char *const *argv)
+const char *protect_watch_tool_hint(const char *name, char *const *argv)
 {
 	for (size_t h = 0; h < sizeof(tool_hints) / sizeof(tool_hints[0]); h++) {
 		if (strcmp(tool_hints[h].name, name) != 0 || !argv)
@@ -365,7 +365,7 @@ const char *watch_tool_hint(const char *name, char *const *argv)
 
 /* What was found and what became of it, on stderr: the flag that allows it
  * once, and the tool's own way not to create it where the command tells. */
-static void say_found(const struct config *c, const struct watch_found *f)
+static void say_found(const struct config *c, const struct protect_watch_found *f)
 {
 	char hint[NAME_MAX + 64];
 	if (f->git) {
@@ -397,7 +397,7 @@ static void say_found(const struct config *c, const struct watch_found *f)
 	else
 		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
 			"tool acts on it", strerror(-f->move_err));
-	const char *tool = f->via ? NULL : watch_tool_hint(f->name, c->cmd);
+	const char *tool = f->via ? NULL : protect_watch_tool_hint(f->name, c->cmd);
 	if (tool)
 		fprintf(stderr, ".  %s; or, to allow it, run with %s.\n", tool, hint);
 	else
@@ -406,7 +406,7 @@ static void say_found(const struct config *c, const struct watch_found *f)
 
 /* Move name n aside if it is there: 1 with *where (root/MOVED) and *mode
  * set, or *err set when it could not be; 0 when it is not there. */
-static int move_one(const struct watch *w, const struct watch_name *n, char *where, size_t len,
+static int move_one(const struct protect_watch *w, const struct protect_watch_name *n, char *where, size_t len,
 		    mode_t *mode, int *err)
 {
 	int dirfd = w->dirs[n->dir].fd;
@@ -423,10 +423,10 @@ static int move_one(const struct watch *w, const struct watch_name *n, char *whe
 	return 1;
 }
 
-void watch_move_aside(struct watch *w)
+void protect_watch_move_aside(struct protect_watch *w)
 {
 	for (size_t i = 0; i < w->nnames; i++) {
-		struct watch_name *n = &w->names[i];
+		struct protect_watch_name *n = &w->names[i];
 		char where[PATH_MAX];
 		mode_t mode = 0;
 		int err = 0;
@@ -440,12 +440,12 @@ void watch_move_aside(struct watch *w)
 }
 
 /* The protected name behind n: its own, or the link's it is on the way of. */
-static const char *found_name(const struct watch_name *n)
+static const char *found_name(const struct protect_watch_name *n)
 {
 	return n->via ? path_base(n->via) : n->name;
 }
 
-static void tell(const struct config *c, const struct watch_found *f, watch_found_fn *found,
+static void tell(const struct config *c, const struct protect_watch_found *f, protect_watch_found_fn *found,
 		 void *ctx)
 {
 	say_found(c, f);
@@ -453,20 +453,20 @@ static void tell(const struct config *c, const struct watch_found *f, watch_foun
 		found(ctx, f);
 }
 
-size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx)
+size_t protect_watch_settle(struct protect_watch *w, const struct config *c, protect_watch_found_fn *found, void *ctx)
 {
 	size_t nfound = 0;
 	if (w->settled)
 		return 0;
 	w->settled = 1;
 	for (size_t i = 0; i < w->nnames; i++) {
-		const struct watch_name *n = &w->names[i];
+		const struct protect_watch_name *n = &w->names[i];
 		char where[PATH_MAX];
 		mode_t mode = 0;
 		int err = 0;
 		if (n->early) {
 			struct stat st;
-			struct watch_found f = { found_name(n), n->path, n->early,
+			struct protect_watch_found f = { found_name(n), n->path, n->early,
 						 kind_of(n->early_mode), 0,
 						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
 							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via };
@@ -475,7 +475,7 @@ size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *fou
 		}
 		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
 			continue;
-		struct watch_found f = { found_name(n), n->path, err == 0 ? where : NULL,
+		struct protect_watch_found f = { found_name(n), n->path, err == 0 ? where : NULL,
 					 kind_of(mode), err, 0, n->git, n->via };
 		nfound++;
 		tell(c, &f, found, ctx);
@@ -483,7 +483,7 @@ size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *fou
 	return nfound;
 }
 
-void watch_free(struct watch *w)
+void protect_watch_free(struct protect_watch *w)
 {
 	for (size_t i = 0; i < w->ndirs; i++) {
 		sys_close(&w->dirs[i].fd);
@@ -498,5 +498,5 @@ void watch_free(struct watch *w)
 	free(w->dirs);
 	free(w->names);
 	sys_close(&w->fd);
-	*w = (struct watch)WATCH_INIT;
+	*w = (struct protect_watch)PROTECT_WATCH_INIT;
 }

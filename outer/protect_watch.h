@@ -1,4 +1,4 @@
-/* watch.h: the missing protected names of a run in watch mode
+/* protect_watch.h: the missing protected names of a run in watch mode
  * (--protect-missing watch, the default; DESIGN.md section 5).
  *
  * A missing protected name stays absent inside the sandbox, exactly as on
@@ -10,13 +10,13 @@
  * of those two events in that directory; on IN_Q_OVERFLOW every watched name
  * is looked at again.  When one appears, the supervisor kills the sandbox at
  * once (its PID 1, and with it the whole PID namespace), and once bwrap is
- * gone watch_settle looks at every watched name again (an event can race the
+ * gone protect_watch_settle looks at every watched name again (an event can race the
  * end) and moves what it finds aside (hostpaths/protect_quarantine.h).
  *
  * Reading inotify events and lstat are no host writes: this module lives
  * beside run.c, and only the quarantine's rename is in hostpaths/. */
-#ifndef CORDON_WATCH_H
-#define CORDON_WATCH_H
+#ifndef CORDON_PROTECT_WATCH_H
+#define CORDON_PROTECT_WATCH_H
 
 #include <stddef.h>
 #include "config.h"
@@ -26,7 +26,7 @@
 #include "hostpaths/protect.h"
 #include "plan/resolve.h"
 
-struct watch_dir {
+struct protect_watch_dir {
 	int fd;              /* O_PATH descriptor of the writable root, owned */
 	int wd;              /* its inotify watch */
 	char *path;          /* the root's path, owned */
@@ -34,7 +34,7 @@ struct watch_dir {
 	ino_t ino;
 };
 
-struct watch_name {
+struct protect_watch_name {
 	size_t dir;          /* index into dirs */
 	char *path;          /* root/name, owned */
 	const char *name;    /* points into path */
@@ -42,7 +42,7 @@ struct watch_name {
 			      * there (PROTECT_WATCH_LINK): */
 	dev_t dev;           /* that entry, (dev, ino), is no new entry */
 	ino_t ino;
-	char *early;         /* root/MOVED, where watch_move_aside put it; owned, NULL: not */
+	char *early;         /* root/MOVED, where protect_watch_move_aside put it; owned, NULL: not */
 	mode_t early_mode;   /* what it was */
 	int git;             /* an entry of a git dir (--git commit, plan/gitdir.h) */
 	char *via;           /* on the way of another user's link at a protected
@@ -51,16 +51,16 @@ struct watch_name {
 			      * inode number is not reused while watched; owned */
 };
 
-struct watch {
+struct protect_watch {
 	int fd;              /* inotify descriptor; -1: nothing is watched */
-	struct watch_dir *dirs;   size_t ndirs;
-	struct watch_name *names; size_t nnames;
+	struct protect_watch_dir *dirs;   size_t ndirs;
+	struct protect_watch_name *names; size_t nnames;
 	int hit;             /* a watched name appeared */
 	int settled;
 	struct timespec since; /* CLOCK_REALTIME before the first watch was added */
 };
 
-#define WATCH_INIT { .fd = -1 }
+#define PROTECT_WATCH_INIT { .fd = -1 }
 
 /* Before protect_prepare: take the inotify instance and a watch on each
  * writable root, while the run can still choose another way.  When the
@@ -68,7 +68,7 @@ struct watch {
  * hold fs.inotify.max_user_instances), the run never refuses and never
  * watches less: protect_watch_lost gives every missing name a placeholder
  * instead.  Other failures are errors. */
-int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run *p,
+int protect_watch_reserve(struct protect_watch *w, const struct resolved *r, struct protect_run *p,
 		  struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Watch every name protect decided to watch (PROTECT_WATCH, and
@@ -76,46 +76,46 @@ int watch_reserve(struct watch *w, const struct resolved *r, struct protect_run 
  * counts as absent while it is the same entry), then look at each once: one that exists already was
  * made by someone on the host since cordon looked (the command has not
  * started), and the run is refused (-EAGAIN, "run again").  Uses the
- * instance watch_reserve took; nothing to watch: 0 with w->fd -1 (the
+ * instance protect_watch_reserve took; nothing to watch: 0 with w->fd -1 (the
  * instance given back). */
-int watch_start(struct watch *w, const struct resolved *r, const struct protect_run *p,
+int protect_watch_start(struct protect_watch *w, const struct resolved *r, const struct protect_run *p,
 		struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* Hand the guardian (hostpaths/guardian.h) every watched root and its
  * names, so that it moves aside what the command created if cordon dies.
  * Best effort, like the guardian's other records: 0, or -errno. */
-int watch_tell(const struct watch *w, struct guardian *g, struct cordon_err *e);
+int protect_watch_tell(const struct protect_watch *w, struct guardian *g, struct cordon_err *e);
 
 /* The inotify descriptor is readable: read every event.  1 if a watched
  * name appeared (the sandbox must be stopped), else 0. */
-int watch_on_event(void *w);
+int protect_watch_on_event(void *w);
 
 /* The sandbox was just sent SIGKILL for a name: move every watched name
  * there now aside at once (hostpaths/protect_quarantine.h), without waiting for the
  * sandbox to be gone, which takes milliseconds (PID 1 must run to die, then
  * the kernel ends the rest of its namespace and bwrap reaps it): that is
  * how long a host process could find the name otherwise.  What is moved is
- * remembered for watch_settle, which reports it and still looks at every
+ * remembered for protect_watch_settle, which reports it and still looks at every
  * name again once bwrap is gone (a process of the sandbox not yet dead
  * could make the name again, or rename the entry back).  Says nothing. */
-void watch_move_aside(struct watch *w);
+void protect_watch_move_aside(struct protect_watch *w);
 
 /* Remove the watches (the command is gone).  Closing an inotify descriptor
  * waits for the kernel to free its marks (an SRCU grace period, several ms
  * on a loaded machine); removed early, they are freed in the background
  * meanwhile and the close at the end is cheap. */
-void watch_stop(struct watch *w);
+void protect_watch_stop(struct protect_watch *w);
 
 /* Pure: the tool's own way not to create the protected name `name`, when
  * the command (argv, NULL-terminated; its words split at blanks, so a
  * `sh -c` string counts) names the tool that did (`cargo init` -> `cargo init
  * --vcs none`); for .git without one, the general way (a subdirectory);
  * else NULL.  A sentence without the final period. */
-const char *watch_tool_hint(const char *name, char *const *argv);
+const char *protect_watch_tool_hint(const char *name, char *const *argv);
 
 /* One watched name found after the run, for whoever records violations
  * (run.c hands them to --report; this module knows nothing of it). */
-struct watch_found {
+struct protect_watch_found {
 	const char *name;     /* the protected name, ".git" (with via: the link's) */
 	const char *path;     /* where it was created, root/name */
 	const char *moved;    /* where it was moved aside, root/NAME.cordon-quarantine-RANDOM;
@@ -129,15 +129,15 @@ struct watch_found {
 			       * through path (plan/linkwalk.h), or NULL */
 };
 
-typedef void watch_found_fn(void *ctx, const struct watch_found *f);
+typedef void protect_watch_found_fn(void *ctx, const struct protect_watch_found *f);
 
-/* The sandbox is gone: take what watch_move_aside moved, look at every
+/* The sandbox is gone: take what protect_watch_move_aside moved, look at every
  * watched name, move each one found aside (hostpaths/protect_quarantine.h), say on
  * stderr what was created, that
  * it is protected and which flag would allow it, and pass it to found (may
  * be NULL) with ctx.  The number of names found (0: the run created none). */
-size_t watch_settle(struct watch *w, const struct config *c, watch_found_fn *found, void *ctx);
+size_t protect_watch_settle(struct protect_watch *w, const struct config *c, protect_watch_found_fn *found, void *ctx);
 
-void watch_free(struct watch *w);
+void protect_watch_free(struct protect_watch *w);
 
 #endif

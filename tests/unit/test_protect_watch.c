@@ -1,18 +1,18 @@
-/* test_watch.c: watch_tool_hint, the tool's own way not to create a
+/* test_protect_watch.c: protect_watch_tool_hint, the tool's own way not to create a
  * protected name, found from the command's words. */
 #include <criterion/criterion.h>
 
 #include <string.h>
 
-#include "watch.h"
+#include "protect_watch.h"
 
 static const char *hint(const char *name, const char *a0, const char *a1, const char *a2)
 {
 	char *argv[] = { (char *)a0, (char *)a1, (char *)a2, NULL };
-	return watch_tool_hint(name, argv);
+	return protect_watch_tool_hint(name, argv);
 }
 
-Test(watch_tool_hint, cargo_init_and_new_say_vcs_none)
+Test(protect_watch_tool_hint, cargo_init_and_new_say_vcs_none)
 {
 	cr_assert_str_eq(hint(".git", "cargo", "init", NULL), "cargo init --vcs none creates no repository");
 	cr_assert_str_eq(hint(".git", "/usr/bin/cargo", "new", "x"), "cargo new --vcs none creates no repository");
@@ -21,7 +21,7 @@ Test(watch_tool_hint, cargo_init_and_new_say_vcs_none)
 	cr_assert_str_eq(hint(".git", "uv", "init", NULL), "uv init --vcs none creates no repository");
 }
 
-Test(watch_tool_hint, git_init_says_a_subdirectory)
+Test(protect_watch_tool_hint, git_init_says_a_subdirectory)
 {
 	cr_assert_str_eq(hint(".git", "git", "init", NULL),
 			 "git init SUBDIR creates the repository in a subdirectory");
@@ -32,7 +32,7 @@ Test(watch_tool_hint, git_init_says_a_subdirectory)
 			 "options between the tool and its subcommand");
 }
 
-Test(watch_tool_hint, no_tool_named_gives_the_general_hint_for_git_only)
+Test(protect_watch_tool_hint, no_tool_named_gives_the_general_hint_for_git_only)
 {
 	cr_assert_str_eq(hint(".git", "make", "test", NULL),
 			 "Create a repository in a subdirectory instead (git init SUBDIR)");
