@@ -68,6 +68,8 @@ struct protect_name {
 	const char *why;      /* the gitdir rule's, for explain; NULL: not a git entry */
 	int dirfd;            /* a git entry (why set): its directory, a pinned git
 			       * dir (borrowed), where a missing one is watched */
+	int outside;          /* with pin: a linked worktree's common dir outside every
+			       * root (plan/gitlinked.h), writable for Landlock too */
 };
 
 struct protect_root {
