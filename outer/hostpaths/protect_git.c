@@ -322,8 +322,17 @@ int protect_git_linked(const struct resolved *r, struct protect_run *p, struct c
 	static const char why[] = "the common dir of a linked worktree in a writable root";
 	for (size_t i = 0; i < r->nlinked; i++) {
 		const struct resolved_linked *l = &r->linked[i];
+		size_t j = 0;
+		while (j < i && strcmp(r->linked[j].common.path, l->common.path) != 0)
+			j++;
+		int rc;
+		if (j < i) { /* two worktrees of one repository: split once */
+			if ((rc = mark_checkout(p, l->gitdir, r->roots[l->root].path, e)) < 0)
+				return rc;
+			continue;
+		}
 		struct protect_name *n = add_name(p, l->root, l->common.path, why, e);
-		int fd = -1, rc;
+		int fd = -1;
 		if (!n)
 			return -ENOMEM;
 		*n = (struct protect_name){ .root = l->root, .path = n->path, .exists = 1,
