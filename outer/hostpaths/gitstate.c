@@ -158,7 +158,8 @@ static int read_links(int gitfd, struct links *l)
 	return rc == -EINVAL ? -EIO : rc;
 }
 
-/* A root's own .git (not modules/X, not worktrees/X): its index. */
+/* A root's own .git (not modules/X, not worktrees/X), or a linked
+ * worktree's git dir outside the roots (its checkout: the root): its index. */
 static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct cordon_err *e)
 {
 	struct gitstate_repo *v = realloc(g->repos, (g->nrepos + 1) * sizeof(*v));
@@ -167,10 +168,12 @@ static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct c
 	g->repos = v;
 	struct gitstate_repo *r = &v[g->nrepos++];
 	*r = (struct gitstate_repo){ .gitfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 3), .rootfd = -1 };
-	r->root = strndup(d->path, (size_t)(path_base(d->path) - d->path - 1));
+	r->root = d->checkout ? strdup(d->checkout)
+			      : strndup(d->path, (size_t)(path_base(d->path) - d->path - 1));
 	if (!r->root || r->gitfd < 0)
 		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
-	r->rootfd = openat(r->gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	r->rootfd = d->checkout ? open(d->checkout, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				: openat(r->gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->rootfd < 0)
 		return err_sys(e, errno, "cannot open the directory of %s", d->path);
 	struct links l = { NULL, 0, r->rootfd };
@@ -187,7 +190,8 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 {
 	for (size_t i = 0; i < p->ngitdirs; i++) {
 		int rc;
-		if (p->gitdirs[i].is_gitdir && strcmp(path_base(p->gitdirs[i].path), ".git") == 0 &&
+		if (p->gitdirs[i].is_gitdir &&
+		    (strcmp(path_base(p->gitdirs[i].path), ".git") == 0 || p->gitdirs[i].checkout) &&
 		    (rc = add_repo(g, &p->gitdirs[i], e)) < 0)
 			return rc;
 	}

@@ -155,8 +155,10 @@ static void facts_free(struct protect_run *p)
 	for (size_t i = 0; i < p->nchecks; i++)
 		rpath_free(&p->checks[i]);
 	free(p->checks);
-	for (size_t i = 0; i < p->ngitdirs; i++)
+	for (size_t i = 0; i < p->ngitdirs; i++) {
 		free(p->gitdirs[i].path);
+		free(p->gitdirs[i].checkout);
+	}
 	free(p->gitdirs);
 	p->gitdirs = NULL;
 	p->ngitdirs = 0;

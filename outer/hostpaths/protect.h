@@ -42,6 +42,9 @@ struct protect_gitdir {
 	int fd;                      /* O_PATH, owned */
 	int is_gitdir;               /* a git dir (.git, worktrees/X, modules/X), not
 					a directory inside one */
+	char *checkout;              /* owned, or NULL: a linked worktree's git dir
+					outside every root (plan/gitlinked.h), the
+					root it checks out (gitstate's gitlinks) */
 };
 
 struct protect_run {
@@ -158,6 +161,12 @@ void protect_command_gone(struct protect_run *p);
  * read-only and watched names.  -EPERM with *e filled when an entry the
  * rule pins or keeps read-only is a symbolic link. */
 int protect_git_gather(struct protect_run *p, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* For protect*.c only: --git commit, each linked worktree's common dir
+ * that resolve kept (plan/gitlinked.h): pinned writable onto itself (and a
+ * writable root for Landlock), split by the same rule as a .git. */
+int protect_git_linked(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* For protect*.c only: close the descriptors of p->gitdirs. */

@@ -118,7 +118,8 @@ static int check_git_pins(struct protect_run *p, struct cordon_err *e)
 		if (a->act != PROTECT_KEEP || a->carve)
 			continue;
 		const struct protect_name *n = &p->names[a->src];
-		struct rpath o = { .fd = -1, .dev = (dev_t)n->dev, .ino = (ino_t)n->ino, .is_dir = 1 };
+		struct rpath o = { .fd = -1, .dev = (dev_t)n->dev, .ino = (ino_t)n->ino, .is_dir = 1,
+				   .writable = n->outside };
 		if ((o.fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 3)) < 0)
 			return err_sys(e, errno, "cannot keep a descriptor of %s", n->path);
 		if (!(o.path = strdup(n->path))) {

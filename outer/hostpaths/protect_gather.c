@@ -316,7 +316,8 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 				return rc;
 	}
 	/* Before the gitdirs resolve found: those stay read-only as a whole. */
-	if (c->git == GIT_COMMIT && (rc = protect_git_gather(p, e)) < 0)
+	if (c->git == GIT_COMMIT &&
+	    ((rc = protect_git_gather(p, e)) < 0 || (rc = protect_git_linked(r, p, e)) < 0))
 		return rc;
 	for (size_t i = 0; i < r->ngitdirs; i++)
 		if ((rc = gather_gitdir(&r->gitdirs[i], p, e)) < 0)

@@ -64,7 +64,7 @@ static int add_dir(struct protect_run *p, const char *path, int fd, int is_gitdi
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	p->gitdirs = v;
-	v[p->ngitdirs] = (struct protect_gitdir){ strdup(path), fd, is_gitdir };
+	v[p->ngitdirs] = (struct protect_gitdir){ strdup(path), fd, is_gitdir, NULL };
 	if (!v[p->ngitdirs].path) {
 		sys_close(&fd);
 		return err_set(e, ENOMEM, "out of memory");
@@ -297,6 +297,55 @@ int protect_git_gather(struct protect_run *p, struct cordon_err *e)
 					 0, e);
 		free(path);
 		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The pinned git dir at path (the worktree's G, found by the walk of C's
+ * worktrees/): the root it checks out, for gitstate's gitlinks. */
+static int mark_checkout(struct protect_run *p, const char *gitdir, const char *root,
+			 struct cordon_err *e)
+{
+	for (size_t i = 0; i < p->ngitdirs; i++) {
+		if (!p->gitdirs[i].is_gitdir || strcmp(p->gitdirs[i].path, gitdir) != 0)
+			continue;
+		if (!(p->gitdirs[i].checkout = strdup(root)))
+			return err_set(e, ENOMEM, "out of memory");
+		return 0;
+	}
+	return err_set(e, EAGAIN, "%s changed while cordon looked at it; run again", gitdir);
+}
+
+int protect_git_linked(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
+{
+	static const char why[] = "the common dir of a linked worktree in a writable root";
+	for (size_t i = 0; i < r->nlinked; i++) {
+		const struct resolved_linked *l = &r->linked[i];
+		size_t j = 0;
+		while (j < i && strcmp(r->linked[j].common.path, l->common.path) != 0)
+			j++;
+		int rc;
+		if (j < i) { /* two worktrees of one repository: split once */
+			if ((rc = mark_checkout(p, l->gitdir, r->roots[l->root].path, e)) < 0)
+				return rc;
+			continue;
+		}
+		struct protect_name *n = add_name(p, l->root, l->common.path, why, e);
+		int fd = -1;
+		if (!n)
+			return -ENOMEM;
+		*n = (struct protect_name){ .root = l->root, .path = n->path, .exists = 1,
+					    .is_dir = 1, .dev = l->common.dev, .ino = l->common.ino,
+					    .fd = -1, .watch_only = 1, .pin = 1, .why = why,
+					    .dirfd = -1, .outside = 1 };
+		if ((n->fd = fcntl(l->common.fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+		    (fd = fcntl(l->common.fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return err_sys(e, errno, "cannot keep a descriptor of %s", l->common.path);
+		if ((rc = add_dir(p, l->common.path, fd, 1, e)) < 0 ||
+		    (rc = walk_gitdir(p, l->root, p->gitdirs[p->ngitdirs - 1].fd, l->common.path,
+				      GITDIR_REPO, 0, e)) < 0 ||
+		    (rc = mark_checkout(p, l->gitdir, r->roots[l->root].path, e)) < 0)
 			return rc;
 	}
 	return 0;

@@ -141,7 +141,8 @@ int inner_link_send_checks(const struct inner_link *l, const struct resolved *re
 	for (size_t i = 0; r == 0 && i < res->nroots; i++)
 		r = send_check(l, WIRE_BIND_CHECK, &res->roots[i], &count, e);
 	for (size_t i = 0; r == 0 && i < nby_path; i++)
-		r = send_check(l, WIRE_RO_CHECK, &by_path[i], &count, e);
+		r = send_check(l, by_path[i].writable ? WIRE_BIND_CHECK : WIRE_RO_CHECK, &by_path[i],
+			       &count, e);
 	for (size_t i = 0; r == 0 && i < res->ncarves; i++)
 		/* A pin is bound by path (mount_plan.h): checked wherever it was opened. */
 		if (res->carves[i].pin)

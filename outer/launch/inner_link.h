@@ -59,7 +59,8 @@ void inner_link_started(struct inner_link *l);
 
 /* Hand cordon-inner the descriptor of every writable root and of every path
  * bound by path (by_path: opened or created after bwrap was started, so not
- * in its descriptor table even where their number is), so it can check that
+ * in its descriptor table; one marked writable counts as a writable root,
+ * even where their number is), so it can check that
  * what is mounted at each path is the object cordon resolved; then the
  * count. */
 int inner_link_send_checks(const struct inner_link *l, const struct resolved *r,

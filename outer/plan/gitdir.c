@@ -261,3 +261,40 @@ int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
 	}
 	return 0;
 }
+
+/* 1 if g is c/worktrees/NAME, NAME one component. */
+static int worktree_of(const char *g, const char *c)
+{
+	size_t n = strlen(c);
+	static const char sub[] = "/worktrees/";
+	if (strncmp(g, c, n) != 0 || strncmp(g + n, sub, sizeof(sub) - 1) != 0)
+		return 0;
+	const char *name = g + n + sizeof(sub) - 1;
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+const char *gitdir_linked_refusal(const struct gitdir_linked *f)
+{
+	if (!f->gitdir_real || strcmp(f->gitdir_real, f->gitdir) != 0)
+		return "its git dir does not exist or is named through a symbolic link";
+	if (!f->common)
+		return "its git dir has no commondir file: not a linked worktree's";
+	if (!f->common_real || strcmp(f->common_real, f->common) != 0)
+		return "its common dir does not exist or is named through a symbolic link";
+	if (!worktree_of(f->gitdir, f->common))
+		return "its git dir is not COMMON/worktrees/NAME, where git worktree add puts it";
+	if (!f->back || strcmp(f->back, f->gitfile) != 0)
+		return "the git dir's gitdir file does not name this .git file back";
+	if (f->link)
+		return "a file or directory of it is a symbolic link";
+	if (f->foreign)
+		return "not all of it belongs to you";
+	if (!f->repo)
+		return "the common dir is not a repository (objects/, refs/, HEAD)";
+	if (f->config_paths)
+		return "its config includes other files or sets core.hooksPath, which cordon "
+		       "does not follow";
+	if (f->root_inside)
+		return "a writable root lies inside its common dir";
+	return NULL;
+}

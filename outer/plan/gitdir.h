@@ -102,4 +102,34 @@ int gitdir_strategy_runs(const char *buf, size_t n, int opts);
 int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
 			  int (*fn)(void *ctx, const char *path, size_t len), void *ctx);
 
+/* A linked worktree whose git dir G lies outside every writable root (the
+ * main repository elsewhere): what plan/gitlinked.c found of it.  Its
+ * common dir C is then split by this same rule, as a .git inside a root
+ * is, but only if it is beyond doubt a linked worktree of the caller's: a
+ * .git file is a file of a writable root, which an earlier run may have
+ * written, and pointing it at ~/.ssh or /etc must make nothing writable. */
+struct gitdir_linked {
+	const char *gitfile;   /* ROOT/.git, the .git file (a clean absolute path) */
+	const char *gitdir;    /* G as the .git file names it, joined and cleaned */
+	const char *gitdir_real; /* G's canonical path; NULL: cannot be resolved */
+	const char *common;    /* G/commondir joined to G and cleaned; NULL: none */
+	const char *common_real; /* its canonical path; NULL: cannot be resolved */
+	const char *back;      /* G/gitdir joined and cleaned; NULL: none */
+	int link;              /* one of the files or directories read is a symbolic link */
+	int foreign;           /* one of them is not the caller's */
+	int repo;              /* C has objects/, refs/ (directories) and HEAD */
+	int config_paths;      /* a config git reads there (C/config, C/config.worktree,
+				* G/config.worktree) names an include or core.hooksPath:
+				* files cordon would have to follow */
+	int root_inside;       /* a writable root lies in C (or is C) */
+};
+
+/* NULL when C may be split by the rule (its data writable), else why not,
+ * for the note that leaves it read-only.  Pure.  Required: G and C named
+ * without a symbolic link (canonical == as named), G = C/worktrees/NAME
+ * (where git worktree add puts it, so the rule's worktrees/NAME entry covers G),
+ * G/gitdir naming this very .git file back, C a repository, all of it the
+ * caller's, no include or hooksPath to follow, no writable root in C. */
+const char *gitdir_linked_refusal(const struct gitdir_linked *f);
+
 #endif

@@ -31,6 +31,9 @@ struct rpath {
 			 a mount point cannot be renamed or removed (EBUSY), so
 			 the sandbox cannot move it, and what lies below it,
 			 out of the way */
+	int writable; /* a check bound by path that cordon-inner counts as a
+			 writable root (Landlock writes beneath it): --git
+			 commit's common dir outside every root (gitlinked.h) */
 };
 
 struct protect_decision;

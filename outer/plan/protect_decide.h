@@ -78,6 +78,8 @@ struct protect_name {
 	 * cannot be given to an entry the command makes; -1: none.  Owned;
 	 * read only for those (protect_holds_entry). */
 	int hold;
+	int outside;          /* with pin: a linked worktree's common dir outside every
+			       * root (plan/gitlinked.h), writable for Landlock too */
 };
 
 struct protect_root {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "path.h"
 #include "plan/fstype.h"
+#include "plan/gitlinked.h"
 #include "plan/gitmeta.h"
 #include "plan/pins.h"
 #include "plan/walk.h"
@@ -180,9 +181,7 @@ static int add_root(struct resolved *r, const struct fstype_mounts *m, const cha
 	return 0;
 }
 
-static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int add_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+int resolve_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -218,7 +217,7 @@ static int note_missing_deny(struct resolved *r, const char *pattern, const char
 		return 0;
 	for (size_t i = 0; i < r->nroots; i++)
 		if (path_is_under(clean, r->roots[i].path))
-			return add_note(r, e,
+			return resolve_note(r, e,
 					"--deny-read %s: nothing there, so nothing is hidden; it lies in the "
 					"writable root %s, where a file can be moved (a denial there is by "
 					"path): check the file is not elsewhere", pattern,
@@ -494,7 +493,7 @@ static int note_home_root(struct resolved *r, const struct config *c, size_t i, 
 		(void)snprintf(from, sizeof(from), "from %s", c->write_from.v[i]);
 	else
 		(void)snprintf(from, sizeof(from), "from the flag -w %s", c->write.v[i]);
-	return add_note(r, e, "warning: %s is writable (%s), and it holds %s: every file there, "
+	return resolve_note(r, e, "warning: %s is writable (%s), and it holds %s: every file there, "
 			"dotfiles and credentials included, can be changed", root, from,
 			strcmp(root, "/") == 0 ? "the whole filesystem" : "your home directory");
 }
@@ -554,6 +553,10 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			continue;
 		if (protects_git(c) && (rc = add_git_extras(r, i, e)) < 0)
 			return rc;
+		/* --full-write: the main repository is writable already */
+		if (protects_git(c) && c->git == GIT_COMMIT && !c->full_write &&
+		    (rc = gitlinked_find(r, i, e)) < 0)
+			return rc;
 	}
 
 	if ((rc = pin_read_only_paths(c, r, e)) < 0)
@@ -575,6 +578,8 @@ void resolved_close(struct resolved *r)
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
 			sys_close(&lists[l].v[i].fd);
+	for (size_t i = 0; i < r->nlinked; i++)
+		sys_close(&r->linked[i].common.fd);
 	sys_close(&r->cwd.fd);
 }
 
@@ -589,6 +594,11 @@ void resolved_free(struct resolved *r)
 			rpath_free(&lists[l].v[i]);
 		free(lists[l].v);
 	}
+	for (size_t i = 0; i < r->nlinked; i++) {
+		rpath_free(&r->linked[i].common);
+		free(r->linked[i].gitdir);
+	}
+	free(r->linked);
 	for (size_t i = 0; i < r->nkernel_ro; i++)
 		free(r->kernel_ro[i]);
 	free(r->kernel_ro);

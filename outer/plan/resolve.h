@@ -13,6 +13,13 @@
 #include "err.h"
 #include "plan/mount_plan.h"
 
+/* A linked worktree's common dir outside every root (plan/gitlinked.h). */
+struct resolved_linked {
+	struct rpath common;    /* C, O_PATH */
+	size_t root;            /* the root whose .git file names it */
+	char *gitdir;           /* G = C/worktrees/NAME, owned */
+};
+
 /* Written only by resolve_config (and closed or freed by the functions
  * below); everything else reads it.  Protected names are protect.c's: they
  * are looked at once, by its gatherer. */
@@ -24,6 +31,10 @@ struct resolved {
 	 * with the protected names. */
 	struct rpath *gitdirs;  size_t ngitdirs;
 	struct rpath *masks;    size_t nmasks;
+	/* --git commit: the common dirs of linked worktrees whose git dirs lie
+	 * outside every root (plan/gitlinked.h): protect splits each by the
+	 * gitdir rule, its data writable. */
+	struct resolved_linked *linked; size_t nlinked;
 	struct rpath cwd;
 	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
 	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
@@ -40,6 +51,10 @@ unsigned long long resolve_tmpfs_default(unsigned long long ram);
 int resolve_config(const struct config *c, struct resolved *r, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 void resolved_free(struct resolved *r);
+
+/* Append a note for the user (one line, without "cordon: "). */
+int resolve_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), warn_unused_result));
 
 /* Close every descriptor of r, keeping the paths and (dev, ino).  Once bwrap
  * holds its copies and cordon-inner has the ones it checks, cordon's would

@@ -234,4 +234,89 @@ for op in "git config foo.bar 1" "git remote add o /x" "git checkout -q -b x && 
 done
 assert "the host's config is unchanged" -- cmp -s "$ws/repo/.git/config" "$tpl/repo/.git/config"
 
+# --- a linked worktree whose main repository lies outside the roots ------------------
+# In /var/tmp: the private /tmp would hide the main checkout inside.  The
+# common dir is split by the same rule: its data writable, the rest not.
+LW=$(mktemp -d /var/tmp/cordon-it-gl.XXXXXX) && chmod 755 "$LW" && cleanup_dirs+=("$LW")
+G init -q "$LW/tpl" && (cd "$LW/tpl" && G config extensions.worktreeConfig true &&
+	G config core.repositoryformatversion 1 && G config filter.evil.clean "touch $MARK; cat" &&
+	echo a > a && G add a && G commit -qm one && G branch old && G pack-refs --all) &&
+	cp -a "$LW/tpl/.git" "$LW/evil" && cp "$tpl/evil/fsm" "$tpl/evil/hook" "$LW/" &&
+	cat "$LW/fsm" >> "$LW/evil/config" ||
+	{ echo "t_gitcommit: cannot build the linked worktree template" >&2; exit 1; }
+m="$LW/main/.git" g="$LW/main/.git/worktrees/wt"
+# lfresh DIR: DIR/main, and DIR/wt its linked worktree on branch feat.
+lfresh() { rm -rf "$1/main" "$1/wt" "$MARK"; cp -a "$LW/tpl" "$1/main" &&
+	G -C "$1/main" worktree add -q ../wt -b feat >/dev/null 2>&1; }
+LC() { "$CORDON" --git commit -w "$LW/wt" -C "$LW/wt" "$@"; }
+lflow='set -e
+echo x > f; git add f; git commit -qm x
+git update-ref -d refs/heads/old
+git tag t1; git pack-refs --all
+echo y > f; git commit -qam y
+git rev-parse HEAD'
+mkdir -p "$LW/o" && lfresh "$LW/o" && (cd "$LW/o/wt" && sh -c "$lflow" >"$W/lflow.out" 2>&1)
+assert "linked: control: the workflow runs outside" -- test $? -eq 0
+lfresh "$LW"
+expect 0 "linked: a commit in a linked worktree whose main repository is outside the roots" -- \
+	LC -- sh -c "$lflow"
+assert "linked: prints the same" -- cmp -s "$OUT" "$W/lflow.out"
+assert "linked: the main repository's refs inside equal those outside" -- \
+	test "$(refs "$LW/main")" = "$(refs "$LW/o/main")" -a -n "$(G -C "$LW/main" rev-parse -q --verify t1)"
+assert "linked: the refs line names the common dir's feat" -- grep -q "refs changed (--git commit): .*$m refs/heads/feat" "$ERR"
+refuse "linked: the main repository's working files stay read-only" -- LC -- sh -c "echo x > $LW/main/a"
+assert "linked: and its config is unchanged" -- cmp -s "$m/config" "$LW/tpl/.git/config"
+expect_out 0 "^  $m +rw +--git commit: git's data writable; pinned in place \(the common dir of a linked" \
+	"linked: explain shows the common dir writable and why" -- "$CORDON" explain --git commit -w "$LW/wt" -- true
+expect_err 128 "index.lock" "linked: default mode: the commit fails" -- \
+	"$CORDON" -w "$LW/wt" -C "$LW/wt" -- git commit -q --allow-empty -m x
+# lescape DESCRIPTION SCRIPT: as escape, against the main repository.
+lprobe() {
+	(cd "$LW/main" && G status >/dev/null 2>&1; cd "$LW/wt" && G status >/dev/null 2>&1
+	 echo p > probe && G add -A >/dev/null 2>&1; G commit -q -m probe >/dev/null 2>&1) </dev/null
+}
+lescape() {
+	lfresh "$LW"
+	refuse "linked: $1: fails inside" -- LC -- sh -c "$2"
+	lprobe
+	assert "linked: $1: a host git afterwards runs no planted program" -- test ! -e "$MARK"
+	lfresh "$LW"
+	(cd "$LW/wt" && sh -c "$2") >/dev/null 2>&1
+	lprobe
+	assert "linked: $1: control: outside, a host git runs the planted program" -- test -e "$MARK"
+}
+lescape "write its config" "cat $LW/fsm >> $m/config"
+lescape "replace its config by rename" "cp $m/config c2 && cat $LW/fsm >> c2 && mv c2 $m/config"
+lescape "unlink and recreate its config" "cp $m/config c2 && cat $LW/fsm >> c2 && rm -f $m/config && mv c2 $m/config"
+lescape "create its config.worktree" "cat $LW/fsm > $m/config.worktree; sleep 2"
+lescape "create the worktree's config.worktree" "cat $LW/fsm > $g/config.worktree; sleep 2"
+lescape "create a hook" "cat $LW/hook > $m/hooks/pre-commit && chmod +x $m/hooks/pre-commit"
+lescape "write info/attributes" "echo '* filter=evil' >> $m/info/attributes"
+lescape "redirect the worktree's commondir" "echo $LW/evil > $g/commondir"
+lescape "replace hooks by a symlink" "mkdir h && cat $LW/hook > h/pre-commit && chmod +x h/pre-commit && mv $m/hooks $m/hooks.old && ln -s \$PWD/h $m/hooks"
+lescape "replace hooks by a renamed directory" "mkdir h && cat $LW/hook > h/pre-commit && chmod +x h/pre-commit && mv $m/hooks $m/hooks.old && mv h $m/hooks"
+lfresh "$LW"
+refuse "linked: the worktree's gitdir cannot be rewritten" -- LC -- sh -c "echo $LW/x/.git > $g/gitdir"
+expect 0 "linked: control: outside it can" -- sh -c "echo $LW/x/.git > $g/gitdir"
+lfresh "$LW"
+expect_err 1 "alternates" "linked: creating objects/info/alternates stops the run" -- \
+	LC -- sh -c "echo $LW/evil/objects > $m/objects/info/alternates; sleep 2; touch after"
+assert "linked: and it was moved aside" -- test ! -e "$m/objects/info/alternates" -a ! -e "$LW/wt/after"
+lfresh "$LW"
+expect_err 0 "nested/.git was made during the run" "linked: a gitlink staged in the worktree's index: its .git is moved aside" -- \
+	LC -- sh -c "${gitlink//$fsm/cat $LW/fsm}"
+lprobe
+assert "linked: and a host git status afterwards runs no planted program" -- test ! -e "$MARK"
+# A .git file pointing at a git dir that is not this worktree's: nothing writable.
+lfresh "$LW"
+before=$(refs "$LW/main")
+mkdir -p "$LW/r2" "$LW/r3" && echo "gitdir: $g" > "$LW/r2/.git" && echo "gitdir: /etc" > "$LW/r3/.git"
+expect_err 128 "does not name this .git file back" "linked: a .git file naming another worktree's git dir makes nothing writable" -- \
+	"$CORDON" --git commit -w "$LW/r2" -C "$LW/r2" -- git commit -q --allow-empty -m x
+expect_err 1 "no commondir file" "linked: a .git file naming /etc makes nothing writable" -- \
+	"$CORDON" --git commit -w "$LW/r3" -C "$LW/r3" -- sh -c "touch /etc/cordon-h20 || exit 1"
+expect_err 128 "a writable root lies inside its common dir" "linked: a writable root inside the common dir: it stays read-only" -- \
+	LC -w "$m/refs" -- git commit -q --allow-empty -m x
+assert "linked: none of those moved a ref" -- test "$(refs "$LW/main")" = "$before"
+
 finish

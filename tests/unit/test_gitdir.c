@@ -185,3 +185,54 @@ Test(gitdir, index_gitlinks_v4_prefix_compressed)
 	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), 0);
 	cr_expect_str_eq(seen, "lib/sub;");
 }
+
+/* A linked worktree outside the roots: accepted only when it is beyond
+ * doubt the caller's worktree of that common dir. */
+static struct gitdir_linked linked_ok(void)
+{
+	return (struct gitdir_linked){
+		.gitfile = "/w/wt/.git", .gitdir = "/src/m/.git/worktrees/wt",
+		.gitdir_real = "/src/m/.git/worktrees/wt", .common = "/src/m/.git",
+		.common_real = "/src/m/.git", .back = "/w/wt/.git", .repo = 1 };
+}
+
+Test(gitdir, linked_worktree_accepted)
+{
+	struct gitdir_linked f = linked_ok();
+	cr_expect_null(gitdir_linked_refusal(&f));
+}
+
+Test(gitdir, linked_worktree_refusals)
+{
+	struct gitdir_linked f;
+	f = linked_ok(); f.gitdir_real = NULL;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "missing git dir");
+	f = linked_ok(); f.gitdir_real = "/elsewhere/wt";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "git dir through a link");
+	f = linked_ok(); f.common = NULL;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "no commondir (gitdir: /etc)");
+	f = linked_ok(); f.common_real = "/other/.git";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "common dir through a link");
+	f = linked_ok(); f.common = f.common_real = "/src/other/.git";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "G not under C/worktrees");
+	f = linked_ok(); f.gitdir = f.gitdir_real = "/src/m/.git/worktrees/a/b";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "G two levels down");
+	f = linked_ok(); f.gitdir = f.gitdir_real = "/src/m/.git/worktreesX/wt";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "a lookalike of worktrees/");
+	f = linked_ok(); f.gitdir = f.gitdir_real = "/src/m/.git/worktrees/";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "no NAME");
+	f = linked_ok(); f.back = NULL;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "no gitdir file");
+	f = linked_ok(); f.back = "/w/other/.git";
+	cr_expect_not_null(gitdir_linked_refusal(&f), "gitdir names another .git file");
+	f = linked_ok(); f.link = 1;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "a link");
+	f = linked_ok(); f.foreign = 1;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "another owner");
+	f = linked_ok(); f.repo = 0;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "not a repository");
+	f = linked_ok(); f.config_paths = 1;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "include or hooksPath");
+	f = linked_ok(); f.root_inside = 1;
+	cr_expect_not_null(gitdir_linked_refusal(&f), "a root inside C");
+}
