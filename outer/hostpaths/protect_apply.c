@@ -81,8 +81,9 @@ static int check_live(struct protect_run *p, size_t i)
 	return protect_push_check(p, &o);
 }
 
-/* The registry's carve-out and the pins of its ancestors (registry_carve
- * decides and opens them): into the plan, bound by path, each checked. */
+/* The registry's carve-out and the pins of its ancestors (decided by
+ * protect_decide_carves, opened by registry_carve): into the plan, bound
+ * by path, each checked. */
 static int add_carves(const struct resolved *r, int full_write, struct protect_run *p,
 		      struct cordon_err *e)
 {

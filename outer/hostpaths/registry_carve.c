@@ -8,52 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "path.h"
+#include "plan/protect_decide.h"
 #include "sys.h"
-
-/* The carve-outs so far: resolve's (--read-only) and the ones made here. */
-struct carves {
-	const struct resolved *r;
-	struct rpath **v;
-	size_t *n;
-};
-
-static int has_carve(const struct carves *c, const char *path)
-{
-	for (size_t i = 0; i < c->r->ncarves; i++)
-		if (strcmp(c->r->carves[i].path, path) == 0)
-			return 1;
-	for (size_t i = 0; i < *c->n; i++)
-		if (strcmp((*c->v)[i].path, path) == 0)
-			return 1;
-	return 0;
-}
-
-/* 1 if path lies in (or is) a read-only carve-out: nothing there can be
- * renamed, and a pin would make it writable. */
-static int under_read_only(const struct carves *c, const char *path)
-{
-	for (size_t i = 0; i < c->r->ncarves; i++)
-		if (!c->r->carves[i].pin && path_is_under(path, c->r->carves[i].path))
-			return 1;
-	for (size_t i = 0; i < *c->n; i++)
-		if (!(*c->v)[i].pin && path_is_under(path, (*c->v)[i].path))
-			return 1;
-	return 0;
-}
-
-/* dest: the path under root rp of the registry's ancestor at reg->path[0..off). */
-static int dest_of(const struct registry *reg, const char *rp, size_t from, size_t to,
-		   char *dest, size_t len, struct cordon_err *e)
-{
-	int n = snprintf(dest, len, "%s%.*s", strcmp(rp, "/") == 0 ? "" : rp,
-			 (int)(to - from), reg->path + from);
-	if (n < 0 || (size_t)n >= len)
-		return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long", reg->path, rp);
-	if (dest[0] == '\0')
-		(void)snprintf(dest, len, "/");
-	return 0;
-}
 
 /* Open the ancestor anc[j] below root descriptor `at` (anc[k]) one
  * component at a time without following links, and check it is the
@@ -85,73 +41,74 @@ static int open_ancestor(const struct registry *reg, int at, size_t k, size_t j)
 	return cur;
 }
 
-static int push(const struct carves *cv, const char *dest, int fd, dev_t dev, ino_t ino, int pin,
-		struct cordon_err *e)
+static int push(struct rpath **out, size_t *nout, const char *dest, int fd, dev_t dev,
+		ino_t ino, int pin, struct cordon_err *e)
 {
 	struct rpath c = { .fd = fd, .dev = dev, .ino = ino, .is_dir = 1, .pin = pin };
 	c.path = strdup(dest);
-	if (!c.path || rpath_push(cv->v, cv->n, &c) < 0) {
+	if (!c.path || rpath_push(out, nout, &c) < 0) {
 		rpath_free(&c);
 		return err_set(e, ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-/* The pins between root rp (anc[k], descriptor at) and the registry. */
-static int pin_ancestors(const struct carves *r, const struct registry *reg, const char *rp,
-			 int at, size_t k, struct cordon_err *e)
+/* Open what protect_decide_carves decided: the registry itself by its
+ * descriptor, a pin one component at a time from its root, checked to be
+ * the directory registry_open saw. */
+static int open_carve(const struct resolved *res, const struct registry *reg,
+		      const struct protect_carve *c, struct rpath **out, size_t *nout,
+		      struct cordon_err *e)
 {
-	for (size_t j = k + 1; j + 1 < reg->nanc; j++) {
-		char dest[PATH_MAX];
-		int rc = dest_of(reg, rp, reg->anc[k].off, reg->anc[j].off, dest, sizeof(dest), e);
-		if (rc < 0)
-			return rc;
-		if (has_carve(r, dest) || under_read_only(r, dest))
-			continue;
-		int fd = open_ancestor(reg, at, k, j);
+	if (!c->pin) {
+		int fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
 		if (fd < 0)
-			return err_sys(e, errno, "registry %s: cannot open %s to keep it in place "
-				       "(run again; if it persists, check what moves it)",
-				       reg->path, dest);
-		if ((rc = push(r, dest, fd, reg->anc[j].dev, reg->anc[j].ino, 1, e)) < 0)
-			return rc;
+			return err_sys(e, errno, "registry %s: cannot open it", reg->path);
+		return push(out, nout, c->path, fd, reg->dev, reg->ino, 0, e);
 	}
-	return 0;
+	const char *rp = c->root < res->nroots ? res->roots[c->root].path : "/";
+	AUTO_FD at = c->root < res->nroots
+			     ? openat(res->roots[c->root].fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+			     : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (at < 0)
+		return err_sys(e, errno, "cannot open the writable root %s", rp);
+	int fd = open_ancestor(reg, at, c->top, c->anc);
+	if (fd < 0)
+		return err_sys(e, errno, "registry %s: cannot open %s to keep it in place "
+			       "(run again; if it persists, check what moves it)",
+			       reg->path, c->path);
+	return push(out, nout, c->path, fd, reg->anc[c->anc].dev, reg->anc[c->anc].ino, 1, e);
 }
 
 int registry_carve(const struct resolved *res, int full_write, const struct registry *reg,
 		   struct rpath **out, size_t *nout, struct cordon_err *e)
 {
-	const struct carves cv = { res, out, nout };
-	const struct carves *r = &cv;
-	size_t nroots = res->nroots + (full_write ? 1 : 0);
-	for (size_t i = 0; i < nroots; i++) {
-		const char *rp = i < res->nroots ? res->roots[i].path : "/";
-		char dest[PATH_MAX];
-		size_t k = 0;
-		int rc;
-		if (i < res->nroots) {
-			for (k = 0; k < reg->nanc; k++)
-				if (reg->anc[k].dev == res->roots[i].dev && reg->anc[k].ino == res->roots[i].ino)
-					break;
-			if (k == reg->nanc)
-				continue;
-		}
-		if ((rc = dest_of(reg, rp, reg->anc[k].off, strlen(reg->path), dest, sizeof(dest), e)) < 0)
-			return rc;
-		if (!has_carve(r, dest)) {
-			int fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
-			if (fd < 0)
-				return err_sys(e, errno, "registry %s: cannot open it", reg->path);
-			if ((rc = push(r, dest, fd, reg->dev, reg->ino, 0, e)) < 0)
-				return rc;
-		}
-		AUTO_FD at = i < res->nroots ? openat(res->roots[i].fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)
-					   : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (at < 0)
-			return err_sys(e, errno, "cannot open the writable root %s", rp);
-		if ((rc = pin_ancestors(r, reg, rp, at, k, e)) < 0)
-			return rc;
+	struct protect_anc anc[REGISTRY_MAX_DEPTH + 1];
+	for (size_t i = 0; i < reg->nanc; i++)
+		anc[i] = (struct protect_anc){ reg->anc[i].dev, reg->anc[i].ino, reg->anc[i].off };
+	const struct protect_regview view = { reg->path, anc, reg->nanc };
+	size_t nroots = res->nroots, nhave = res->ncarves + (*out != res->carves ? *nout : 0);
+	struct protect_root *roots = calloc(nroots ? nroots : 1, sizeof(*roots));
+	struct protect_carved *have = calloc(nhave ? nhave : 1, sizeof(*have));
+	struct protect_carve *v = NULL;
+	size_t n = 0;
+	if (!roots || !have) {
+		free(roots);
+		free(have);
+		return err_set(e, ENOMEM, "out of memory");
 	}
-	return 0;
+	for (size_t i = 0; i < nroots; i++)
+		roots[i] = (struct protect_root){ res->roots[i].path, res->roots[i].dev,
+						  res->roots[i].ino, 0 };
+	for (size_t i = 0; i < nhave; i++) {
+		const struct rpath *h = i < res->ncarves ? &res->carves[i] : &(*out)[i - res->ncarves];
+		have[i] = (struct protect_carved){ h->path, h->pin };
+	}
+	int rc = protect_decide_carves(roots, nroots, full_write, &view, have, nhave, &v, &n, e);
+	free(roots);
+	free(have);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = open_carve(res, reg, &v[i], out, nout, e);
+	protect_carves_free(v, n);
+	return rc;
 }

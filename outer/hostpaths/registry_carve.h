@@ -26,12 +26,13 @@
 #include "hostpaths/registry.h"
 #include "plan/resolve.h"
 
-/* Append to *out (the caller's list; r stays as resolve_config made it),
+/* Append to *out (the caller's list; r stays as resolve_config made it)
+ * what protect_decide_carves (plan/protect_decide.h) decides, each opened:
  * for each writable root (and "/" with full_write) that is the registry or
- * one of its ancestors (same dev and inode, so a bind mount of an ancestor
- * counts too): the registry, read-only, at its path under that root, and a
- * pin (.pin) for each directory between the root and the registry that is
- * not already inside a read-only carve-out (r's or one made here). */
+ * one of its ancestors, the registry, read-only, at its path under that
+ * root, and a pin (.pin) for each directory between the root and the
+ * registry that is not already inside a read-only carve-out (r's, *out's or
+ * one decided there). */
 int registry_carve(const struct resolved *r, int full_write, const struct registry *reg,
 		   struct rpath **out, size_t *nout, struct cordon_err *e)
 	__attribute__((warn_unused_result));

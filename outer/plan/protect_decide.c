@@ -3,6 +3,8 @@
 #include "plan/protect_decide.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "path.h"
@@ -207,4 +209,112 @@ void protect_decision_free(struct protect_decision *d)
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
+}
+
+/* The carve-outs so far: the caller's and the ones decided here. */
+struct carves {
+	const struct protect_carved *have;
+	size_t nhave;
+	struct protect_carve **v;
+	size_t *n;
+};
+
+static int has_carve(const struct carves *c, const char *path)
+{
+	for (size_t i = 0; i < c->nhave; i++)
+		if (strcmp(c->have[i].path, path) == 0)
+			return 1;
+	for (size_t i = 0; i < *c->n; i++)
+		if (strcmp((*c->v)[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 if path lies in (or is) a read-only carve-out: nothing there can be
+ * renamed, and a pin would make it writable. */
+static int under_read_only(const struct carves *c, const char *path)
+{
+	for (size_t i = 0; i < c->nhave; i++)
+		if (!c->have[i].pin && path_is_under(path, c->have[i].path))
+			return 1;
+	for (size_t i = 0; i < *c->n; i++)
+		if (!(*c->v)[i].pin && path_is_under(path, (*c->v)[i].path))
+			return 1;
+	return 0;
+}
+
+/* The path under root rp of reg->path[from..to), as a new string. */
+static char *dest_of(const struct protect_regview *reg, const char *rp, size_t from, size_t to)
+{
+	char dest[PATH_MAX];
+	int n = snprintf(dest, sizeof(dest), "%s%.*s", strcmp(rp, "/") == 0 ? "" : rp,
+			 (int)(to - from), reg->path + from);
+	if (n < 0 || (size_t)n >= sizeof(dest))
+		return NULL;
+	return strdup(dest[0] ? dest : "/");
+}
+
+static int push_carve(const struct carves *c, char *path, size_t root, size_t top, size_t anc,
+		      int pin)
+{
+	struct protect_carve *v = realloc(*c->v, (*c->n + 1) * sizeof(*v));
+	if (!v) {
+		free(path);
+		return -ENOMEM;
+	}
+	*c->v = v;
+	v[(*c->n)++] = (struct protect_carve){ path, root, top, anc, pin };
+	return 0;
+}
+
+/* Root i (anc[k]): the registry's carve-out there, then the pins. */
+static int carve_root(const struct carves *c, const struct protect_regview *reg, const char *rp,
+		      size_t i, size_t k, struct cordon_err *e)
+{
+	char *dest = dest_of(reg, rp, reg->anc[k].off, strlen(reg->path));
+	if (!dest)
+		return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long", reg->path, rp);
+	if (has_carve(c, dest))
+		free(dest);
+	else if (push_carve(c, dest, i, k, reg->nanc, 0) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	for (size_t j = k + 1; j + 1 < reg->nanc; j++) {
+		if (!(dest = dest_of(reg, rp, reg->anc[k].off, reg->anc[j].off)))
+			return err_set(e, ENAMETOOLONG, "registry %s under %s: path too long",
+				       reg->path, rp);
+		if (has_carve(c, dest) || under_read_only(c, dest))
+			free(dest);
+		else if (push_carve(c, dest, i, k, j, 1) < 0)
+			return err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int protect_decide_carves(const struct protect_root *roots, size_t nroots, int full_write,
+			  const struct protect_regview *reg, const struct protect_carved *have,
+			  size_t nhave, struct protect_carve **out, size_t *nout,
+			  struct cordon_err *e)
+{
+	const struct carves c = { have, nhave, out, nout };
+	for (size_t i = 0; i < nroots + (full_write ? 1 : 0); i++) {
+		size_t k = 0;
+		if (i < nroots) {
+			while (k < reg->nanc && (reg->anc[k].dev != roots[i].dev ||
+						 reg->anc[k].ino != roots[i].ino))
+				k++;
+			if (k == reg->nanc)
+				continue; /* it reaches nothing of the registry */
+		}
+		int rc = carve_root(&c, reg, i < nroots ? roots[i].path : "/", i, k, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void protect_carves_free(struct protect_carve *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
 }

@@ -30,9 +30,10 @@
  * - another live run's mount point beneath a writable root (and not above
  *   one) is pinned: bound read-only here too, so this command cannot rmdir
  *   it from under the other sandbox.
- * The registry's own carve-out and the pins of its ancestors are
- * registry_carve's (hostpaths/registry_carve.h), which opens each one as it
- * decides; protect.c appends them to the decision as PROTECT_CARVE and
+ * The registry's own carve-out and the pins of its ancestors are decided
+ * here too (protect_decide_carves, the reasons in
+ * hostpaths/registry_carve.h, which opens what it decides);
+ * protect_apply.c appends them to the decision as PROTECT_CARVE and
  * PROTECT_KEEP actions, so that the plan has one input for both. */
 #ifndef CORDON_PROTECT_DECIDE_H
 #define CORDON_PROTECT_DECIDE_H
@@ -153,6 +154,48 @@ int protect_decide(const struct protect_facts *f, struct protect_decision *out,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
 void protect_decision_free(struct protect_decision *d);
+
+/* The registry as protect_decide_carves sees it: its path, and "/" and
+ * each directory down to it, by (dev, ino) and where its path ends. */
+struct protect_regview {
+	const char *path;                 /* absolute, free of symbolic links */
+	const struct protect_anc {
+		uint64_t dev, ino;
+		size_t off;               /* its path is path[0..off) ("/": 0) */
+	} *anc;
+	size_t nanc;
+};
+
+/* A carve-out planned already (resolve's --read-only ones, earlier ones). */
+struct protect_carved {
+	const char *path;
+	int pin;                          /* bound writable onto itself */
+};
+
+/* One place where the registry must be kept from a writable root. */
+struct protect_carve {
+	char *path;      /* where, under that root; owned */
+	size_t root;     /* roots[root], or nroots: "/" (--full-write) */
+	size_t top;      /* the ancestor that root is (anc[top]) */
+	size_t anc;      /* pin: the ancestor bound here; reg->nanc: the registry */
+	int pin;         /* 1: an ancestor bound writable onto itself (it cannot
+			  * be renamed); 0: the registry itself, read-only */
+};
+
+/* For each root (and "/" with full_write) that is the registry or one of
+ * its ancestors (same dev and inode, so a bind mount of an ancestor counts
+ * too): the registry, read-only, at its path under that root, unless
+ * carved there already; and a pin for each directory between the root and
+ * the registry that is neither carved already nor inside a read-only
+ * carve-out (have[] or one decided here: a pin there would make it
+ * writable).  *out is appended to (free with protect_carves_free).  0 or
+ * -errno with *e filled. */
+int protect_decide_carves(const struct protect_root *roots, size_t nroots, int full_write,
+			  const struct protect_regview *reg, const struct protect_carved *have,
+			  size_t nhave, struct protect_carve **out, size_t *nout,
+			  struct cordon_err *e) __attribute__((warn_unused_result));
+
+void protect_carves_free(struct protect_carve *v, size_t n);
 
 /* 1 if n's hold is an open descriptor (n is watched as found). */
 int protect_holds_entry(const struct protect_name *n);

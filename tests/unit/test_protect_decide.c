@@ -436,3 +436,72 @@ Test(protect_decide, git_entries_pinned_read_only_and_watched)
 	cr_expect_str_eq(d.v[1].why, "hooks");
 	expect(2, PROTECT_WATCH, "/ws/.git/config.worktree", -1);
 }
+
+/* The registry's carve-outs (protect_decide_carves), from fake ancestors:
+ * /home/u/.local/state/cordon, each directory with ino = its depth. */
+static const char regpath[] = "/home/u/.local/state/cordon";
+static const struct protect_anc reganc[] = {
+	{ 1, 10, 0 }, { 1, 11, 5 }, { 1, 12, 7 }, { 1, 13, 14 }, { 1, 14, 20 }, { 1, 15, 27 },
+};
+static const struct protect_regview regview = { regpath, reganc, 6 };
+
+static const struct protect_carve *carve_at(const struct protect_carve *v, size_t n,
+					    const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].path, path) == 0)
+			return &v[i];
+	return NULL;
+}
+
+Test(carves, a_root_above_the_registry_carves_it_and_pins_what_is_between)
+{
+	const struct protect_root r[] = { { "/home/u", 1, 12, 0 }, { "/srv", 2, 5, 0 } };
+	struct protect_carve *v = NULL;
+	size_t n = 0;
+	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, NULL, 0, &v, &n, &err), 0);
+	cr_assert_eq(n, 3, "the registry and .local, .local/state; nothing for /srv");
+	const struct protect_carve *c = carve_at(v, n, regpath);
+	cr_assert(c && !c->pin && c->root == 0 && c->anc == 6);
+	c = carve_at(v, n, "/home/u/.local");
+	cr_assert(c && c->pin && c->top == 2 && c->anc == 3);
+	c = carve_at(v, n, "/home/u/.local/state");
+	cr_assert(c && c->pin && c->anc == 4);
+	cr_assert_null(carve_at(v, n, "/home/u"), "the root itself is not pinned");
+	protect_carves_free(v, n);
+}
+
+Test(carves, a_bind_mount_of_an_ancestor_counts_at_its_own_path)
+{
+	const struct protect_root r[] = { { "/mnt/home", 1, 11, 0 } };
+	struct protect_carve *v = NULL;
+	size_t n = 0;
+	cr_assert_eq(protect_decide_carves(r, 1, 0, &regview, NULL, 0, &v, &n, &err), 0);
+	cr_assert_not_null(carve_at(v, n, "/mnt/home/u/.local/state/cordon"));
+	cr_assert_not_null(carve_at(v, n, "/mnt/home/u"));
+	cr_assert_eq(n, 4);
+	protect_carves_free(v, n);
+}
+
+Test(carves, full_write_carves_under_slash)
+{
+	struct protect_carve *v = NULL;
+	size_t n = 0;
+	cr_assert_eq(protect_decide_carves(NULL, 0, 1, &regview, NULL, 0, &v, &n, &err), 0);
+	cr_assert_eq(n, 5, "the registry and /home, /home/u, .local, .local/state");
+	cr_assert_not_null(carve_at(v, n, "/home"));
+	cr_assert_null(carve_at(v, n, "/"));
+	protect_carves_free(v, n);
+}
+
+Test(carves, nothing_is_pinned_inside_a_read_only_carve_out_or_twice)
+{
+	const struct protect_root r[] = { { "/home/u", 1, 12, 0 }, { "/home/u", 1, 12, 0 } };
+	const struct protect_carved have[] = { { "/home/u/.local", 0 } };
+	struct protect_carve *v = NULL;
+	size_t n = 0;
+	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, have, 1, &v, &n, &err), 0);
+	cr_assert_eq(n, 1, "only the registry itself: .local is read-only already");
+	cr_assert_not(v[0].pin);
+	protect_carves_free(v, n);
+}
