@@ -44,7 +44,7 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 FORTIFY_SHIM := common/fortify_shim.c
 OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print.c outer/gitrefs.c \
               outer/nesting.c outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c \
-              outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/toolenv.c outer/protect_watch.c \
+              outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c outer/protect_watch.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/cgroup_pick.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitdir.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 #include "explain.h"
 #include "hostpaths/caches.h"
@@ -27,6 +26,7 @@
 #include "prepare.h"
 #include "rootcheck.h"
 #include "supervise.h"
+#include "termrelay.h"
 #include "protect_watch.h"
 #include "gitrefs.h"
 #include "hostpaths/gitstate.h"
@@ -126,18 +126,6 @@ static int send_checks(struct prepared *p, const struct protect_run *prot, struc
 	return r;
 }
 
-/* The terminal relay's three ends (launch/pty.h), watched by the
- * supervisor: after any of them moved bytes, each watches for what it can
- * do now (nothing: not watched, so that a hangup does not wake the loop). */
-struct relay {
-	struct pty *pty;
-	struct supervise_watch *w;   /* PTY_NENDS of them, one per end */
-	struct supervise_watch *away; /* the background job's check (relay_follow_job) */
-	int timer;                   /* its timerfd, -1: none */
-	const struct inner_link *inner;
-	int told_away;               /* cordon-inner was told the job is in the background */
-};
-
 /* What the supervisor's callbacks need: the record and guardian, the
  * terminal relay, and the watched names (protect_watch.h). */
 struct run_ctx {
@@ -146,7 +134,7 @@ struct run_ctx {
 	struct protect_watch *w;
 	struct bwrap *bwrap;
 	int stopped;          /* cordon killed the sandbox for a name */
-	struct relay *relay;
+	struct termrelay *relay;
 };
 
 /* Each watched name found after the run is a violation in --report. */
@@ -192,121 +180,22 @@ static void on_exited(void *ctx)
 
 static void on_winch(void *ctx)
 {
-	pty_resize(((struct run_ctx *)ctx)->pty);
+	termrelay_winch(((struct run_ctx *)ctx)->relay);
 }
 
-/* A background cordon (bg) is not told when the shell brings it back to
- * the foreground: bash's fg sends SIGCONT only to a stopped job.  While it
- * is away it looks every AWAY_CHECK_MS, and takes the terminal raw again
- * once it is in the foreground. */
-#define AWAY_CHECK_MS 200
-
-static void relay_follow_job(struct relay *r)
-{
-	if (r->pty->away && r->timer < 0) {
-		struct itimerspec every = { { 0, AWAY_CHECK_MS * 1000000L },
-					    { 0, AWAY_CHECK_MS * 1000000L } };
-		r->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (r->timer >= 0 && timerfd_settime(r->timer, 0, &every, NULL) < 0)
-			sys_close(&r->timer);
-	} else if (!r->pty->away) {
-		sys_close(&r->timer);
-	}
-	r->away->fd = r->timer;
-}
-
-static void relay_arm(struct relay *r)
-{
-	for (int i = 0; i < PTY_NENDS; i++) {
-		r->w[i].events = pty_events(r->pty, (enum pty_end)i);
-		r->w[i].fd = r->w[i].events ? pty_fd(r->pty, (enum pty_end)i) : -1;
-	}
-	relay_follow_job(r);
-}
-
-/* The relay as cordon's place on the terminal allows (pty_resume), and
- * cordon-inner told when that place changed: in the background the
- * command's terminal is no longer the command's either, so that a read
- * stops it with SIGTTIN as it would have outside (inner/pid1.h), and
- * cordon's job with it (on_stopped). */
-static void relay_resume(struct relay *r)
-{
-	struct cordon_err e;
-	if (pty_resume(r->pty, &e) < 0) {
-		/* The terminal took no raw mode (hung up, most likely): the
-		 * command goes on, its keys as the terminal hands them over. */
-	}
-	if (r->pty->master >= 0 && r->pty->away != r->told_away &&
-	    inner_link_foreground(r->inner, !r->pty->away) == 0)
-		r->told_away = r->pty->away;
-}
-
-static void on_away(struct supervise_watch *w, short revents)
-{
-	struct relay *r = w->ctx;
-	uint64_t ticks;
-	(void)revents;
-	if (read(r->timer, &ticks, sizeof(ticks)) < 0) {
-		/* EAGAIN: no tick yet; looked at all the same */
-	}
-	relay_resume(r);
-	relay_arm(r);
-}
-
-static void on_relay(struct supervise_watch *w, short revents)
-{
-	struct relay *r = w->ctx;
-	pty_ready(r->pty, (enum pty_end)(w - r->w), revents);
-	/* The user's terminal is gone: its hangup goes on to the command's
-	 * terminal, and the supervisor takes it as the SIGHUP it is (the
-	 * kernel sent that only to the session's leader, which may be a
-	 * runuser or su waiting for cordon): --kill-after, status.  Ignored
-	 * by the caller (nohup), the signal does nothing and the command
-	 * runs on, its terminal hung up. */
-	if (r->pty->hungup) {
-		pty_hangup(r->pty);
-		(void)raise(SIGHUP);
-	}
-	relay_arm(r);
-}
-
-/* SIGHUP with a terminal relay: the command's terminal hangs up, which
- * signals the command as the user's terminal hanging up would have. */
 static void on_hangup(void *ctx)
 {
-	struct run_ctx *x = ctx;
-	pty_hangup(x->pty);
-	relay_arm(x->relay);
+	termrelay_hangup(((struct run_ctx *)ctx)->relay);
 }
 
-/* cordon continued (fg, bg, or right after a stop the kernel discarded):
- * the relay as its place on the terminal allows, then the command. */
 static void on_cont(void *ctx)
 {
-	struct run_ctx *x = ctx;
-	relay_resume(x->relay);
-	bwrap_signal(x->bwrap, SIGCONT);
-	relay_arm(x->relay);
+	termrelay_cont(((struct run_ctx *)ctx)->relay);
 }
 
-/* The command stopped on its terminal (Ctrl-Z, or a read in the
- * background): so does cordon's job.  Unless it was a read or write from
- * the background that the user ended meanwhile (fg of a running job,
- * before the away check noticed): outside, in the foreground, the command
- * would not have stopped, and it goes on. */
 static void on_stopped(void *ctx, int sig)
 {
-	struct run_ctx *x = ctx;
-	if ((sig == SIGTTIN || sig == SIGTTOU) && x->relay->told_away) {
-		relay_resume(x->relay);
-		if (!x->relay->told_away) {
-			bwrap_signal(x->bwrap, SIGCONT);
-			relay_arm(x->relay);
-			return;
-		}
-	}
-	pty_suspend(x->pty, sig);
-	on_cont(ctx);
+	termrelay_stopped(((struct run_ctx *)ctx)->relay, sig);
 }
 
 static void on_name(struct supervise_watch *sw, short revents)
@@ -332,22 +221,19 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		     struct pty *pty, struct protect_watch *w, const struct supervise_signals *sig,
 		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
 {
-	struct supervise_watch watches[PTY_NENDS + 2];
-	struct relay relay = { pty, watches, &watches[PTY_NENDS + 1], -1, &p->inner, 0 };
+	struct supervise_watch watches[TERMRELAY_NWATCH + 1];
+	struct termrelay relay;
 	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
 	int tty = pty->master >= 0;
-	for (int i = 0; i < PTY_NENDS; i++)
-		watches[i] = (struct supervise_watch){ -1, 0, on_relay, &relay };
-	watches[PTY_NENDS] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
-	watches[PTY_NENDS + 1] = (struct supervise_watch){ -1, POLLIN, on_away, &relay };
-	relay_arm(&relay);
+	termrelay_start(&relay, pty, watches, &p->inner, &p->bwrap);
+	watches[TERMRELAY_NWATCH] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
 	struct supervise_spec s = {
 		.bwrap = &p->bwrap, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = tty ? on_winch : NULL,
 		.on_hangup = tty ? on_hangup : NULL, .on_cont = tty ? on_cont : NULL,
 		.on_stopped = tty ? on_stopped : NULL, .ctx = &ctx,
-		.watch = watches, .nwatch = PTY_NENDS + 2,
+		.watch = watches, .nwatch = TERMRELAY_NWATCH + 1,
 		.cpu_limit = p->limits.cpu_tree, .cpu_usec = tree_cpu_usec, .cpu_ctx = &p->cgroup,
 	};
 	int r = pty_raw(pty, e);
@@ -355,7 +241,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		guardian_terminal(&prot->guard, pty->term, &pty->saved, &pty->rawmode);
 	if (r == 0)
 		r = supervise_run(&s, out, e);
-	sys_close(&relay.timer);
+	termrelay_stop(&relay);
 	/* The user's terminal back before anything is said on it. */
 	pty_close(pty);
 	/* The sandbox is gone, so the bridge's socket is at end of file: it
