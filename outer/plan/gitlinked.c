@@ -38,23 +38,18 @@ static int seen(struct look *l, int dirfd, const char *name, int *is_dir)
 	return 1;
 }
 
-/* name in dirfd, a regular file not followed, into buf (GITMETA_MAX_FILE
- * bytes at most, NUL-terminated, trailing blanks dropped).  0 or -errno. */
+/* name in dirfd (gitmeta_read_small), trailing blanks dropped; a file
+ * over GITMETA_MAX_FILE is refused, never read in part: an include past
+ * the part read would go unseen.  buf: GITMETA_MAX_FILE + 2 bytes. */
 static int slurp(int dirfd, const char *name, char *buf, size_t *n)
 {
-	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > GITMETA_MAX_FILE)
-		return -EINVAL;
-	ssize_t got = sys_read_full(fd, buf, GITMETA_MAX_FILE);
-	if (got < 0)
-		return (int)got;
-	while (got > 0 && isspace((unsigned char)buf[got - 1]))
-		got--;
-	buf[got] = '\0';
-	*n = (size_t)got;
+	int rc = gitmeta_read_small(dirfd, name, buf, GITMETA_MAX_FILE + 2, n);
+	if (rc < 0)
+		return rc;
+	if (*n > GITMETA_MAX_FILE)
+		return -EFBIG;
+	while (*n > 0 && isspace((unsigned char)buf[*n - 1]))
+		buf[--*n] = '\0';
 	return 0;
 }
 
@@ -62,7 +57,7 @@ static int slurp(int dirfd, const char *name, char *buf, size_t *n)
  * joined to base and cleaned, into out; NULL when there is none. */
 static const char *named(struct look *l, int dirfd, const char *name, const char *base, char *out)
 {
-	static char buf[GITMETA_MAX_FILE + 1];
+	static char buf[GITMETA_MAX_FILE + 2];
 	size_t n = 0;
 	if (!seen(l, dirfd, name, NULL) || slurp(dirfd, name, buf, &n) < 0 || n == 0 ||
 	    memchr(buf, '\n', n) || gitmeta_join(base, buf, NULL, out, PATH_MAX) < 0)
@@ -89,7 +84,7 @@ static int contains_nocase(const char *s, size_t n, const char *word)
 static int config_paths(struct look *l, int dirfd, const char *name, const char *root,
 			const char *common)
 {
-	static char buf[GITMETA_MAX_FILE + 1];
+	static char buf[GITMETA_MAX_FILE + 2];
 	char hooks[PATH_MAX], found[PATH_MAX];
 	size_t n = 0;
 	if (!seen(l, dirfd, name, NULL))
@@ -136,7 +131,7 @@ static int keep(struct resolved *r, size_t root, const char *c, const char *g, i
 
 int gitlinked_find(struct resolved *r, size_t root, struct cordon_err *e)
 {
-	static char buf[GITMETA_MAX_FILE + 1];
+	static char buf[GITMETA_MAX_FILE + 2];
 	char found[PATH_MAX], g[PATH_MAX], c[PATH_MAX], back[PATH_MAX], gitfile[PATH_MAX],
 		greal[PATH_MAX], creal[PATH_MAX];
 	const struct rpath *rt = &r->roots[root];

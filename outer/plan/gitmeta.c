@@ -184,7 +184,7 @@ int gitmeta_join(const char *base, const char *found, const char *home, char *ou
 
 /* Read a small regular file at dirfd/name without following a link: its
  * bytes into buf (NUL-terminated).  -ENOENT when absent. */
-static int read_small(int dirfd, const char *name, char *buf, size_t len, size_t *n)
+int gitmeta_read_small(int dirfd, const char *name, char *buf, size_t len, size_t *n)
 {
 	*n = 0;
 	AUTO_FD fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -215,7 +215,7 @@ static int read_at_path(const char *path, char *buf, size_t len, size_t *n)
 	dir = open(parent[0] ? parent : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
-	return read_small(dir, slash + 1, buf, len, n);
+	return gitmeta_read_small(dir, slash + 1, buf, len, n);
 }
 
 static int push(char paths[GITMETA_MAX_PATHS][4096], const char *why[], size_t *n,
@@ -245,7 +245,7 @@ int gitmeta_find(int rootfd, const char *root, const char *home,
 	if (S_ISDIR(st.st_mode)) {
 		(void)snprintf(common, sizeof(common), "%s/.git", root);
 	} else if (S_ISREG(st.st_mode)) {
-		if ((rc = read_small(rootfd, ".git", buf, sizeof(buf), &len)) < 0)
+		if ((rc = gitmeta_read_small(rootfd, ".git", buf, sizeof(buf), &len)) < 0)
 			return rc;
 		if (gitmeta_parse_gitfile(buf, len, found, sizeof(found)) < 0)
 			return 0; /* not a gitfile: git ignores it too */

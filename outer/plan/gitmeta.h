@@ -43,4 +43,10 @@ int gitmeta_find(int rootfd, const char *root, const char *home,
 		 char paths[GITMETA_MAX_PATHS][4096], const char *why[GITMETA_MAX_PATHS], size_t *n)
 	__attribute__((warn_unused_result));
 
+/* Read a small regular file at dirfd/name without following a link: at
+ * most len - 1 bytes into buf, NUL-terminated.  0, or -errno (-ENOENT when
+ * absent, -EINVAL when not a regular file). */
+int gitmeta_read_small(int dirfd, const char *name, char *buf, size_t len, size_t *n)
+	__attribute__((warn_unused_result));
+
 #endif
