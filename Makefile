@@ -13,6 +13,7 @@ BUILD  ?= build
 CC     ?= gcc
 MUSLCC ?= musl-gcc
 VERSION := 0.1.0
+NPROC  := $(shell nproc 2>/dev/null || echo 2)
 
 # Messages are fixed-size records (err.h) truncated by design: no
 # -Wformat-truncation.
@@ -123,7 +124,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz \
+.PHONY: all deps demo check unit unit-build integration toolchains install clean lint check-asan bench fuzz \
         fuzz-smoke deb check-package
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
@@ -229,6 +230,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/musl-include/.stamp-v2 $(MUSL_STA
 	$(call say,MUSLCC,$@)
 	$(Q)$(MUSLCC) $(CFLAGS_MUSL) -static -o $@ $<
 
+unit-build: $(UNIT_BIN)
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t --jobs 1; done
 
@@ -247,7 +249,8 @@ toolchains: all
 # unit tests through the glibc build of inner/.
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check-asan:
-	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit integration
+	$(MAKE) -j$(NPROC) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" all unit-build
+	$(MAKE) BUILD=build-asan SAN="$(ASAN_FLAGS)" OPT="-O1 -g" unit integration
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), zero findings.
 LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wildcard inner/*.c) \
@@ -255,10 +258,11 @@ LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wi
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
-	cppcheck -q --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
+	cppcheck -q -j$(NPROC) --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
 	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)
-	clang-tidy --quiet $(LINT_SRC) -- -std=c11 $(LINT_DEFS)
+	@# One clang-tidy per file, NPROC at a time (it has no -j of its own).
+	printf '%s\n' $(LINT_SRC) | xargs -P$(NPROC) -I{} clang-tidy --quiet {} -- -std=c11 $(LINT_DEFS)
 
 # libFuzzer harnesses, one per parser of untrusted input (tests/fuzz/fuzz_*.c):
 # each is linked with clang against every host source (compiled once more,
@@ -318,15 +322,25 @@ deb:
 check-package: deb
 	@scripts/check-package.sh build/cordon_$(VERSION)_amd64.deb
 
-check: deps
-	$(MAKE) all
-	$(MAKE) lint
-	$(MAKE) unit
-	$(MAKE) fuzz-smoke
-	$(MAKE) integration
-	$(MAKE) toolchains
-	$(MAKE) check-asan
-	$(MAKE) check-package
+# `make check`: every stage timed (scripts/stage.sh); the table of stage
+# times is printed at the end, and where it stopped when a stage failed.
+# Builds run NPROC jobs; the integration suite runs its files side by side
+# (tests/integration/run.sh, CORDON_TEST_JOBS).  The exhaustive runs that do
+# not fit CI's budget are `make check-full` (README, "Tests").
+STAGES = $(BUILD)/stage-times
+STAGE = scripts/stage.sh $(STAGES)
+check:
+	@mkdir -p $(BUILD) && rm -f $(STAGES)
+	@$(STAGE) deps scripts/deps.sh
+	@$(STAGE) build $(MAKE) -s -j$(NPROC) all
+	@$(STAGE) lint $(MAKE) -s lint
+	@$(STAGE) unit $(MAKE) -s -j$(NPROC) unit
+	@$(STAGE) fuzz-smoke $(MAKE) -s -j$(NPROC) fuzz-smoke
+	@$(STAGE) integration $(MAKE) -s integration
+	@$(STAGE) toolchains $(MAKE) -s toolchains
+	@$(STAGE) sanitizers $(MAKE) -s check-asan
+	@$(STAGE) package $(MAKE) -s check-package
+	@$(STAGE) --summary
 
 install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \

@@ -154,6 +154,25 @@ in_test_netns() {
 	fi
 }
 
+# in_landlock_pass WHAT WHY: 0 where a check that Landlock cannot change
+# runs: every pass but the no-Landlock one, which skips it with a line
+# naming WHAT and WHY (a parser, a message, the terminal relay: code of
+# cordon's own that runs the same with Landlock or without).
+# in_unsanitized_pass WHAT WHY: 0 in every pass but the sanitizer one, which
+# skips it: what only cordon-bridge or cordon-inner do (static musl, not
+# instrumented), or only loads the machine.  CORDON_TEST_FULL=1 (make
+# check-full) runs both kinds in every pass.
+in_landlock_pass() {
+	[ -z "${CORDON_NO_LANDLOCK-}" ] || [ "${CORDON_TEST_FULL:-0}" = 1 ] && return 0
+	echo "  skip [$WHO] $1: not in the no-Landlock pass ($2; make check-full runs it)"
+	return 1
+}
+in_unsanitized_pass() {
+	[ -z "${CORDON_SANITIZED-}" ] || [ "${CORDON_TEST_FULL:-0}" = 1 ] && return 0
+	echo "  skip [$WHO] $1: not in the sanitizer pass ($2; make check-full runs it)"
+	return 1
+}
+
 finish() {
 	echo "RESULT $PASS $FAIL"
 	[ "$FAIL" -eq 0 ]

@@ -19,6 +19,7 @@
 # The memory controller stays on v1 (the session's own cgroups are there)
 # and is not touched.  Holds /var/tmp/cordon-cgroup.lock throughout
 # (lib.sh cgroup_lock), as t_limits_tree does shared.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 U=/sys/fs/cgroup/unified

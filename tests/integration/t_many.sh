@@ -12,6 +12,7 @@
 #   default), 200 in mount mode and 100 in proxy mode, each with its own
 #   bridge, all exit with their command's status and leave no process, name,
 #   record or guardian.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 UC="$HELPERS/ucounts.py"

@@ -334,18 +334,21 @@ expect_out 0 '^hello$' "control: a server inside the sandbox on its own 127.0.0.
 	"${C[@]}" "${P[@]}" -- bash -c 'python3 '"$NS"' /tmp/p http & for i in $(seq 100); do [ -s /tmp/p ] && break; sleep 0.05; done
 		curl -sS --noproxy "*" "http://127.0.0.1:$(cat /tmp/p)/hello"; kill %1'
 
-echo "-- integrity: $BIG bytes each way, CONNECT and absolute-form, half-closes"
-gen() { openssl enc -aes-128-ctr -nosalt -pass pass:cordon -pbkdf2 -in /dev/zero 2>/dev/null | head -c "$BIG"; }
-want=$(gen | sha256sum | cut -d' ' -f1)
-expect_out 0 "^$want\$" "upload via CONNECT (cordon-connect), the server answers after our half-close" -- \
-	"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | \"$CONNECT\" allowed.test $PORT_hash"
-expect_out 0 "^$want\$" "upload via absolute-form (chunked PUT)" -- \
-	"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | curl -sS -T - http://allowed.test:$H/hash"
-out=$("${C[@]}" "${P[@]}" -- bash -c "\"$CONNECT\" allowed.test $PORT_source </dev/null | sha256sum | cut -d' ' -f1")
-assert "download via CONNECT after the client's half-close is intact" -- \
-	test "$out" = "$(cat "$W/source.sha" 2>/dev/null)" -a -n "$out"
-out=$("${C[@]}" "${P[@]}" -- bash -c "curl -sS 'http://allowed.test:$H/blob?n=$BIG&sha=$W/blob.sha' | sha256sum | cut -d' ' -f1")
-assert "download via absolute-form is intact" -- test "$out" = "$(cat "$W/blob.sha" 2>/dev/null)" -a -n "$out"
+if in_unsanitized_pass "the 1 GiB transfers" "the relay is cordon-bridge's, not instrumented; cordon only starts it" &&
+   in_landlock_pass "the 1 GiB transfers" "the relay's integrity is the bridge's splice loop; Landlock only confines the bridge, t_net_proxy's escapes run in every pass"; then
+	echo "-- integrity: $BIG bytes each way, CONNECT and absolute-form, half-closes"
+	gen() { openssl enc -aes-128-ctr -nosalt -pass pass:cordon -pbkdf2 -in /dev/zero 2>/dev/null | head -c "$BIG"; }
+	want=$(gen | sha256sum | cut -d' ' -f1)
+	expect_out 0 "^$want\$" "upload via CONNECT (cordon-connect), the server answers after our half-close" -- \
+		"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | \"$CONNECT\" allowed.test $PORT_hash"
+	expect_out 0 "^$want\$" "upload via absolute-form (chunked PUT)" -- \
+		"${C[@]}" "${P[@]}" -- bash -c "$(declare -f gen); BIG=$BIG; gen | curl -sS -T - http://allowed.test:$H/hash"
+	out=$("${C[@]}" "${P[@]}" -- bash -c "\"$CONNECT\" allowed.test $PORT_source </dev/null | sha256sum | cut -d' ' -f1")
+	assert "download via CONNECT after the client's half-close is intact" -- \
+		test "$out" = "$(cat "$W/source.sha" 2>/dev/null)" -a -n "$out"
+	out=$("${C[@]}" "${P[@]}" -- bash -c "curl -sS 'http://allowed.test:$H/blob?n=$BIG&sha=$W/blob.sha' | sha256sum | cut -d' ' -f1")
+	assert "download via absolute-form is intact" -- test "$out" = "$(cat "$W/blob.sha" 2>/dev/null)" -a -n "$out"
+fi
 
 echo "-- a client that writes through CONNECT and exits at once loses nothing"
 # The sandbox ends while the bridge still holds the client's last bytes (in
@@ -377,10 +380,13 @@ echo "-- a client that resets after writing loses nothing the bridge accepted"
 # The client's kernel has handed every byte to the bridge's (nothing left
 # unacknowledged: TIOCOUTQ 0) when it resets the connection; the server
 # reads slowly, so most of them still wait in the bridge's pipe and socket.
-serve rst tcp-hash "$W/rst.hashes" 20
+# The server logs into the workspace, where the client (inside) sees it: the
+# client stays up, with its bridge, until the server has the whole upload
+# (at most 5 s), rather than for a fixed 5 s.
+serve rst tcp-hash "$ws/rst.hashes" 20
 head -c 8388608 /dev/urandom >"$ws/rst.bin"
 rsum=$(sha256sum <"$ws/rst.bin" | cut -d' ' -f1)
-: >"$W/rst.hashes"
+: >"$ws/rst.hashes"
 rst_client='
 import fcntl, socket, struct, sys, termios, time
 s = socket.create_connection(("127.0.0.1", 3128))
@@ -396,14 +402,17 @@ for _ in range(3000):
     time.sleep(0.01)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 s.close()
-time.sleep(float(sys.argv[2]))
+for _ in range(int(float(sys.argv[2]) * 20)):
+    if len(open("rst.hashes").readlines()) >= int(sys.argv[3]):
+        break
+    time.sleep(0.05)
 '
 for i in 1 2 3; do
-	"${C[@]}" --allow-domain "allowed.test:$PORT_rst" -- python3 -c "$rst_client" "$PORT_rst" 5 >/dev/null 2>&1
-	for _ in $(seq 200); do [ "$(wc -l <"$W/rst.hashes")" -ge "$i" ] && break; sleep 0.05; done
+	"${C[@]}" --allow-domain "allowed.test:$PORT_rst" -- python3 -c "$rst_client" "$PORT_rst" 5 "$i" >/dev/null 2>&1
+	for _ in $(seq 200); do [ "$(wc -l <"$ws/rst.hashes")" -ge "$i" ] && break; sleep 0.05; done
 done
 assert "after the client's reset the server still received all 8 MiB, intact, 3 runs of 3" -- \
-	bash -c '[ "$(grep -c "^8388608 $1\$" "$2")" -eq 3 ]' sh "$rsum" "$W/rst.hashes"
+	bash -c '[ "$(grep -c "^8388608 $1\$" "$2")" -eq 3 ]' sh "$rsum" "$ws/rst.hashes"
 rm -f "$ws/rst.bin"
 
 echo "-- --net-log: one JSON line per connection"

@@ -57,70 +57,81 @@ mode_same() {
 	cmp -s "$W/stty.before" "$W/stty.after"
 }
 
-# --- a Python REPL survives Ctrl-C ------------------------------------------
-run_term "${C[*]} -- python3 -q"
-screen_wait '^>>>' >/dev/null
-keys 'x = 6' Enter
-for i in $(seq 100); do [ "$(prompts)" -ge 2 ] && break; sleep 0.1; done
-keys 'x = 1 +' C-c
-screen_wait KeyboardInterrupt >/dev/null
-keys 'print(x*7)' Enter
-assert "Python REPL: Ctrl-C interrupts the line, the REPL goes on (42)" -- screen_wait '^42$'
-keys C-d
-assert "and it ends normally afterwards (status 0)" -- screen_wait 'STATUS=0$'
-assert "the terminal's mode is restored" -- mode_same
+# The pane's terminal, and whether it is raw: cfmakeraw's mode, no signals
+# from keys, no output processing (readline's mode at bash's prompt keeps both).
+pane_tty() { "${T[@]}" display -p -t "t$N" '#{pane_tty}'; }
+is_raw() {
+	local m
+	m=$(stty -a -F "$(pane_tty)") && [[ $m == *-isig* && $m == *-opost* ]]
+}
+not_raw() { ! is_raw; }
 
-# Control: Ctrl-C ends a command that does not catch it.
-run_term "${C[*]} -- sleep 100"
-sleep 0.5
-keys C-c
-assert "control: Ctrl-C ends sleep inside (status 130)" -- screen_wait 'STATUS=130$'
-assert "and the terminal's mode is restored" -- mode_same
+if in_landlock_pass "the REPL, Ctrl-C and job control cases" "the pty relay and job control are cordon's and cordon-inner's own code, which Landlock does not touch"; then
+	# --- a Python REPL survives Ctrl-C ------------------------------------------
+	run_term "${C[*]} -- python3 -q"
+	screen_wait '^>>>' >/dev/null
+	keys 'x = 6' Enter
+	for i in $(seq 100); do [ "$(prompts)" -ge 2 ] && break; sleep 0.1; done
+	keys 'x = 1 +' C-c
+	screen_wait KeyboardInterrupt >/dev/null
+	keys 'print(x*7)' Enter
+	assert "Python REPL: Ctrl-C interrupts the line, the REPL goes on (42)" -- screen_wait '^42$'
+	keys C-d
+	assert "and it ends normally afterwards (status 0)" -- screen_wait 'STATUS=0$'
+	assert "the terminal's mode is restored" -- mode_same
 
-# --- Ctrl-C with only stdout a terminal ----------------------------------------
-# No keys to read, so no raw mode: the terminal itself sends SIGINT to its
-# foreground group.  That is cordon alone (bwrap has a group of its own):
-# it passes the signal on and the command's INT trap runs.  Before, bwrap
-# died of it with the whole sandbox.
-rm -f "$ws/started" "$ws/trapped"
-run_term "${C[*]} -- sh -c 'trap \"echo yes > trapped; exit 7\" INT; touch started; while :; do sleep 0.1; done' </dev/null"
-for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
-keys C-c
-assert "stdin not a terminal: Ctrl-C reaches the command's trap (status 7)" -- screen_wait 'STATUS=7$'
-assert "and the trap ran inside the sandbox" -- grep -qx yes "$ws/trapped"
-rm -f "$ws/started" "$ws/trapped"
-run_term "${C[*]} -- sh -c 'touch started; exec sleep 100' </dev/null"
-for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
-keys C-c
-assert "control: stdin not a terminal, Ctrl-C still ends a command that does not catch it (130)" -- \
-	screen_wait 'STATUS=130$'
+	# Control: Ctrl-C ends a command that does not catch it.
+	run_term "${C[*]} -- sleep 100"
+	sleep 0.5
+	keys C-c
+	assert "control: Ctrl-C ends sleep inside (status 130)" -- screen_wait 'STATUS=130$'
+	assert "and the terminal's mode is restored" -- mode_same
 
-# --- job control in bash -i ----------------------------------------------------
-run_term "${C[*]} -- bash --norc --noprofile -i"
-screen_wait '\$ $|# $' >/dev/null
-keys 'sleep 100 &' Enter
-keys 'jobs' Enter
-assert "bash -i: a background job is listed" -- screen_wait 'Running +sleep 100 &'
-keys 'fg' Enter
-sleep 0.5
-keys C-z
-assert "Ctrl-Z stops the foreground job, not the sandbox" -- screen_wait 'Stopped +sleep 100'
-keys 'bg; echo BG-$?' Enter
-assert "bg resumes it" -- screen_wait '^BG-0$'
-keys 'kill %1; wait; exit 3' Enter
-assert "the shell ends with its own status (3)" -- screen_wait 'STATUS=3$'
-assert "the terminal's mode is restored" -- mode_same
+	# --- Ctrl-C with only stdout a terminal ----------------------------------------
+	# No keys to read, so no raw mode: the terminal itself sends SIGINT to its
+	# foreground group.  That is cordon alone (bwrap has a group of its own):
+	# it passes the signal on and the command's INT trap runs.  Before, bwrap
+	# died of it with the whole sandbox.
+	rm -f "$ws/started" "$ws/trapped"
+	run_term "${C[*]} -- sh -c 'trap \"echo yes > trapped; exit 7\" INT; touch started; while :; do sleep 0.1; done' </dev/null"
+	for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
+	keys C-c
+	assert "stdin not a terminal: Ctrl-C reaches the command's trap (status 7)" -- screen_wait 'STATUS=7$'
+	assert "and the trap ran inside the sandbox" -- grep -qx yes "$ws/trapped"
+	rm -f "$ws/started" "$ws/trapped"
+	run_term "${C[*]} -- sh -c 'touch started; exec sleep 100' </dev/null"
+	for i in $(seq 100); do [ -e "$ws/started" ] && break; sleep 0.1; done
+	keys C-c
+	assert "control: stdin not a terminal, Ctrl-C still ends a command that does not catch it (130)" -- \
+		screen_wait 'STATUS=130$'
 
-# --- cordon as a background job of an interactive shell ------------------------
-run_term "bash --norc --noprofile -i"
-screen_wait '\$ $|# $' >/dev/null
-keys "${C[*]} -- sh -c 'read x </dev/null; echo BG-RAN' & wait \$!; echo BGST=\$?" Enter
-assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- screen_wait '^BGST=0$'
-assert "and its command ran" -- screen_wait '^BG-RAN$'
-keys "${C[*]} -- sh -c 'echo FG-RAN'; echo FGST=\$?" Enter
-assert "control: in the foreground it runs too" -- screen_wait '^FGST=0$'
-keys 'exit' Enter
+	# --- job control in bash -i ----------------------------------------------------
+	run_term "${C[*]} -- bash --norc --noprofile -i"
+	screen_wait '[$#]$' >/dev/null
+	keys 'sleep 100 &' Enter
+	keys 'jobs' Enter
+	assert "bash -i: a background job is listed" -- screen_wait 'Running +sleep 100 &'
+	keys 'fg' Enter
+	sleep 0.5
+	keys C-z
+	assert "Ctrl-Z stops the foreground job, not the sandbox" -- screen_wait 'Stopped +sleep 100'
+	keys 'bg; echo BG-$?' Enter
+	assert "bg resumes it" -- screen_wait '^BG-0$'
+	keys 'kill %1; wait; exit 3' Enter
+	assert "the shell ends with its own status (3)" -- screen_wait 'STATUS=3$'
+	assert "the terminal's mode is restored" -- mode_same
 
+	# --- cordon as a background job of an interactive shell ------------------------
+	run_term "bash --norc --noprofile -i"
+	screen_wait '[$#]$' >/dev/null
+	keys "${C[*]} -- sh -c 'read x </dev/null; echo BG-RAN' & wait \$!; echo BGST=\$?" Enter
+	assert "a background cordon is not stopped for the terminal (SIGTTOU/SIGTTIN)" -- screen_wait '^BGST=0$'
+	assert "and its command ran" -- screen_wait '^BG-RAN$'
+	keys "${C[*]} -- sh -c 'echo FG-RAN'; echo FGST=\$?" Enter
+	assert "control: in the foreground it runs too" -- screen_wait '^FGST=0$'
+	keys 'exit' Enter
+
+fi
 # --- the mode is restored on the other exits -------------------------------------
 run_term "${C[*]} -- no-such-command-here"
 assert "a command not found gives 127" -- screen_wait 'STATUS=127$'
@@ -131,155 +142,148 @@ if [ -n "${FAKE_BWRAP-}" ]; then
 	assert "and the terminal's mode is restored" -- mode_same
 fi
 run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
-screen_wait . >/dev/null
 for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
 sleep 0.5
 kill -TERM "$(cat "$W/pid")"
 assert "SIGTERM to cordon on a terminal ends the run (143)" -- screen_wait 'STATUS=143$'
 assert "and the terminal's mode is restored" -- mode_same
 
-# --- a paste larger than the pty holds ---------------------------------------------
-# Keys a command does not read wait in cordon's relay, which then stops
-# reading the terminal: cordon's supervision (--timeout, forwarded signals)
-# goes on.  The paste is lines of base64 (a terminal's line editing holds
-# lines of at most 4095 bytes; tmux pastes newlines as CR, which the
-# command's terminal turns back into NL).
-head -c 120000 /dev/urandom | base64 -w 76 >"$W/paste"
-paste_in() {
-	"${T[@]}" load-buffer -b big "$W/paste" && "${T[@]}" paste-buffer -b big -t "t$N"
-}
-run_term "${C[*]} --timeout 2 -- sleep 100"
-sleep 0.5
-paste_in
-assert "--timeout ends a command that reads nothing while $(wc -c <"$W/paste") bytes are pasted (124)" -- \
-	screen_wait 'STATUS=124$'
-assert "and the terminal's mode is restored" -- mode_same
-rm -f "$W/pid"
-run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
-for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
-sleep 0.5
-paste_in
-sleep 0.5
-kill -TERM "$(cat "$W/pid")"
-assert "a forwarded SIGTERM ends it in the same state (143)" -- screen_wait 'STATUS=143$'
-rm -f "$ws/pasted"
-run_term "${C[*]} -- sh -c 'cat >pasted'"
-sleep 0.5
-paste_in
-keys C-d
-assert "control: a command that reads gets the whole paste (status 0)" -- screen_wait 'STATUS=0$'
-assert "intact: $(wc -c <"$ws/pasted" 2>/dev/null) of $(wc -c <"$W/paste") bytes, the same sha256" -- \
-	test "$(sha256sum <"$ws/pasted" 2>/dev/null)" = "$(sha256sum <"$W/paste")"
+if in_landlock_pass "the paste, Ctrl-Z, fg and bg cases" "the pty relay and job control are cordon's and cordon-inner's own code, which Landlock does not touch"; then
+	# --- a paste larger than the pty holds ---------------------------------------------
+	# Keys a command does not read wait in cordon's relay, which then stops
+	# reading the terminal: cordon's supervision (--timeout, forwarded signals)
+	# goes on.  The paste is lines of base64 (a terminal's line editing holds
+	# lines of at most 4095 bytes; tmux pastes newlines as CR, which the
+	# command's terminal turns back into NL).
+	head -c 120000 /dev/urandom | base64 -w 76 >"$W/paste"
+	paste_in() {
+		"${T[@]}" load-buffer -b big "$W/paste" && "${T[@]}" paste-buffer -b big -t "t$N"
+	}
+	run_term "${C[*]} --timeout 2 -- sleep 100"
+	sleep 0.5
+	paste_in
+	assert "--timeout ends a command that reads nothing while $(wc -c <"$W/paste") bytes are pasted (124)" -- \
+		screen_wait 'STATUS=124$'
+	assert "and the terminal's mode is restored" -- mode_same
+	rm -f "$W/pid"
+	run_term "sh -c 'echo \$\$ >\"$W/pid\"; exec ${C[*]} -- sleep 100'"
+	for i in $(seq 50); do [ -s "$W/pid" ] && break; sleep 0.1; done
+	sleep 0.5
+	paste_in
+	sleep 0.5
+	kill -TERM "$(cat "$W/pid")"
+	assert "a forwarded SIGTERM ends it in the same state (143)" -- screen_wait 'STATUS=143$'
+	rm -f "$ws/pasted"
+	run_term "${C[*]} -- sh -c 'cat >pasted'"
+	sleep 0.5
+	paste_in
+	keys C-d
+	assert "control: a command that reads gets the whole paste (status 0)" -- screen_wait 'STATUS=0$'
+	assert "intact: $(wc -c <"$ws/pasted" 2>/dev/null) of $(wc -c <"$W/paste") bytes, the same sha256" -- \
+		test "$(sha256sum <"$ws/pasted" 2>/dev/null)" = "$(sha256sum <"$W/paste")"
 
-# --- Ctrl-Z stops cordon's job; fg and bg resume it (issue 21) --------------------
-# The shell's own terminal: raw while cordon relays, its mode back while
-# cordon is stopped or in the background.  Each command typed alone: a
-# stopped job lets the shell go on with the rest of a line.
-pane_tty() { "${T[@]}" display -p -t "t$N" '#{pane_tty}'; }
-# cfmakeraw's mode: no signals from keys, no output processing (readline's
-# mode at bash's prompt keeps both).
-is_raw() {
-	local m
-	m=$(stty -a -F "$(pane_tty)") && [[ $m == *-isig* && $m == *-opost* ]]
-}
-not_raw() { ! is_raw; }
-run_term "bash --norc --noprofile -i"
-screen_wait '\$ $|# $' >/dev/null
-keys "${C[*]} -- sleep 100" Enter
-wait_for 50 is_raw
-keys C-z
-assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
-assert "and the shell has the terminal back in its own mode" -- not_raw
-keys clear Enter
-keys 'jobs' Enter
-assert "jobs lists it as stopped" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
-keys 'fg; echo ST=$?' Enter
-assert "fg: the relay has the terminal raw again" -- wait_for 50 is_raw
-keys C-c
-assert "and Ctrl-C reaches the command (130)" -- screen_wait 'ST=130$'
-# A loop writing lines: bg lets it run and write, fg brings it back (bash's
-# fg sends no SIGCONT to a running job: cordon notices by itself).
-keys clear Enter
-keys "${C[*]} -- bash -c 'for i in \$(seq 300); do echo LINE-\$i; sleep 0.2; done'" Enter
-screen_wait '^LINE-3$' >/dev/null
-keys C-z
-assert "a loop: Ctrl-Z stops it" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
-last=$(screen | grep -o 'LINE-[0-9]*' | tail -1)
-sleep 0.6
-assert "and it writes nothing while stopped" -- test "$(screen | grep -o 'LINE-[0-9]*' | tail -1)" = "$last"
-keys 'bg' Enter
-assert "bg: it runs on and writes in the background" -- screen_wait "^LINE-$((${last#LINE-} + 3))$"
-assert "and the terminal stays the shell's" -- not_raw
-keys 'fg; echo ST=$?' Enter
-assert "fg: the terminal is raw again" -- wait_for 50 is_raw
-keys C-c
-assert "and Ctrl-C ends the loop (130)" -- screen_wait 'ST=130$'
-# After bg, a read of the terminal stops the job with SIGTTIN (jobs -l:
-# Stopped (tty input)) and fg lets the read go on; with tostop, a write
-# stops it with SIGTTOU: each outside first, then under cordon.
-# jobs_listed REGEX: jobs -l lists it (the job stops once its sleep is over).
-jobs_listed() {
-	keys clear Enter
-	keys 'jobs -l' Enter
-	sleep 0.3
-	screen | grep -Eq -- "$1"
-}
-# bg_stop HOW WHY CMDLINE TYPED WANT: the job runs in the background after
-# Ctrl-Z and bg, stops with "Stopped (WHY)", and after fg shows WANT.
-bg_stop() {
-	local how=$1 why=$2 line=$3 typed=$4 name='bash -c'
-	[ "$how" = cordon ] && line="${C[*]} -- $3" && name=cordon
-	keys clear Enter
-	keys "$line" Enter
-	[ "$how" = cordon ] && wait_for 50 is_raw
-	sleep 0.5 # the command started, still in its sleep
+	# --- Ctrl-Z stops cordon's job; fg and bg resume it (issue 21) --------------------
+	# The shell's own terminal: raw while cordon relays, its mode back while
+	# cordon is stopped or in the background.  Each command typed alone: a
+	# stopped job lets the shell go on with the rest of a line.
+	run_term "bash --norc --noprofile -i"
+	screen_wait '[$#]$' >/dev/null
+	keys "${C[*]} -- sleep 100" Enter
+	wait_for 50 is_raw
 	keys C-z
-	screen_wait "^\[1\]\+ +Stopped +.*$name" >/dev/null
+	assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
+	assert "and the shell has the terminal back in its own mode" -- not_raw
 	keys clear Enter
+	keys 'jobs' Enter
+	assert "jobs lists it as stopped" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
+	keys 'fg; echo ST=$?' Enter
+	assert "fg: the relay has the terminal raw again" -- wait_for 50 is_raw
+	keys C-c
+	assert "and Ctrl-C reaches the command (130)" -- screen_wait 'ST=130$'
+	# A loop writing lines: bg lets it run and write, fg brings it back (bash's
+	# fg sends no SIGCONT to a running job: cordon notices by itself).
+	keys clear Enter
+	keys "${C[*]} -- bash -c 'for i in \$(seq 300); do echo LINE-\$i; sleep 0.2; done'" Enter
+	screen_wait '^LINE-3$' >/dev/null
+	keys C-z
+	assert "a loop: Ctrl-Z stops it" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
+	last=$(screen | grep -o 'LINE-[0-9]*' | tail -1)
+	sleep 0.6
+	assert "and it writes nothing while stopped" -- test "$(screen | grep -o 'LINE-[0-9]*' | tail -1)" = "$last"
 	keys 'bg' Enter
-	assert "$how: after bg the job stops: Stopped ($why)" -- \
-		wait_for 30 jobs_listed "^\[1\]\+ +[0-9]+ +Stopped \($why\) +.*$name"
-	keys clear Enter
+	assert "bg: it runs on and writes in the background" -- screen_wait "^LINE-$((${last#LINE-} + 3))$"
+	assert "and the terminal stays the shell's" -- not_raw
 	keys 'fg; echo ST=$?' Enter
-	[ "$how" = cordon ] && wait_for 50 is_raw
-	[ -n "$typed" ] && keys "$typed" Enter
-	assert "$how: fg, and it goes on ($5)" -- screen_wait "$5"
-	assert "$how: and it ends with status 0" -- screen_wait '^ST=0$'
-	keys clear Enter
-	keys 'jobs; echo JOBS-END' Enter
-	screen_wait '^JOBS-END$' >/dev/null
-	assert "$how: and no job is left" -- test -z "$(screen | grep -E '^\[[0-9]+\]')"
-}
-for how in outside cordon; do
-	bg_stop $how 'tty input' "bash -c 'sleep 2; read x; echo got-\$x'" typed '^got-typed$'
-done
-keys 'stty tostop' Enter
-for how in outside cordon; do
-	bg_stop $how 'tty output' "bash -c 'sleep 2; echo wrote-1'" '' '^wrote-1$'
-done
-keys 'stty -tostop' Enter
-assert "and nothing of either command is left" -- test -z "$(pgrep -f 'echo (got|wrote)-')"
-if command -v vim >/dev/null; then
-	rm -f "$ws/v.txt"
-	keys clear Enter
-	keys "${C[*]} -- vim -u NONE -N v.txt" Enter
-	screen_wait '^~' >/dev/null
-	keys i hello
-	sleep 0.3
-	keys Escape
-	sleep 1.2 # vim's wait for the rest of an escape sequence
-	keys C-z
-	assert "vim: Ctrl-Z (vim's own kill(0, SIGTSTP)) stops cordon's job" -- \
-		screen_wait '^\[1\]\+ +Stopped +.*cordon'
-	keys 'fg; echo ST=$?' Enter
-	screen_wait '^hello' >/dev/null
-	keys ':wq' Enter
-	assert "fg: vim goes on and writes its file (status 0)" -- screen_wait '^ST=0$'
-	assert "with what was typed before Ctrl-Z" -- grep -qx hello "$ws/v.txt"
-else
-	echo "  skip [$WHO] vim is not installed: Ctrl-Z in vim not tried"
+	assert "fg: the terminal is raw again" -- wait_for 50 is_raw
+	keys C-c
+	assert "and Ctrl-C ends the loop (130)" -- screen_wait 'ST=130$'
+	# After bg, a read of the terminal stops the job with SIGTTIN (jobs -l:
+	# Stopped (tty input)) and fg lets the read go on; with tostop, a write
+	# stops it with SIGTTOU: each outside first, then under cordon.
+	# jobs_listed REGEX: jobs -l lists it (the job stops once its sleep is over).
+	jobs_listed() {
+		keys clear Enter
+		keys 'jobs -l' Enter
+		sleep 0.3
+		screen | grep -Eq -- "$1"
+	}
+	# bg_stop HOW WHY CMDLINE TYPED WANT: the job runs in the background after
+	# Ctrl-Z and bg, stops with "Stopped (WHY)", and after fg shows WANT.
+	bg_stop() {
+		local how=$1 why=$2 line=$3 typed=$4 name='bash -c'
+		[ "$how" = cordon ] && line="${C[*]} -- $3" && name=cordon
+		keys clear Enter
+		keys "$line" Enter
+		[ "$how" = cordon ] && wait_for 50 is_raw
+		sleep 0.5 # the command started, still in its sleep
+		keys C-z
+		screen_wait "^\[1\]\+ +Stopped +.*$name" >/dev/null
+		keys clear Enter
+		keys 'bg' Enter
+		assert "$how: after bg the job stops: Stopped ($why)" -- \
+			wait_for 30 jobs_listed "^\[1\]\+ +[0-9]+ +Stopped \($why\) +.*$name"
+		keys clear Enter
+		keys 'fg; echo ST=$?' Enter
+		[ "$how" = cordon ] && wait_for 50 is_raw
+		[ -n "$typed" ] && keys "$typed" Enter
+		assert "$how: fg, and it goes on ($5)" -- screen_wait "$5"
+		assert "$how: and it ends with status 0" -- screen_wait '^ST=0$'
+		keys clear Enter
+		keys 'jobs; echo JOBS-END' Enter
+		screen_wait '^JOBS-END$' >/dev/null
+		assert "$how: and no job is left" -- test -z "$(screen | grep -E '^\[[0-9]+\]')"
+	}
+	for how in outside cordon; do
+		bg_stop $how 'tty input' "bash -c 'sleep 2; read x; echo got-\$x'" typed '^got-typed$'
+	done
+	keys 'stty tostop' Enter
+	for how in outside cordon; do
+		bg_stop $how 'tty output' "bash -c 'sleep 2; echo wrote-1'" '' '^wrote-1$'
+	done
+	keys 'stty -tostop' Enter
+	assert "and nothing of either command is left" -- test -z "$(pgrep -f 'echo (got|wrote)-')"
+	if command -v vim >/dev/null; then
+		rm -f "$ws/v.txt"
+		keys clear Enter
+		keys "${C[*]} -- vim -u NONE -N v.txt" Enter
+		screen_wait '^~' >/dev/null
+		keys i hello
+		sleep 0.3
+		keys Escape
+		sleep 1.2 # vim's wait for the rest of an escape sequence
+		keys C-z
+		assert "vim: Ctrl-Z (vim's own kill(0, SIGTSTP)) stops cordon's job" -- \
+			screen_wait '^\[1\]\+ +Stopped +.*cordon'
+		keys 'fg; echo ST=$?' Enter
+		screen_wait '^hello' >/dev/null
+		keys ':wq' Enter
+		assert "fg: vim goes on and writes its file (status 0)" -- screen_wait '^ST=0$'
+		assert "with what was typed before Ctrl-Z" -- grep -qx hello "$ws/v.txt"
+	else
+		echo "  skip [$WHO] vim is not installed: Ctrl-Z in vim not tried"
+	fi
+	keys 'exit' Enter
 fi
-keys 'exit' Enter
 
 # --- the terminal after kill -9 of cordon (issue 19 item 7) ----------------------
 # A shell that does not restore the terminal itself (sh, unlike bash -i):
