@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "input/cli.h"
@@ -21,13 +22,54 @@ static int is_wrapper_flag(const char *a)
 	       strcmp(a, "--allow-no-landlock") == 0 || strcmp(a, "--require-landlock") == 0;
 }
 
+/* 1 for cordon-sh, 0 for cordon-prefix, -1 for any other name. */
+static int wrapper_name(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	return strcmp(name, "cordon-sh") == 0 ? 1 : strcmp(name, "cordon-prefix") == 0 ? 0 : -1;
+}
+
+/* The wrapper a link of the user's stands for (~/bin/agent-sh ->
+ * /usr/bin/cordon-sh -> cordon): the nearest wrapper name along the chain
+ * of links from the file that was executed (AT_EXECFN: the path execve
+ * got, which a shell found through PATH before cordon started; cordon
+ * searches nothing), or from argv[0].  -1 when none is. */
+static int wrapper_by_link(const char *argv0)
+{
+	const char *start = (const char *)getauxval(AT_EXECFN);
+	char path[PATH_MAX], target[PATH_MAX];
+	if (!start || start[0] != '/')
+		start = argv0;
+	if (!start || snprintf(path, sizeof(path), "%s", start) >= (int)sizeof(path))
+		return -1;
+	for (int hops = 0; hops < 40; hops++) {
+		int w = wrapper_name(path);
+		if (w >= 0)
+			return w;
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			return -1;
+		target[n] = '\0';
+		char *slash = strrchr(path, '/');
+		if (target[0] == '/' || !slash)
+			w = snprintf(path, sizeof(path), "%s", target);
+		else
+			w = snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "%s", target);
+		if (w < 0 || (size_t)w >= sizeof(path))
+			return -1;
+	}
+	return -1;
+}
+
 int prefix_wanted(int argc, char *const argv[], struct prefix_run *pr)
 {
-	const char *name = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
-	name = name ? name + 1 : argc > 0 && argv[0] ? argv[0] : "";
-	if (strcmp(name, "cordon-prefix") == 0 || strcmp(name, "cordon-sh") == 0) {
-		pr->shell = strcmp(name, "cordon-sh") == 0;
-		pr->who = pr->shell ? "cordon-sh" : "cordon-prefix";
+	int w = argc > 0 && argv[0] ? wrapper_name(argv[0]) : -1;
+	if (w < 0 && argc > 0)
+		w = wrapper_by_link(argv[0]);
+	if (w >= 0) {
+		pr->shell = w;
+		pr->who = w ? "cordon-sh" : "cordon-prefix";
 		pr->first = 1;
 		pr->nflags = 0;
 		return 1;

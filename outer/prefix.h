@@ -1,8 +1,10 @@
 /* prefix.h: cordon-prefix and cordon-sh, the agent wrappers (README,
  * "Recipes for agents"), inside cordon itself.  Installed as symbolic links
  * to cordon, they are told apart by the name they are run under (argv[0]'s
- * last component); `cordon prefix ARGS` and `cordon shell ARGS` are the
- * same from cordon's own name.
+ * last component, else the nearest such name along the links from the
+ * file executed: a user's ~/bin/agent-sh -> /usr/bin/cordon-sh);
+ * `cordon prefix ARGS` and `cordon shell ARGS` are the same from cordon's
+ * own name (not `cordon sh`: that runs sh, read-only, as it always has).
  *
  *   cordon-prefix 'SHELL COMMAND'      bash -c 'SHELL COMMAND' in the sandbox
  *                                      (Claude Code's CLAUDE_CODE_SHELL_PREFIX

@@ -275,13 +275,13 @@ hostile() { # WRAPPER ARGS...: in the project, the planted PATH first, BASH_ENV 
 	sh -c 'cd "$1" && p=$2 m=$3 && shift 3 && exec env PATH="$p:$PATH" BASH_ENV="$m" ENV="$m" "$@"' \
 		sh "$proj" "$evil" "$CFG/envmark.sh" "$w" "$@"
 }
-expect 0 "control: a planted tool run on the host leaves its host mark" -- "$evil/readlink" /
-assert "control: the host mark is there" -- test -e "$W/outside/ran-readlink"
+expect 0 "control: a planted tool run on the host leaves its host mark" -- "$evil/dirname" /x
+assert "control: the host mark is there" -- test -e "$W/outside/ran-dirname"
 rm -f "$W/outside"/ran-* "$proj/.venv"/inside-*
 expect_out 0 '^in-sandbox$' "cordon-prefix with the planted PATH, BASH_ENV and ENV" -- \
 	hostile "$BIN/cordon-prefix" 'echo in-sandbox'
 expect_out 0 '^d$' "cordon-prefix -- CMD with them" -- hostile "$BIN/cordon-prefix" -- sed -n p "$proj/d"
-expect_out 0 '^in-sh$' "cordon-sh -c with them" -- hostile "$BIN/cordon-sh" -c 'echo in-sh; readlink / >/dev/null'
+expect_out 0 '^in-sh$' "cordon-sh -c with them" -- hostile "$BIN/cordon-sh" -c 'echo in-sh; dirname /x >/dev/null'
 expect 125 "a refusal with them (no .git, HOME)" -- \
 	sh -c 'cd "$1" && exec env PATH="$2:$PATH" BASH_ENV="$3" HOME="$1" "$4" true' sh \
 	"$W/nogit" "$evil" "$CFG/envmark.sh" "$BIN/cordon-prefix"
@@ -290,7 +290,7 @@ assert "nothing planted ran on the host (${ran:-none})" -- test -z "$ran"
 assert "control: inside, the sandbox's bash came through PATH (the planted one ran there)" -- \
 	test -e "$proj/.venv/inside-bash"
 assert "control: inside, bash read BASH_ENV (there, not on the host)" -- test -e "$proj/.venv/inside-env"
-assert "control: inside, cordon-sh's command ran the planted readlink" -- test -e "$proj/.venv/inside-readlink"
+assert "control: inside, cordon-sh's command ran the planted dirname" -- test -e "$proj/.venv/inside-dirname"
 rm -rf "$proj/.venv"
 
 # Through a link of the user's to the installed link (~/bin/cordon-prefix).
