@@ -178,11 +178,13 @@ int prefix_check_not_writable_inside(const struct prefix_guard *g, const struct 
 		const struct prefix_guard_dir *d = &g->v[i];
 		const struct mount_op *op = shown_at(plan, d->path);
 		/* Nothing covers it: the plan always starts with /, so a plan
-		 * without it is not one this check understands. */
+		 * without it is not one this check understands.  The message
+		 * names the writable mount, a directory on the path too: the
+		 * entry of the policy to take out. */
 		if (!op || kind_writable(op->kind))
 			return err_set(e, EPERM, "%s: policy %s is writable inside the sandbox it "
 				       "makes (%s is): refused; keep it out of the policy's write list",
-				       g->who, file, d->path);
+				       g->who, file, op ? op->dest : d->path);
 		for (size_t r = 0; r < nroots; r++) {
 			if (roots[r].dev == d->dev && roots[r].ino == d->ino &&
 			    strcmp(roots[r].path, d->path) != 0)

@@ -152,6 +152,27 @@ expect_err 125 "policy .* is writable inside the sandbox it makes \($CFG is\)" \
 	"so is one that writes a directory above it, even with the file's directory read-only" -- \
 	claude "touch '$proj/ran'"
 assert "a directory above: nothing ran" -- test ! -e "$proj/ran"
+pol "$PP" "{\"write\": [\"$proj\", \"$CFG/cordon/projects\"]}"
+expect_err 125 "policy $PP is writable inside the sandbox it makes \($CFG/cordon/projects is\): refused" \
+	"so is one that writes the policies' directory" -- claude "touch '$proj/ran'"
+assert "the policies' directory: nothing ran" -- test ! -e "$proj/ran"
+# ~ and ~/.config, with a home of its own and the configuration in it.
+H=$(mktemp -d /var/tmp/cordon-recipes-home.XXXXXX)
+chmod 700 "$H"
+cleanup_dirs+=("$H")
+install -d -m 700 "$H/.config" "$H/.config/cordon" "$H/.config/cordon/projects"
+HP="$H/.config/cordon/projects/$name.json"
+for w in "~" "~/.config"; do
+	pol "$HP" "{\"write\": [\"$proj\", \"$w\"]}"
+	HOME="$H" XDG_CONFIG_HOME='' expect_err 125 "policy $HP is writable inside the sandbox it makes \\(${w/\~/$H} is\\)" \
+		"a policy that writes $w is refused" -- claude "touch '$proj/ran'"
+	assert "a policy that writes $w: nothing ran" -- test ! -e "$proj/ran"
+done
+pol "$HP" "{\"write\": [\"$proj\"], \"read_only\": [\"$H\"]}"
+HOME="$H" XDG_CONFIG_HOME='' expect 0 "control: the same home, the project alone writable, runs" -- \
+	claude "touch '$proj/ran'"
+assert "control: it ran" -- test -e "$proj/ran"
+rm -f "$proj/ran"
 pol "$PP" '{"write": ["/var/tmp/nonexistent-cordon-recipes-root"]}'
 expect_err 125 "^cordon: .*nonexistent-cordon-recipes-root" \
 	"a policy cordon refuses is refused, with cordon's message" -- claude true
