@@ -159,11 +159,13 @@ static int gather_levels(const char *cwd, const char *config, struct prefix_leve
 			 char **block, const char *who, struct cordon_err *e)
 {
 	size_t depth = path_depth(cwd) + 1;
-	size_t each = 2 * PATH_MAX;
+	size_t each = (size_t)2 * PATH_MAX;
 	*v = calloc(depth, sizeof(**v));
 	*block = malloc(depth * each);
-	if (!*v || !*block)
-		return err_set(e, ENOMEM, "%s: out of memory", who);
+	if (!*v || !*block) {
+		(void)err_set(e, ENOMEM, "%s: out of memory", who);
+		return -ENOMEM;
+	}
 	char d[PATH_MAX];
 	(void)snprintf(d, sizeof(d), "%s", cwd);
 	for (size_t i = 0; i < depth; i++) {
@@ -320,20 +322,25 @@ static int choose(struct prefix_run *pr, const char *cwd, const char *config, in
 	struct prefix_level *v = NULL;
 	char *block = NULL;
 	size_t n = 0;
-	struct prefix_choice ch;
+	struct prefix_choice ch = { PREFIX_NO_FILE, 0, 0 };
 	char global[PATH_MAX], real[PATH_MAX];
 	int w = snprintf(global, sizeof(global), "%s/cordon/policy.json", config);
-	int r = w < 0 || (size_t)w >= sizeof(global)
-			? err_set(e, ENAMETOOLONG, "%s: the configuration directory's path is too long",
-				  pr->who)
-			: gather_levels(cwd, config, &v, &n, &block, pr->who, e);
+	if (w < 0 || (size_t)w >= sizeof(global))
+		return err_set(e, ENAMETOOLONG, "%s: the configuration directory's path is too long",
+			       pr->who);
+	int r = gather_levels(cwd, config, &v, &n, &block, pr->who, e);
 	if (r == 0)
 		r = prefix_choose(v, n, entry_at(global), global, pr->who, &ch, e);
-	if (r == 0 && !(pr->project = strdup(v[ch.project].dir)))
-		r = err_set(e, ENOMEM, "%s: out of memory", pr->who);
-	if (r == 0 && ch.source != PREFIX_NO_FILE &&
-	    !(pr->policy = strdup(ch.source == PREFIX_PROJECT_FILE ? v[ch.level].file : global)))
-		r = err_set(e, ENOMEM, "%s: out of memory", pr->who);
+	if (r == 0) {
+		const char *pd = ch.project < n ? v[ch.project].dir : NULL;
+		const char *pf = ch.source != PREFIX_PROJECT_FILE ? global
+				 : ch.level < n ? v[ch.level].file : NULL;
+		if (!pd || !(pr->project = strdup(pd)) ||
+		    (ch.source != PREFIX_NO_FILE && (!pf || !(pr->policy = strdup(pf))))) {
+			(void)err_set(e, ENOMEM, "%s: out of memory", pr->who);
+			r = -ENOMEM;
+		}
+	}
 	free(v);
 	free(block);
 	if (r < 0)
