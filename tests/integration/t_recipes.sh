@@ -203,6 +203,9 @@ if is_root && id cordontest >/dev/null 2>&1; then
 	refused "another user's policy file is refused" "policy $PP belongs to uid [0-9]+, not to you"
 	chown 0 "$PP"
 fi
+ln "$PP" "$CFG/other-name.json"
+refused "a policy file with another name (a hard link) is refused" "policy $PP has 2 names"
+rm -f "$CFG/other-name.json"
 expect 0 "control: the same file, the caller's, mode 600, is used" -- claude "touch '$proj/ran'"
 
 # A policy the command could write is never read: one inside the project
@@ -322,6 +325,19 @@ expect_out 0 '^via-link$' "~/bin/cordon-prefix, a link to the installed one" -- 
 	sh -c 'cd "$1" && "$2" "echo via-link"' sh "$proj" "$W/home/bin/cordon-prefix"
 expect_out 0 '^via-link 3$' "~/bin/cordon-sh, a link to the installed one" -- \
 	sh -c 'cd "$1" && "$2" -c "echo via-link \$1" n 3' sh "$proj" "$W/home/bin/cordon-sh"
+
+# The subcommands: `cordon shell` is cordon-sh, `cordon sh` still runs sh
+# with nothing writable.
+rm -f "$proj/sub-wrote"
+expect 0 "cordon shell is cordon-sh (the project writable)" -- \
+	sh -c 'cd "$1" && "$2" shell -c "echo x > sub-wrote"' sh "$proj" "$CORDON"
+assert "cordon shell wrote the project" -- test -s "$proj/sub-wrote"
+rm -f "$proj/sub-wrote"
+refuse "cordon sh is sh, read-only as ever" -- \
+	sh -c 'cd "$1" && "$2" sh -c "echo x > sub-wrote"' sh "$H" "$CORDON"
+assert "cordon sh wrote nothing" -- test ! -e "$H/sub-wrote"
+expect_out 0 '^p a b$' "cordon prefix is cordon-prefix" -- \
+	sh -c 'cd "$1" && "$2" prefix -- printf "%s %s %s\n" p a b' sh "$proj" "$CORDON"
 
 # The root directory: no policy name to suggest there, only a project.
 expect_err 125 'project directory would be / .*cd into a project \(a directory holding \.git\)$' \
