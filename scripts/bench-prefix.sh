@@ -17,7 +17,10 @@
 #
 # Usage: scripts/bench-prefix.sh [-n RUNS]   (RUNS >= 20, default 100)
 # Env:   CORDON (default build/cordon; cordon-prefix and cordon-sh are made
-#        here as links to it), BENCH_USER (default cordontest: run as root, it
+#        here as links to it), PREFIX_OLD (a directory holding another
+#        cordon-prefix, e.g. the shell script of an earlier version beside its
+#        cordon: timed in the same rounds, without and with the policy),
+#        BENCH_USER (default cordontest: run as root, it
 #        re-runs as that user), BENCH_TMPDIR (default /var/tmp; not /tmp,
 #        which the sandbox hides).
 set -euo pipefail
@@ -27,7 +30,7 @@ SELF=$(readlink -f "$0")
 ROOT=$(dirname "$(dirname "$SELF")")
 RUNS=100 WARMUP=5
 while getopts n:h o; do
-	case $o in n) RUNS=$OPTARG ;; *) sed -n '2,23p' "$SELF"; exit 2 ;; esac
+	case $o in n) RUNS=$OPTARG ;; *) sed -n '2,26p' "$SELF"; exit 2 ;; esac
 done
 if ! [[ $RUNS =~ ^[0-9]+$ ]] || ((RUNS < 20)); then die "-n needs a number >= 20"; fi
 
@@ -36,6 +39,7 @@ if [[ $(id -u) == 0 ]]; then
 	if id "$BENCH_USER" >/dev/null 2>&1; then
 		CORDON=$(readlink -f "${CORDON:-$ROOT/build/cordon}")
 		exec runuser -u "$BENCH_USER" -- env CORDON="$CORDON" BENCH_TMPDIR="${BENCH_TMPDIR:-}" \
+			PREFIX_OLD="${PREFIX_OLD:-}" \
 			PATH=/usr/local/bin:/usr/bin:/bin bash "$SELF" -n "$RUNS"
 	fi
 	echo "bench-prefix: warning: no user $BENCH_USER, measuring as root" >&2
@@ -120,6 +124,12 @@ cmds=("$P" "$CORDON" -- "$TRUE" :::
       "$P" "$T/bin/cordon-prefix" true :::
       "$P" "$T/bin/cordon-sh" -c true :::
       "$P" "$CORDON" -- "$BASH_BIN" -c true)
+if [[ -n ${PREFIX_OLD:-} ]]; then
+	OLD=$(readlink -f "$PREFIX_OLD")/cordon-prefix
+	[[ -x $OLD ]] || die "no cordon-prefix in $PREFIX_OLD"
+	labels+=("old cordon-prefix -- true" "old cordon-prefix -- true, policy")
+	cmds+=(::: "$P" "$OLD" -- "$TRUE" ::: "$J" "$OLD" -- "$TRUE")
+fi
 # Each must succeed once before anything is timed.
 "$T/bin/bt" 1 0 "$T/bench.log" "${cmds[@]}" >/dev/null ||
 	{ tail -5 "$T/bench.log" >&2; die "a command failed (log above)"; }
