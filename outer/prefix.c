@@ -159,9 +159,12 @@ static int gather_levels(const char *cwd, const char *config, struct prefix_leve
 			 char **block, const char *who, struct cordon_err *e)
 {
 	size_t depth = path_depth(cwd) + 1;
-	size_t each = (size_t)2 * PATH_MAX;
+	/* Each level's directory and file name, sized for the working
+	 * directory (an escape is at most three bytes a byte): a few
+	 * kilobytes, where PATH_MAX each would touch pages for nothing. */
+	size_t dlen = strlen(cwd) + 1, flen = strlen(config) + 3 * dlen + 32;
 	*v = calloc(depth, sizeof(**v));
-	*block = malloc(depth * each);
+	*block = malloc(depth * (dlen + flen));
 	if (!*v || !*block) {
 		(void)err_set(e, ENOMEM, "%s: out of memory", who);
 		return -ENOMEM;
@@ -169,17 +172,18 @@ static int gather_levels(const char *cwd, const char *config, struct prefix_leve
 	char d[PATH_MAX];
 	(void)snprintf(d, sizeof(d), "%s", cwd);
 	for (size_t i = 0; i < depth; i++) {
-		char *dir = *block + i * each, *file = dir + PATH_MAX;
+		char *dir = *block + i * (dlen + flen), *file = dir + dlen;
 		char name[PATH_MAX];
-		(void)snprintf(dir, PATH_MAX, "%s", d);
+		(void)snprintf(dir, dlen, "%s", d);
 		int w = -1;
 		if (prefix_escape(dir, name, sizeof(name)) == 0)
-			w = snprintf(file, PATH_MAX, "%s/cordon/projects/%s.json", config, name);
+			w = snprintf(file, flen, "%s/cordon/projects/%s.json", config, name);
 		(*v)[i].dir = dir;
 		(*v)[i].file = file;
 		/* A name too long to exist is no policy. */
-		(*v)[i].policy = w < 0 || w >= PATH_MAX ? 0 : entry_at(file);
-		if (w < 0 || w >= PATH_MAX)
+		int fits = w >= 0 && (size_t)w < flen && w < PATH_MAX;
+		(*v)[i].policy = fits ? entry_at(file) : 0;
+		if (!fits)
 			file[0] = '\0';
 		(*v)[i].git = git_at(dir);
 		*n = i + 1;
