@@ -26,8 +26,9 @@
  * sandboxed command can write would let one command widen the sandbox of
  * the next.  For the same reason a policy file (or cordon/ or projects/
  * above it) that is a symbolic link, not the caller's, writable by group
- * or others, inside the project, or writable inside the sandbox the policy
- * itself makes is refused: exit 125, nothing runs.
+ * or others, inside the project, a file with another name (a hard link),
+ * or writable inside the sandbox the policy itself makes (decided from
+ * the mount plan, run.c) is refused: exit 125, nothing runs.
  *
  * Why C and not a script: a script runs its tools (readlink, sed, stat)
  * through PATH, which an agent points into the project (an activated
