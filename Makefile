@@ -45,11 +45,11 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 FORTIFY_SHIM := common/fortify_shim.c
 OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print.c outer/gitrefs.c \
               outer/nesting.c outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c \
-              outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c outer/protect_watch.c \
+              outer/prefix.c outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c outer/protect_watch.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/cgroup_pick.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitdir.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
-              outer/plan/pins.c outer/plan/policy_view.c outer/plan/shared_counts.c outer/plan/protect_decide.c outer/plan/linkwalk.c \
+              outer/plan/pins.c outer/plan/policy_view.c outer/plan/prefix_decide.c outer/plan/shared_counts.c outer/plan/protect_decide.c outer/plan/linkwalk.c \
               outer/plan/resolve.c outer/plan/walk.c \
               outer/plan/procmode.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
@@ -346,8 +346,10 @@ install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/c
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/cordon \
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/cordon $(DESTDIR)$(PREFIX)/bin/cordon
-	install -m 0755 agents/cordon-prefix $(DESTDIR)$(PREFIX)/bin/cordon-prefix
-	install -m 0755 agents/cordon-sh $(DESTDIR)$(PREFIX)/bin/cordon-sh
+	# cordon-prefix and cordon-sh are cordon itself, told apart by the
+	# name (outer/prefix.h): links beside it, relative, as the package has.
+	ln -sfn cordon $(DESTDIR)$(PREFIX)/bin/cordon-prefix
+	ln -sfn cordon $(DESTDIR)$(PREFIX)/bin/cordon-sh
 	install -m 0644 doc/cordon-prefix.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon-prefix.1
 	install -m 0644 doc/cordon-sh.1 $(DESTDIR)$(PREFIX)/share/man/man1/cordon-sh.1
 	install -m 0755 $(BUILD)/cordon-inner $(DESTDIR)$(PREFIX)/libexec/cordon/cordon-inner

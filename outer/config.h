@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+struct prefix_guard;
+
 enum cordon_mode { MODE_RUN, MODE_EXPLAIN, MODE_DOCTOR, MODE_RECLAIM, MODE_VERSION, MODE_HELP };
 enum tmp_mode { TMP_PRIVATE, TMP_HOST };
 enum net_mode { NET_NONE, NET_PROXY, NET_FULL };
@@ -61,6 +63,10 @@ struct config {
 	const char *policy_base;   /* the directory the file's relative paths resolved
 				      against: its own (cordon's format) or the run's
 				      working directory (srt's) */
+	/* cordon-prefix and cordon-sh (prefix.h): the policy file that must
+	 * not be writable inside the sandbox it makes, checked against the
+	 * mount plan before the command starts; NULL: none.  Not a flag. */
+	const struct prefix_guard *policy_guard;
 	struct strlist write_from; /* "FILE:LINE" of write.v[i], i < write.nfile */
 	size_t nenv_file;          /* env[0..nenv_file) came from the policy file */
 	struct strlist warnings;   /* srt keys cordon does not honour as srt would */

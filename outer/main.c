@@ -8,6 +8,7 @@
 #include "doctor.h"
 #include "err.h"
 #include "explain.h"
+#include "prefix.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/cgroup.h"
 #include "hostpaths/registry_sweep.h"
@@ -48,14 +49,21 @@ int main(int argc, char **argv)
 	/* report_init sets what is read; its arrays (over 100 KiB) are left
 	 * untouched until used (no -ftrivial-auto-var-init zeroing). */
 	struct report rep __attribute__((uninitialized));
+	/* cordon-prefix and cordon-sh: the config's strings point into it. */
+	struct prefix_run pr = PREFIX_RUN_INIT;
 	int status;
 
 	report_init(&rep);
-	if (cli_parse(argc, argv, &c, &e) < 0)
-		return fail_early(&rep, &c, &e);
+	if ((prefix_wanted(argc, argv, &pr) ? prefix_parse(&pr, argc, argv, &c, &e)
+					    : cli_parse(argc, argv, &c, &e)) < 0) {
+		status = fail_early(&rep, &c, &e);
+		prefix_free(&pr);
+		return status;
+	}
 	if (open_report(&rep, &c, &e) < 0) {
 		report_close(&rep);
 		config_free(&c);
+		prefix_free(&pr);
 		return fail(&e);
 	}
 	for (size_t i = 0; i < c.warnings.n; i++)
@@ -99,6 +107,7 @@ int main(int argc, char **argv)
 	}
 	report_close(&rep);
 	config_free(&c);
+	prefix_free(&pr);
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
 	return status;

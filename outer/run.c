@@ -31,6 +31,7 @@
 #include "gitrefs.h"
 #include "hostpaths/gitstate.h"
 #include "path.h"
+#include "plan/prefix_decide.h"
 
 /* The guardian moves aside what the command created if cordon dies.  Best
  * effort (a guardian that is gone already: the run goes on, as without its
@@ -485,7 +486,9 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	    (r = protect_prepare(&p.res, c->full_write, p.bwrap.pid, &prot, e)) < 0)
 		goto done;
 	note_read_only_roots(&prot, &p.res);
-	if ((r = prepare_argv(c, protect_decision(&prot), &p, e)) < 0)
+	if ((r = prepare_argv(c, protect_decision(&prot), &p, e)) < 0 ||
+	    (r = prefix_check_not_writable_inside(c->policy_guard, &p.plan, p.res.roots,
+						  p.res.nroots, e)) < 0)
 		goto done;
 	if (c->verbose)
 		explain_verbose(&p.argv);

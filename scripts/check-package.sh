@@ -45,6 +45,8 @@ check "man pages installed" test -f /usr/share/man/man1/cordon.1.gz -a -f /usr/s
 check "cordon-sh runs bash in the sandbox (status and output as bash)" sh -c \
 	'mkdir -p /root/proj && cd /root/proj &&
 	 test "$(cordon-sh -c "echo in; exit 3"; echo "rc=$?")" = "$(printf "in\nrc=3")"'
+check "cordon-prefix and cordon-sh are links to cordon" sh -c \
+	'test "$(readlink -f /usr/bin/cordon-prefix) $(readlink -f /usr/bin/cordon-sh)" = "/usr/bin/cordon /usr/bin/cordon"'
 useradd -m -s /bin/bash pkguser
 for u in root pkguser; do
 	check "cordon doctor as $u" runuser -u "$u" -- cordon doctor

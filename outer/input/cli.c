@@ -78,6 +78,7 @@ const char cli_usage[] =
 "usage: cordon [OPTIONS] [--] COMMAND [ARG...]\n"
 "       cordon explain [OPTIONS] [--] COMMAND [ARG...]\n"
 "       cordon doctor | cordon reclaim | cordon --version | cordon --help\n"
+"       cordon prefix ARGS | cordon shell ARGS   (as cordon-prefix, cordon-sh)\n"
 "\n"
 "Runs COMMAND with the whole filesystem read-only except the writable roots,\n"
 "no network, no capabilities, a fresh PID namespace and a seccomp filter.\n"

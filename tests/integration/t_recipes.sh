@@ -8,16 +8,30 @@
 # policy.
 . "$(dirname "$0")/lib.sh"
 
-# cordon-prefix runs the cordon installed beside it: a directory of our own
-# holds copies of both scripts and the cordon under test (the no-Landlock
-# pass wraps it).
+# cordon-prefix and cordon-sh are cordon itself (links to it, told apart by
+# their names): $BIN holds a link to each installed link, as a user's
+# ~/bin/cordon-prefix would be.  The no-Landlock pass runs them as cordon's
+# subcommands under its helper instead (and, for root, with
+# --allow-no-landlock), from a script that runs nothing through PATH.
 inst=$(dirname "$CORDON_BIN")
 assert "make install puts cordon-prefix beside cordon" -- test -x "$inst/cordon-prefix"
 assert "make install puts cordon-sh beside cordon" -- test -x "$inst/cordon-sh"
+assert "both are links to cordon itself" -- test \
+	"$(readlink -f "$inst/cordon-prefix") $(readlink -f "$inst/cordon-sh")" = \
+	"$(readlink -f "$CORDON_BIN") $(readlink -f "$CORDON_BIN")"
 BIN="$W/bin"
 mkdir -p "$BIN"
-cp "$inst/cordon-prefix" "$inst/cordon-sh" "$BIN/"
-ln -s "$CORDON" "$BIN/cordon"
+if [ -n "${CORDON_NO_LANDLOCK:-}" ]; then
+	ll=$(is_root && echo --allow-no-landlock)
+	for t in prefix:cordon-prefix shell:cordon-sh; do
+		printf '#!/bin/sh\nexec "%s" "%s" %s %s "$@"\n' "$HELPERS/nolandlock" "$CORDON_BIN" \
+			"$ll" "${t%%:*}" >"$BIN/${t#*:}"
+		chmod 755 "$BIN/${t#*:}"
+	done
+else
+	ln -s "$inst/cordon-prefix" "$BIN/cordon-prefix"
+	ln -s "$inst/cordon-sh" "$BIN/cordon-sh"
+fi
 
 # Outside /tmp, so that the sandbox sees the configuration (read-only) and a
 # write to it is refused by the sandbox, not missed in a private /tmp.
@@ -49,10 +63,14 @@ claude() { # CMD: one Bash tool call, in $CWD (default: the project)
 ln -s "$BIN/cordon-sh" "$W/cordon-sh-link"
 expect_out 0 '^through-a-link$' "cordon-sh through a link still finds cordon-prefix and cordon" -- \
 	sh -c 'cd "$1" && "$2" -c "echo through-a-link"' sh "$proj" "$W/cordon-sh-link"
+# A copy of cordon named cordon-prefix, away from its helpers, finds them
+# beside the binary or nowhere: never through PATH.
 mkdir -p "$W/lonely"
-cp "$BIN/cordon-sh" "$BIN/cordon-prefix" "$W/lonely/"
-expect_err 125 "no cordon beside" "cordon-prefix without cordon beside it: 125, no cordon from PATH" -- \
-	sh -c 'cd "$1" && PATH="$2:$PATH" "$3/cordon-prefix" true' sh "$proj" "$BIN" "$W/lonely"
+cp "$CORDON_BIN" "$W/lonely/cordon-prefix"
+ln -s "$inst/../libexec/cordon/cordon-inner" "$BIN/cordon-inner"
+expect_err 125 "cordon-inner not found" "cordon-prefix away from cordon's helpers: 125, none from PATH" -- \
+	sh -c 'cd "$1" && PATH="$2:$PATH" "$3/cordon-prefix" "touch ran"' sh "$proj" "$BIN" "$W/lonely"
+assert "away from its helpers: nothing ran" -- test ! -e "$proj/ran"
 
 # --- defaults: no policy file ---------------------------------------------
 CWD="$proj/sub" expect 0 "no policy: the git top level is writable (from a subdirectory)" -- \
@@ -134,9 +152,30 @@ expect_err 125 "policy .* is writable inside the sandbox it makes \($CFG is\)" \
 	"so is one that writes a directory above it, even with the file's directory read-only" -- \
 	claude "touch '$proj/ran'"
 assert "a directory above: nothing ran" -- test ! -e "$proj/ran"
+pol "$PP" "{\"write\": [\"$proj\", \"$CFG/cordon/projects\"]}"
+expect_err 125 "policy $PP is writable inside the sandbox it makes \($CFG/cordon/projects is\): refused" \
+	"so is one that writes the policies' directory" -- claude "touch '$proj/ran'"
+assert "the policies' directory: nothing ran" -- test ! -e "$proj/ran"
+# ~ and ~/.config, with a home of its own and the configuration in it.
+H=$(mktemp -d /var/tmp/cordon-recipes-home.XXXXXX)
+chmod 700 "$H"
+cleanup_dirs+=("$H")
+install -d -m 700 "$H/.config" "$H/.config/cordon" "$H/.config/cordon/projects"
+HP="$H/.config/cordon/projects/$name.json"
+for w in "~" "~/.config"; do
+	pol "$HP" "{\"write\": [\"$proj\", \"$w\"]}"
+	HOME="$H" XDG_CONFIG_HOME='' expect_err 125 "policy $HP is writable inside the sandbox it makes \\(${w/\~/$H} is\\)" \
+		"a policy that writes $w is refused" -- claude "touch '$proj/ran'"
+	assert "a policy that writes $w: nothing ran" -- test ! -e "$proj/ran"
+done
+pol "$HP" "{\"write\": [\"$proj\"], \"read_only\": [\"$H\"]}"
+HOME="$H" XDG_CONFIG_HOME='' expect 0 "control: the same home, the project alone writable, runs" -- \
+	claude "touch '$proj/ran'"
+assert "control: it ran" -- test -e "$proj/ran"
+rm -f "$proj/ran"
 pol "$PP" '{"write": ["/var/tmp/nonexistent-cordon-recipes-root"]}'
-expect_err 125 "cannot check policy $PP .*status 125" \
-	"a policy cordon refuses is refused before the check, with cordon's message" -- claude true
+expect_err 125 "^cordon: .*nonexistent-cordon-recipes-root" \
+	"a policy cordon refuses is refused, with cordon's message" -- claude true
 pol "$PP" "{\"write\": [\"$proj\"], \"env\": {\"set\": {\"FROM\": \"project\"}}}"
 
 # Refusals: 125, a message naming the file, nothing ran.
@@ -164,6 +203,9 @@ if is_root && id cordontest >/dev/null 2>&1; then
 	refused "another user's policy file is refused" "policy $PP belongs to uid [0-9]+, not to you"
 	chown 0 "$PP"
 fi
+ln "$PP" "$CFG/other-name.json"
+refused "a policy file with another name (a hard link) is refused" "policy $PP has 2 names"
+rm -f "$CFG/other-name.json"
 expect 0 "control: the same file, the caller's, mode 600, is used" -- claude "touch '$proj/ran'"
 
 # A policy the command could write is never read: one inside the project
@@ -230,5 +272,77 @@ assert "cordon-sh's write is on the host" -- test -s "$proj/c"
 refuse "cordon-sh: outside the project stays read-only" -- \
 	sh -c 'cd "$1" && "$2" -c "echo x > \"\$0\"" "$3"' sh "$proj" "$BIN/cordon-sh" "$W/outside/x"
 assert "nothing was written outside" -- test ! -e "$W/outside/x"
+
+# --- nothing of the caller's environment runs on the host ----------------
+# An agent's PATH often starts in the project (an activated .venv/bin,
+# node_modules/.bin), which a sandboxed command writes: it can plant there
+# every tool a wrapper script would run.  Each planted tool leaves a mark
+# in $W/outside, which only the host can write, and one in the project,
+# which the sandbox can write too; then runs the real tool.
+evil="$proj/.venv/bin"
+mkdir -p "$evil"
+planted="readlink dirname sed stat realpath id pwd env cat bash sh cordon cordon-prefix git"
+for t in $planted; do
+	real=$(PATH=/usr/bin:/bin type -P "$t" || echo /bin/false)
+	printf '#!/bin/sh\necho ran >"%s/ran-%s" 2>/dev/null\n: >"%s/inside-%s" 2>/dev/null\nexec %s "$@"\n' \
+		"$W/outside" "$t" "$proj/.venv" "$t" "$real" >"$evil/$t"
+	chmod 755 "$evil/$t"
+done
+cat >"$CFG/envmark.sh" <<ENVMARK
+echo ran >"$W/outside/ran-env" 2>/dev/null
+: >"$proj/.venv/inside-env" 2>/dev/null
+ENVMARK
+chmod 644 "$CFG/envmark.sh"
+hostile() { # WRAPPER ARGS...: in the project, the planted PATH first, BASH_ENV and ENV the marker
+	local w=$1
+	shift
+	sh -c 'cd "$1" && p=$2 m=$3 && shift 3 && exec env PATH="$p:$PATH" BASH_ENV="$m" ENV="$m" "$@"' \
+		sh "$proj" "$evil" "$CFG/envmark.sh" "$w" "$@"
+}
+expect 0 "control: a planted tool run on the host leaves its host mark" -- "$evil/dirname" /x
+assert "control: the host mark is there" -- test -e "$W/outside/ran-dirname"
+rm -f "$W/outside"/ran-* "$proj/.venv"/inside-*
+expect_out 0 '^in-sandbox$' "cordon-prefix with the planted PATH, BASH_ENV and ENV" -- \
+	hostile "$BIN/cordon-prefix" 'echo in-sandbox'
+expect_out 0 '^d$' "cordon-prefix -- CMD with them" -- hostile "$BIN/cordon-prefix" -- sed -n p "$proj/d"
+expect_out 0 '^in-sh$' "cordon-sh -c with them" -- hostile "$BIN/cordon-sh" -c 'echo in-sh; dirname /x >/dev/null'
+expect 125 "a refusal with them (no .git, HOME)" -- \
+	sh -c 'cd "$1" && exec env PATH="$2:$PATH" BASH_ENV="$3" HOME="$1" "$4" true' sh \
+	"$W/nogit" "$evil" "$CFG/envmark.sh" "$BIN/cordon-prefix"
+ran=$(cd "$W/outside" && ls -d ran-* 2>/dev/null | tr '\n' ' ')
+assert "nothing planted ran on the host (${ran:-none})" -- test -z "$ran"
+assert "control: inside, the sandbox's bash came through PATH (the planted one ran there)" -- \
+	test -e "$proj/.venv/inside-bash"
+assert "control: inside, bash read BASH_ENV (there, not on the host)" -- test -e "$proj/.venv/inside-env"
+assert "control: inside, cordon-sh's command ran the planted dirname" -- test -e "$proj/.venv/inside-dirname"
+rm -rf "$proj/.venv"
+
+# Through a link of the user's to the installed link (~/bin/cordon-prefix).
+mkdir -p "$W/home/bin"
+ln -s "$inst/cordon-prefix" "$W/home/bin/cordon-prefix"
+ln -s "$inst/cordon-sh" "$W/home/bin/cordon-sh"
+expect_out 0 '^via-link$' "~/bin/cordon-prefix, a link to the installed one" -- \
+	sh -c 'cd "$1" && "$2" "echo via-link"' sh "$proj" "$W/home/bin/cordon-prefix"
+expect_out 0 '^via-link 3$' "~/bin/cordon-sh, a link to the installed one" -- \
+	sh -c 'cd "$1" && "$2" -c "echo via-link \$1" n 3' sh "$proj" "$W/home/bin/cordon-sh"
+
+# The subcommands: `cordon shell` is cordon-sh, `cordon sh` still runs sh
+# with nothing writable.
+rm -f "$proj/sub-wrote"
+expect 0 "cordon shell is cordon-sh (the project writable)" -- \
+	sh -c 'cd "$1" && "$2" shell -c "echo x > sub-wrote"' sh "$proj" "$CORDON"
+assert "cordon shell wrote the project" -- test -s "$proj/sub-wrote"
+rm -f "$proj/sub-wrote"
+refuse "cordon sh is sh, read-only as ever" -- \
+	sh -c 'cd "$1" && "$2" sh -c "echo x > sub-wrote"' sh "$H" "$CORDON"
+assert "cordon sh wrote nothing" -- test ! -e "$H/sub-wrote"
+expect_out 0 '^p a b$' "cordon prefix is cordon-prefix" -- \
+	sh -c 'cd "$1" && "$2" prefix -- printf "%s %s %s\n" p a b' sh "$proj" "$CORDON"
+
+# The root directory: no policy name to suggest there, only a project.
+expect_err 125 'project directory would be / .*cd into a project \(a directory holding \.git\)$' \
+	"cd / && cordon-prefix true: refused, told to cd into a project" -- \
+	sh -c 'cd / && "$1" true' sh "$BIN/cordon-prefix"
+assert "no policy named .json suggested" -- eval '! grep -q "/\.json" "$ERR"'
 
 finish
