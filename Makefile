@@ -124,7 +124,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 # Keep objects make would otherwise treat as intermediate and delete.
 .SECONDARY:
 
-.PHONY: all deps demo check unit unit-build integration toolchains install clean lint check-asan bench fuzz \
+.PHONY: all deps demo check check-full check-exhaustive unit unit-build integration toolchains install clean lint check-asan bench fuzz \
         fuzz-smoke deb check-package
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
@@ -340,6 +340,24 @@ check:
 	@$(STAGE) toolchains $(MAKE) -s toolchains
 	@$(STAGE) sanitizers $(MAKE) -s check-asan
 	@$(STAGE) package $(MAKE) -s check-package
+	@$(STAGE) --summary
+
+# The exhaustive runs that do not fit CI's budget (README, "Tests"): after
+# make check, every integration file in every pass with every case the
+# budget runs once (CORDON_TEST_FULL=1), the sanitizer pass as both users,
+# each fuzzer for FUZZ_FULL_SECONDS, 500 kills of cordon at start-up in
+# each protect-missing mode, and cordon inside a real container engine
+# (check-container, when the tree has it).  Run it before resolving an
+# issue that touches what these cover.
+FUZZ_FULL_SECONDS ?= 60
+check-full: check check-exhaustive
+check-exhaustive: all
+	@$(STAGE) full-integration env CORDON_TEST_FULL=1 $(MAKE) -s integration
+	@$(STAGE) full-sanitizers env CORDON_TEST_FULL=1 $(MAKE) -s check-asan
+	@$(STAGE) fuzz-long $(MAKE) -s -j$(NPROC) fuzz FUZZ_SECONDS=$(FUZZ_FULL_SECONDS)
+	@$(STAGE) killloop-watch scripts/killloop.sh -n 500 -m watch
+	@$(STAGE) killloop-mount scripts/killloop.sh -n 500 -m mount
+	@if grep -q '^check-container:' Makefile; then $(STAGE) container $(MAKE) -s check-container; fi
 	@$(STAGE) --summary
 
 install: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect
