@@ -142,7 +142,9 @@ static void report_found(void *rep, const struct protect_watch_found *f)
 {
 	char detail[PATH_MAX + 128];
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s%s%s", f->kind,
-		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "",
+		       f->disarmed ? "; NOT moved aside: left in place, made mode 000" :
+		       !f->moved ? "; NOT moved aside: left in place" :
+		       f->removed ? "; then removed by it" : "",
 		       f->via ? "; another user's symbolic link leads there: " : "",
 		       f->via ? f->via : "");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# t_quarantine.sh: nothing the command controls refuses the quarantine
+# (issue 30 item 3).  The command runs as the caller, so it may chmod (or
+# setfacl) its writable root: a root at 0555 refused the move aside with
+# EACCES, one at 0600 hid the name from cordon's look, and .git (with a
+# core.fsmonitor payload) stayed for the next host `git status` to run.
+# Each attack is made during the run (threads toggling the mode while the
+# name appears) and at its end (the mode set while cordon is stopped, then
+# cordon resumed, or killed so that its guardian acts); every time .git is
+# moved aside, the root's mode is put back as the command left it, and the
+# host git runs nothing.  A root caller ignores modes; it runs the same.
+. "$(dirname "$0")/lib.sh"
+
+ws="$W/ws"
+pwned="$W/pwned"
+quarantined() { ls -A "$ws" | grep -Ec '^\.git\.cordon-quarantine-[0-9a-f]{16}$'; }
+# A repository prepared as g/ in the root, whose core.fsmonitor runs
+# $ws/p.sh on the next `git status`: made on the host before the run, so
+# the command has only to rename it onto .git.
+fresh() {
+	chmod -R u+rwx "$ws" 2>/dev/null
+	rm -rf "$ws" "$pwned"
+	mkdir -p "$ws"
+	git init -q "$ws/g.tmp" && mv "$ws/g.tmp/.git" "$ws/g" && rmdir "$ws/g.tmp"
+	git config -f "$ws/g/config" core.fsmonitor "$ws/p.sh"
+	printf '#!/bin/sh\ntouch %s\n' "$pwned" >"$ws/p.sh"
+	chmod 755 "$ws/p.sh"
+}
+# host_git_runs_nothing: a host `git status` in the root runs no payload
+# (there is no repository there any more: git says so, runs nothing).
+host_git_runs_nothing() {
+	git -C "$ws" status >/dev/null 2>&1
+	test ! -e "$pwned"
+}
+moved_aside() { # DESCRIPTION
+	assert "$1: .git is not on the host any more" -- test ! -e "$ws/.git" -a ! -L "$ws/.git"
+	assert "$1: it was moved aside, whole (its config kept)" -- \
+		sh -c "test $(quarantined) -eq 1 && grep -q fsmonitor '$ws'/.git.cordon-quarantine-*/config"
+	assert "$1: a host git status runs nothing" -- host_git_runs_nothing
+}
+
+# --- control: the payload runs when .git stays --------------------------------
+# --no-default-protect allows .git: the same race leaves it, and a host git
+# status runs the payload, which is what every case below must prevent.
+fresh
+expect 124 "control: with .git allowed the race runs to --timeout" -- \
+	"$CORDON" --no-default-protect --timeout 1 -w "$ws" -C "$ws" -- \
+	python3 "$HELPERS/chmodrace.py" g 555
+chmod 755 "$ws"
+assert "control: .git stays" -- test -d "$ws/.git"
+git -C "$ws" status >/dev/null 2>&1
+assert "control: and a host git status runs the payload" -- test -e "$pwned"
+
+# --- during the run: threads toggle the root's mode as .git appears --------------
+for mode in 555 600; do
+	fresh
+	expect_err 1 "protected name" "mode $mode toggled as .git appears: the run stops (status 1)" -- \
+		"$CORDON" -w "$ws" -C "$ws" -- python3 "$HELPERS/chmodrace.py" g "$mode"
+	got=$(stat -c %a "$ws")
+	assert "mode $mode toggled: the root's mode is the command's last ($got)" -- \
+		test "$got" = "$mode" -o "$got" = 755
+	chmod 755 "$ws"
+	moved_aside "mode $mode toggled"
+	assert "mode $mode toggled: stderr names where .git went" -- \
+		grep -q "moved aside, not deleted, to $ws/.git.cordon-quarantine-" "$ERR"
+done
+
+# --- at the end: the mode set while cordon could not act ------------------------------
+# cordon is stopped (SIGSTOP) before the command makes .git and sets the
+# mode; resumed, it finds both: the kill, then the move, meet the mode.
+# HOW is what the command does to its root once .git is there; WANT is the
+# mode (or ACL) it leaves, which must be put back.  END: cont (cordon
+# resumes) or kill (kill -9: its guardian moves .git aside).
+at_end() { # DESCRIPTION HOW WANT END
+	local desc=$1 how=$2 want=$3 end=$4 cpid st mark="cordon-quar-$$-$RANDOM"
+	fresh
+	# The mode is set only once .git is there: seeing it, the test knows both.
+	env RUN_MARK="$mark" "$CORDON" -w "$ws" -C "$ws" -- sh -c \
+		"touch ready; while [ ! -e go ]; do sleep 0.02; done; mv -T g .git && $how; exec sleep 30" \
+		</dev/null >/dev/null 2>"$W/end.err" &
+	cpid=$!
+	wait_for 50 test -e "$ws/ready"
+	kill -STOP "$cpid"
+	touch "$ws/go"
+	wait_for 50 sh -c "test \"\$(stat -c %a '$ws')\" = ${want%%:*}"
+	assert "$desc: the command made .git and set the mode while cordon was stopped" -- \
+		test "$(stat -c %a "$ws")" = "${want%%:*}"
+	if [ "$end" = kill ]; then
+		kill -9 "$cpid"
+		wait "$cpid" 2>/dev/null
+		assert "$desc: the guardian is done" -- no_guardian_left "$mark"
+	else
+		kill -CONT "$cpid"
+		wait "$cpid"
+		st=$?
+		assert "$desc: the run stops with status 1" -- test "$st" -eq 1
+		assert "$desc: stderr says .git was moved aside" -- \
+			grep -q "moved aside, not deleted, to $ws/.git.cordon-quarantine-" "$W/end.err"
+	fi
+	assert "$desc: the root's mode is put back as the command left it" -- \
+		test "$(stat -c %a "$ws")" = "${want%%:*}"
+	case $want in *:*) assert "$desc: and its ACL" -- \
+		sh -c "getfacl -cp '$ws' 2>/dev/null | grep -qx '${want#*:}'" ;; esac
+	chmod 755 "$ws"
+	moved_aside "$desc"
+}
+at_end "chmod 555 ., cordon resumed" "chmod 555 ." 555 cont
+at_end "chmod 600 . (no search), cordon resumed" "chmod 600 ." 600 cont
+at_end "chmod 000 ., cordon resumed" "chmod 000 ." 0 cont
+at_end "chmod 555 ., cordon killed: the guardian" "chmod 555 ." 555 kill
+at_end "chmod 600 ., cordon killed: the guardian" "chmod 600 ." 600 kill
+if command -v setfacl >/dev/null && setfacl -m u::rwx "$W" 2>/dev/null; then
+	# The owner's entry of an ACL is its mode's owner bits; named entries
+	# and the mask never restrict the owner.  The ACL is kept as it was.
+	# (The sandbox maps the caller's uid alone: the named entry is its.)
+	me=$(id -u)
+	at_end "setfacl u::r-x (a named entry, a mask), cordon resumed" \
+		"setfacl -m u::r-x,u:$me:rwx,m::rwx ." "575:user:$WHO:rwx" cont
+	at_end "setfacl u::r-x, cordon killed: the guardian" "setfacl -m u::r-x ." 555 kill
+else
+	echo "  skip [$WHO] no setfacl (package acl) or no ACLs on $W"
+fi
+
+# --- control: a name the command may make is left alone, whatever the mode ---------
+fresh
+expect 0 "control: a sibling name made with the root at 0555 is left alone" -- \
+	"$CORDON" -w "$ws" -C "$ws" -- sh -c 'mv -T g notgit && chmod 555 .'
+assert "control: the root keeps the command's mode, the entry its name" -- \
+	test "$(stat -c %a "$ws")" = 555 -a -d "$ws/notgit" -a "$(quarantined)" -eq 0
+chmod 755 "$ws"
+finish
