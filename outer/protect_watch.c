@@ -376,9 +376,10 @@ static void say_not_moved(const struct protect_watch_found *f, const char *befor
 {
 	if (f->disarmed)
 		fprintf(stderr, "; it could NOT be moved aside (%s), so cordon made it mode 000 "
-			"instead (nothing was deleted: host tools running as you cannot read it, "
-			"root's can): look at it and remove it before a host %s",
-			strerror(-f->move_err), before);
+			"instead (nothing was deleted; %s): look at it and remove it before a "
+			"host %s", strerror(-f->move_err),
+			geteuid() == 0 ? "mode 000 does not keep root's own tools out" :
+					 "host tools running as you cannot read it", before);
 	else
 		fprintf(stderr, "; it could NOT be moved aside (%s) nor made unreadable: remove "
 			"it before a host %s", strerror(-f->move_err), before);

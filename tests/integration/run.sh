@@ -81,6 +81,7 @@ mode_env=(CORDON="$PREFIX/bin/cordon")
 run_as() { # USER FILE
 	local user=$1 file=$2 out
 	local envs=("${mode_env[@]}" CORDON_BIN="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
+		    CORDON_TEST_USER="$TESTUSER"
 		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}"
 		    XDG_CACHE_HOME="$PREFIX/cache/$user")
 	echo "== $(basename "$file") as $user${mode_tag-}"

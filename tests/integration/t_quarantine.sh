@@ -121,6 +121,97 @@ else
 	echo "  skip [$WHO] no setfacl (package acl) or no ACLs on $W"
 fi
 
+# --- --git commit: a missing .git/hooks is watched in the git dir, same attack ------
+# The git dir is the caller's and writable (git's data): the command makes
+# hooks/pre-commit, then takes write permission from .git.  HOW: what it
+# does to .git; END as above.
+hooks_at_end() { # DESCRIPTION HOW END
+	local desc=$1 how=$2 end=$3 cpid st mark="cordon-quar-$$-$RANDOM"
+	fresh
+	rm -rf "$ws/g"
+	git init -q "$ws" && rm -rf "$ws/.git/hooks"
+	env RUN_MARK="$mark" "$CORDON" --git commit -w "$ws" -C "$ws" -- sh -c \
+		"touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git/hooks &&
+		 printf '#!/bin/sh\ntouch $pwned\n' > .git/hooks/pre-commit &&
+		 chmod 755 .git/hooks/pre-commit && $how; exec sleep 30" \
+		</dev/null >/dev/null 2>"$W/end.err" &
+	cpid=$!
+	wait_for 50 test -e "$ws/ready"
+	kill -STOP "$cpid"
+	touch "$ws/go"
+	wait_for 50 sh -c "test \"\$(stat -c %a '$ws/.git')\" = 555"
+	assert "$desc: the command made hooks and set .git's mode while cordon was stopped" -- \
+		test "$(stat -c %a "$ws/.git")" = 555
+	if [ "$end" = kill ]; then
+		kill -9 "$cpid"
+		wait "$cpid" 2>/dev/null
+		assert "$desc: the guardian is done" -- no_guardian_left "$mark"
+	else
+		kill -CONT "$cpid"
+		wait "$cpid"
+		st=$?
+		assert "$desc: the run stops with status 1" -- test "$st" -eq 1
+	fi
+	assert "$desc: .git's mode is put back as the command left it" -- \
+		test "$(stat -c %a "$ws/.git")" = 555
+	chmod 755 "$ws/.git"
+	assert "$desc: hooks is not in the git dir any more" -- test ! -e "$ws/.git/hooks"
+	assert "$desc: it was moved aside, whole" -- \
+		sh -c "test -x \"\$(ls -d '$ws'/.git/hooks.cordon-quarantine-*)/pre-commit\""
+	git -C "$ws" -c user.name=t -c user.email=t@t.invalid commit -q --allow-empty -m probe \
+		>/dev/null 2>&1
+	assert "$desc: a host git commit runs no hook" -- test ! -e "$pwned"
+}
+hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon resumed" "chmod 555 .git" cont
+hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon killed" "chmod 555 .git" kill
+
+# --- the last resort: a full directory on a full filesystem --------------------------
+# ext4 without directory index, 1 KiB blocks, no blocks reserved for root:
+# the command fills the disk (a large file, then 1 KiB ones for what is
+# left), then the directory with names of 32 bytes until none fits, frees
+# one such slot and makes .git (empty: no block needed) in it (true, not
+# the special built-in :, whose failed redirection would end sh).  Every
+# quarantine name needs a longer entry, which finds no room (ENOSPC): the
+# entry stays under its name, made mode 000 (never deleted), stderr and the
+# report say it was NOT moved aside, and the status is not 0.  Root mounts
+# it and runs cordon as itself and as the test user.
+TU=${CORDON_TEST_USER:-cordontest}
+MKFS=$(PATH=$PATH:/usr/sbin:/sbin command -v mkfs.ext4)
+if ! is_root; then
+	echo "  skip [$WHO] a full ext4 needs a mount (the root pass runs it as root and as $TU)"
+elif ! id "$TU" >/dev/null 2>&1 || ! command -v setpriv >/dev/null || [ -z "$MKFS" ]; then
+	echo "  skip [$WHO] a full ext4: no test user $TU, setpriv or mkfs.ext4"
+else
+	e4="$W/e4"
+	mkdir "$e4" "$W/rep" && chmod 777 "$W/rep"
+	if truncate -s 2M "$W/e4.img" &&
+	   "$MKFS" -q -F -b 1024 -m 0 -N 2048 -O ^dir_index,^has_journal "$W/e4.img" &&
+	   mount -o loop "$W/e4.img" "$e4"; then
+		trap 'umount "$e4" 2>/dev/null; rm -rf "${cleanup_dirs[@]}"' EXIT
+		fill='cat /dev/zero > fill 2>/dev/null; i=0
+		      while head -c 1024 /dev/zero 2>/dev/null > "f$i"; do i=$((i + 1)); done
+		      i=0; while true 2>/dev/null > "$(printf "n%031d" $i)"; do i=$((i + 1)); done
+		      rm "$(printf "n%031d" 0)" && true > .git; exec sleep 5'
+		for who in root "$TU"; do
+			rm -rf "${e4:?}"/* "$e4"/.[!.]* 2>/dev/null
+			chown "$who:" "$e4"
+			run=("$CORDON")
+			[ "$who" = root ] || run=(setpriv --reuid="$TU" --regid="$TU" --init-groups \
+				env HOME="$(getent passwd "$TU" | cut -d: -f6)" "$CORDON")
+			expect_err 1 "\.git was created during the run.*could NOT be moved aside \(No space left on device\), so cordon made it mode 000" \
+				"$who: .git in a full directory on a full disk: status 1, stderr says it was NOT moved" -- \
+				"${run[@]}" --cache none --report "$W/rep/$who.json" -w "$e4" -C "$e4" -- sh -c "$fill"
+			assert "$who: .git is left where it was, at mode 000" -- \
+				test "$(stat -c %a "$e4/.git")" = 0 -a -f "$e4/.git"
+			assert "$who: the report says NOT moved aside" -- \
+				grep -q "NOT moved aside: left in place, made mode 000" "$W/rep/$who.json"
+		done
+		umount "$e4"
+	else
+		bad "cannot make and mount a small ext4 at $e4"
+	fi
+fi
+
 # --- control: a name the command may make is left alone, whatever the mode ---------
 fresh
 expect 0 "control: a sibling name made with the root at 0555 is left alone" -- \
