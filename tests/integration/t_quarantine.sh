@@ -212,6 +212,25 @@ else
 	fi
 fi
 
+# --- the caller's PID namespace: nothing of the command outlives the stop ------------
+# With --pid-ns inherit and no cgroup, SIGKILL to cordon-inner left the
+# command's processes running: one could take the root's permissions away
+# again, or make .git once nobody watched.  (Needs Landlock ABI 6.)
+gone_or_zombie() { case $(ps -o stat= -p "$1" 2>/dev/null) in "" | Z*) return 0 ;; esac; return 1; }
+if "$CORDON" --pid-ns inherit -- true >/dev/null 2>&1; then
+	fresh
+	expect_err 1 "protected name" "--pid-ns inherit: .git stops the run" -- \
+		"$CORDON" --pid-ns inherit -w "$ws" -C "$ws" -- bash -c \
+		'setsid sh -c "sleep 30; mkdir .git" & echo $! > pid; sleep 0.3; mv -T g .git; sleep 5'
+	assert "--pid-ns inherit: .git was moved aside" -- test ! -e "$ws/.git" -a "$(quarantined)" -eq 1
+	orphan=$(cat "$ws/pid")
+	assert "--pid-ns inherit: the command's orphan (setsid) was ended with it" -- \
+		wait_for 10 gone_or_zombie "$orphan"
+	gone_or_zombie "$orphan" || kill -9 "$orphan"
+else
+	echo "  skip [$WHO] --pid-ns inherit is not available here (Landlock ABI 6)"
+fi
+
 # --- control: a name the command may make is left alone, whatever the mode ---------
 fresh
 expect 0 "control: a sibling name made with the root at 0555 is left alone" -- \
