@@ -165,6 +165,28 @@ hooks_at_end() { # DESCRIPTION HOW END
 hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon resumed" "chmod 555 .git" cont
 hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon killed" "chmod 555 .git" kill
 
+# --- --git commit: an exec line in a todo list behind an unsearchable directory ------
+# The todo list a stopped rebase leaves is moved aside when it holds an
+# exec line; the command then took every permission from rebase-merge, so
+# that cordon's look failed and the todo stayed: a later host `git rebase
+# --continue` (root's, or the user's once the mode is back) ran the line.
+# (Root looks through modes: its run reads the exec line itself.)
+fresh
+rm -rf "$ws/g"
+G() { git -c user.name=t -c user.email=t@t.invalid "$@"; }
+G init -q "$ws" && G -C "$ws" commit -q --allow-empty -m one && G -C "$ws" commit -q --allow-empty -m two
+expect 0 "--git commit: a rebase --exec stopped inside, then rebase-merge made mode 000" -- \
+	"$CORDON" --git commit -w "$ws" -C "$ws" -- sh -c \
+	"GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git -c user.name=t -c user.email=t@t.invalid \
+	 rebase -q -i --exec 'touch $pwned' HEAD~1 && chmod 000 .git/rebase-merge"
+assert "rebase-merge 000: stderr says the todo was moved aside" -- \
+	grep -Eq "git-rebase-todo was written during the run and it (cannot be looked at|holds an exec line).*: moved aside" "$ERR"
+assert "rebase-merge 000: its mode is put back as the command left it" -- \
+	test "$(stat -c %a "$ws/.git/rebase-merge")" = 0
+chmod 755 "$ws/.git/rebase-merge"
+(cd "$ws" && G rebase --continue) >/dev/null 2>&1 </dev/null
+assert "rebase-merge 000: a host git rebase --continue afterwards runs no exec line" -- test ! -e "$pwned"
+
 # --- the last resort: a full directory on a full filesystem --------------------------
 # ext4 without directory index, 1 KiB blocks, no blocks reserved for root:
 # the command fills the disk (a large file, then 1 KiB ones for what is
