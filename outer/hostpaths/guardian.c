@@ -53,10 +53,11 @@ static void recheck_watched(struct watched *wd)
 		char names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
-		 * checked against the identity cordon sent. */
+		 * checked against the identity cordon sent; through the modes
+		 * the command may have set on the way (protect_quarantine.h). */
 		int64_t bs = 0;
 		uint32_t bn = 0;
-		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		AUTO_FD root = protect_quarantine_open_dir(wd->root[i]);
 		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
 		    st.st_ino != wd->w[i].ino ||
 		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||

@@ -145,6 +145,42 @@ static int look(int dirfd, const char *name, struct stat *st)
 	return r;
 }
 
+int protect_quarantine_open_dir(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno != EACCES || path[0] != '/')
+		return -errno;
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	char *save = NULL;
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		/* Step by step, never through a link: the path is one
+		 * cordon resolved, with none on it. */
+		int next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = next < 0 ? errno : 0;
+		if (err == EACCES) {
+			mode_t was = 0;
+			int opened = open_up(cur, &was);
+			if (opened == 1) {
+				next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				err = next < 0 ? errno : 0;
+			}
+			put_back(cur, opened, was);
+		}
+		(void)close(cur);
+		if (next < 0)
+			return -err;
+		cur = next;
+	}
+	return cur;
+}
+
 int protect_quarantine_disarm(int dirfd, const char *name)
 {
 	mode_t was = 0;

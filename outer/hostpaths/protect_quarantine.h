@@ -43,6 +43,14 @@
 int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 	__attribute__((warn_unused_result));
 
+/* open(path, O_PATH | O_DIRECTORY) for the guardian, which has the path of
+ * a watched directory, not its descriptor: where a directory on the way
+ * refuses the step (EACCES), the path is walked one directory at a time,
+ * never through a link, and one of the caller's that keeps its owner out
+ * (the command's chmod of its root above a git dir) is opened up for the
+ * step, its mode put back.  A descriptor, or -errno. */
+int protect_quarantine_open_dir(const char *path);
+
 /* The last resort for an entry that could not be moved aside: name in dirfd,
  * not followed, made mode 000 if it is the caller's and no symbolic link
  * (a link has no mode; chmod through it would reach what it names).  0, or

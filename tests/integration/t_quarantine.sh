@@ -124,24 +124,26 @@ fi
 # --- --git commit: a missing .git/hooks is watched in the git dir, same attack ------
 # The git dir is the caller's and writable (git's data): the command makes
 # hooks/pre-commit, then takes write permission from .git.  HOW: what it
-# does to .git; END as above.
-hooks_at_end() { # DESCRIPTION HOW END
-	local desc=$1 how=$2 end=$3 cpid st mark="cordon-quar-$$-$RANDOM"
+# does to .git (and its root: ROOT, the mode it leaves there); END as above.
+hooks_at_end() { # DESCRIPTION HOW END [ROOT]
+	local desc=$1 how=$2 end=$3 root=${4:-755} cpid st mark="cordon-quar-$$-$RANDOM"
 	fresh
 	rm -rf "$ws/g"
 	git init -q "$ws" && rm -rf "$ws/.git/hooks"
 	env RUN_MARK="$mark" "$CORDON" --git commit -w "$ws" -C "$ws" -- sh -c \
 		"touch ready; while [ ! -e go ]; do sleep 0.02; done; mkdir .git/hooks &&
 		 printf '#!/bin/sh\ntouch $pwned\n' > .git/hooks/pre-commit &&
-		 chmod 755 .git/hooks/pre-commit && $how; exec sleep 30" \
+		 chmod 755 .git/hooks/pre-commit && $how && touch done; exec sleep 30" \
 		</dev/null >/dev/null 2>"$W/end.err" &
 	cpid=$!
 	wait_for 50 test -e "$ws/ready"
 	kill -STOP "$cpid"
 	touch "$ws/go"
-	wait_for 50 sh -c "test \"\$(stat -c %a '$ws/.git')\" = 555"
-	assert "$desc: the command made hooks and set .git's mode while cordon was stopped" -- \
-		test "$(stat -c %a "$ws/.git")" = 555
+	# The root's mode first: with no search permission left, the
+	# test (as the user) cannot look inside it.
+	wait_for 50 sh -c "test \"\$(stat -c %a '$ws')\" = $root && { test $root != 755 || test -e '$ws/done'; }"
+	assert "$desc: the command made hooks and set the modes while cordon was stopped" -- \
+		test "$(stat -c %a "$ws")" = "$root"
 	if [ "$end" = kill ]; then
 		kill -9 "$cpid"
 		wait "$cpid" 2>/dev/null
@@ -152,6 +154,9 @@ hooks_at_end() { # DESCRIPTION HOW END
 		st=$?
 		assert "$desc: the run stops with status 1" -- test "$st" -eq 1
 	fi
+	assert "$desc: the root's mode is put back as the command left it" -- \
+		test "$(stat -c %a "$ws")" = "$root"
+	chmod 755 "$ws"
 	assert "$desc: .git's mode is put back as the command left it" -- \
 		test "$(stat -c %a "$ws/.git")" = 555
 	chmod 755 "$ws/.git"
@@ -164,6 +169,12 @@ hooks_at_end() { # DESCRIPTION HOW END
 }
 hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon resumed" "chmod 555 .git" cont
 hooks_at_end "--git commit: hooks made, chmod 555 .git, cordon killed" "chmod 555 .git" kill
+# The guardian opens the git dir by its path: the root above it, made
+# unsearchable, must not keep it out.
+hooks_at_end "--git commit: hooks made, chmod 555 .git and 600 ., cordon resumed" \
+	"chmod 555 .git && chmod 600 ." cont 600
+hooks_at_end "--git commit: hooks made, chmod 555 .git and 600 ., cordon killed" \
+	"chmod 555 .git && chmod 600 ." kill 600
 
 # --- --git commit: an exec line in a todo list behind an unsearchable directory ------
 # The todo list a stopped rebase leaves is moved aside when it holds an

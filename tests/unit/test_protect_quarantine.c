@@ -244,3 +244,27 @@ Test(quarantine, disarm_of_a_missing_name_is_enoent)
 {
 	cr_assert_eq(protect_quarantine_disarm(dirfd, ".git"), -ENOENT);
 }
+
+/* The guardian's way to a watched directory by its path, through a
+ * directory of the caller's above it that the command made unsearchable. */
+Test(quarantine, open_dir_walks_through_an_unsearchable_directory_of_the_callers)
+{
+	char a[PATH_MAX + 8], b[PATH_MAX + 16];
+	become_owner_of_base();
+	(void)snprintf(a, sizeof(a), "%s/a", base);
+	(void)snprintf(b, sizeof(b), "%s/a/b", base);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	struct stat want, got;
+	cr_assert_eq(stat(b, &want), 0);
+	cr_assert_eq(chmod(a, 0600), 0);
+	int fd = protect_quarantine_open_dir(b);
+	cr_assert_geq(fd, 0, "%s", strerror(-fd));
+	cr_assert_eq(fstat(fd, &got), 0);
+	cr_assert(got.st_dev == want.st_dev && got.st_ino == want.st_ino);
+	(void)close(fd);
+	cr_assert_eq(stat(a, &got), 0);
+	cr_assert_eq(got.st_mode & 07777, 0600);
+	cr_assert_eq(chmod(a, 0700), 0);
+	cr_assert_eq(protect_quarantine_open_dir("relative/path"), -ENOENT);
+}
