@@ -213,19 +213,24 @@ int protect_watch_tell(const struct protect_watch *w, struct guardian *g, struct
 	return 0;
 }
 
-/* After a lost event: is any watched name there now?  One that cannot be
- * looked at counts as there: the command may have made its root
- * unsearchable to hide it (chmod 0600), and the sandbox is stopped all the
- * same; the quarantine then looks through the mode (protect_quarantine.h). */
+/* A name that cannot be looked at counts as there: the command may have
+ * made its root unsearchable to hide it (chmod 0600), and the sandbox is
+ * stopped all the same; the quarantine then looks through the mode
+ * (hostpaths/protect_quarantine.h). */
+static int name_may_be_there(const struct protect_watch *w, const struct protect_watch_name *n)
+{
+	struct stat st;
+	if (fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return new_entry(n, &st);
+	return errno != ENOENT;
+}
+
+/* After a lost event: is any watched name there now? */
 static int rescan(struct protect_watch *w)
 {
-	for (size_t i = 0; i < w->nnames; i++) {
-		struct stat st;
-		const struct protect_watch_name *n = &w->names[i];
-		if (fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0
-			    ? new_entry(n, &st) : errno != ENOENT)
+	for (size_t i = 0; i < w->nnames; i++)
+		if (name_may_be_there(w, &w->names[i]))
 			return 1;
-	}
 	return 0;
 }
 

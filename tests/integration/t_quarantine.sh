@@ -245,6 +245,35 @@ else
 	fi
 fi
 
+# --- a lost event: the rescan looks through the mode too ---------------------------
+# With cordon stopped, the command floods the root's inotify queue (every
+# event after the limit is lost: .git's too), then hides .git behind mode
+# 600 and, a second later, opens the root again (by its path: chmod of "."
+# needs the search permission it took) and goes on.  cordon,
+# resumed, rescans after the overflow: a name it cannot look at counts as
+# there, and the run stops before the command goes on.
+fresh
+flood=$(( $(cat /proc/sys/fs/inotify/max_queued_events) + 100 ))
+"$CORDON" --timeout 20 -w "$ws" -C "$ws" -- sh -c \
+	"touch ready; while [ ! -e go ]; do sleep 0.02; done; i=0
+	 while [ \$i -lt $flood ]; do true > f\$i; i=\$((i + 1)); done
+	 mv -T g .git && chmod 600 . && sleep 1 && chmod 755 $ws && touch after; exec sleep 30" \
+	</dev/null >/dev/null 2>"$W/flood.err" &
+cpid=$!
+wait_for 50 test -e "$ws/ready"
+kill -STOP "$cpid"
+touch "$ws/go"
+wait_for 200 sh -c "test \"\$(stat -c %a '$ws')\" = 600"
+kill -CONT "$cpid"
+wait "$cpid"
+st=$?
+assert "a lost .git event behind mode 600: the run stops (status 1)" -- test "$st" -eq 1
+chmod 755 "$ws"
+assert "a lost .git event behind mode 600: before the command went on" -- test ! -e "$ws/after"
+assert "a lost .git event behind mode 600: .git was moved aside" -- \
+	test ! -e "$ws/.git" -a "$(quarantined)" -eq 1
+rm -rf "$ws"
+
 # --- the caller's PID namespace: nothing of the command outlives the stop ------------
 # With --pid-ns inherit and no cgroup, SIGKILL to cordon-inner left the
 # command's processes running: one could take the root's permissions away
