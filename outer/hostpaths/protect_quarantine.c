@@ -82,26 +82,28 @@ static int chmod_fd(int fd, mode_t mode)
 	return chmod(link, mode) == 0 ? 0 : -errno;
 }
 
-/* Owner write and search permission: what a rename in, and a look into,
- * a directory need. */
+/* Owner write and search permission: what a rename in a directory needs;
+ * a look into it, or a step through it, needs search alone. */
 #define OWNER_WX (S_IWUSR | S_IXUSR)
+#define OWNER_X S_IXUSR
 
 /* The command runs as the caller and may chmod (or setfacl u::, the same
  * bits) any directory of its writable roots it owns, to keep cordon out of
  * it: a writable root at 0555 refused the rename with EACCES, run after run.
  * Such a directory is the caller's, so cordon, the caller too, gives its
- * owner write and search permission back for the time of the move; one
- * that is not the caller's the command cannot chmod either.  1 with *was
- * the mode to put back, 0 when nothing was changed, or -errno. */
-static int open_up(int dirfd, mode_t *was)
+ * owner write and search permission (need: OWNER_WX or OWNER_X) back for
+ * the time of the move; one that is not the caller's the command cannot
+ * chmod either.  1 with *was the mode to put back, 0 when nothing was
+ * changed, or -errno. */
+static int open_up(int dirfd, mode_t need, mode_t *was)
 {
 	struct stat st;
 	if (fstat(dirfd, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & OWNER_WX) == OWNER_WX)
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & need) == need)
 		return 0;
 	*was = st.st_mode & 07777;
-	int r = chmod_fd(dirfd, *was | OWNER_WX);
+	int r = chmod_fd(dirfd, *was | need);
 	return r < 0 ? r : 1;
 }
 
@@ -110,7 +112,7 @@ static int open_up(int dirfd, mode_t *was)
 static void put_back(int dirfd, int opened, mode_t was)
 {
 	if (opened == 1 && chmod_fd(dirfd, was) < 0) {
-		/* Left with owner write and search added: said nowhere, and
+		/* Left with the owner permission added: said nowhere, and
 		 * harmless (the owner could add them at any time). */
 	}
 }
@@ -121,7 +123,7 @@ int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len
 	mode_t was = 0;
 	if (r != -EACCES)
 		return r;
-	int opened = open_up(dirfd, &was);
+	int opened = open_up(dirfd, OWNER_WX, &was);
 	if (opened != 1)
 		return r;
 	r = move_in(dirfd, name, moved, len);
@@ -138,7 +140,7 @@ static int look(int dirfd, const char *name, struct stat *st)
 	if (errno != EACCES)
 		return -errno;
 	mode_t was = 0;
-	int opened = open_up(dirfd, &was), r = -EACCES;
+	int opened = open_up(dirfd, OWNER_X, &was), r = -EACCES;
 	if (opened == 1)
 		r = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
 	put_back(dirfd, opened, was);
@@ -166,7 +168,7 @@ int protect_quarantine_open_dir(const char *path)
 		int err = next < 0 ? errno : 0;
 		if (err == EACCES) {
 			mode_t was = 0;
-			int opened = open_up(cur, &was);
+			int opened = open_up(cur, OWNER_X, &was);
 			if (opened == 1) {
 				next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				err = next < 0 ? errno : 0;
@@ -186,7 +188,7 @@ int protect_quarantine_disarm(int dirfd, const char *name)
 	mode_t was = 0;
 	int opened = 0;
 	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES && (opened = open_up(dirfd, &was)) == 1)
+	if (fd < 0 && errno == EACCES && (opened = open_up(dirfd, OWNER_X, &was)) == 1)
 		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	int r = fd < 0 ? -errno : 0;
 	put_back(dirfd, opened, was);
