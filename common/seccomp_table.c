@@ -64,6 +64,16 @@ static const struct seccomp_rule_desc policy[] = {
 	{ "io_uring_enter", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 	{ "io_uring_register", "always", EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 },
 
+	/* Kernel AIO contexts are counted machine-wide, not per user:
+	 * fs.aio-nr against fs.aio-max-nr (65536 by default).  One
+	 * io_setup(65536) in a sandbox made io_setup fail for every user of
+	 * the machine, root included, until it exited.  ENOSYS, as on a
+	 * kernel built without AIO: libaio's users (databases, qemu, fio)
+	 * fall back to threads.  Without a context io_submit, io_getevents
+	 * and the rest have nothing to act on (EINVAL). */
+	{ "io_setup", "always (kernel AIO: its contexts are counted machine-wide; "
+	  "libaio users fall back)", ENOSYS, SECCOMP_POLICY_ALWAYS, 0, 0 },
+
 	/* A setuid or setgid file made by the command outlives the run: as
 	 * root it is a root shell for every local user.  Whatever creates a
 	 * file or sets a mode is covered; the bits are checked wherever the

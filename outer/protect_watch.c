@@ -213,11 +213,23 @@ int protect_watch_tell(const struct protect_watch *w, struct guardian *g, struct
 	return 0;
 }
 
+/* A name that cannot be looked at counts as there: the command may have
+ * made its root unsearchable to hide it (chmod 0600), and the sandbox is
+ * stopped all the same; the quarantine then looks through the mode
+ * (hostpaths/protect_quarantine.h). */
+static int name_may_be_there(const struct protect_watch *w, const struct protect_watch_name *n)
+{
+	struct stat st;
+	if (fstatat(w->dirs[n->dir].fd, n->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return new_entry(n, &st);
+	return errno != ENOENT;
+}
+
 /* After a lost event: is any watched name there now? */
 static int rescan(struct protect_watch *w)
 {
 	for (size_t i = 0; i < w->nnames; i++)
-		if (exists(w, &w->names[i]))
+		if (name_may_be_there(w, &w->names[i]))
 			return 1;
 	return 0;
 }
@@ -363,6 +375,21 @@ const char *protect_watch_tool_hint(const char *name, char *const *argv)
 	return NULL;
 }
 
+/* An entry left under the protected name: what was done instead, and what
+ * the user must do before a host tool finds it. */
+static void say_not_moved(const struct protect_watch_found *f, const char *before)
+{
+	if (f->disarmed)
+		fprintf(stderr, "; it could NOT be moved aside (%s), so cordon made it mode 000 "
+			"instead (nothing was deleted; %s): look at it and remove it before a "
+			"host %s", strerror(-f->move_err),
+			geteuid() == 0 ? "mode 000 does not keep root's own tools out" :
+					 "host tools running as you cannot read it", before);
+	else
+		fprintf(stderr, "; it could NOT be moved aside (%s) nor made unreadable: remove "
+			"it before a host %s", strerror(-f->move_err), before);
+}
+
 /* What was found and what became of it, on stderr: the flag that allows it
  * once, and the tool's own way not to create it where the command tells. */
 static void say_found(const struct config *c, const struct protect_watch_found *f)
@@ -374,9 +401,10 @@ static void say_found(const struct config *c, const struct protect_watch_found *
 			"or read configuration, so the sandbox was stopped", f->path, f->kind);
 		if (f->moved)
 			fprintf(stderr, " and it was moved aside, not deleted, to %s.\n", f->moved);
-		else
-			fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
-				"git runs there.\n", strerror(-f->move_err));
+		else {
+			say_not_moved(f, "git runs there");
+			fputs(".\n", stderr);
+		}
 		return;
 	}
 	allow_hint(c, f->name, hint, sizeof(hint));
@@ -395,8 +423,7 @@ static void say_found(const struct config *c, const struct protect_watch_found *
 	else if (f->moved)
 		fprintf(stderr, " and it was moved aside, not deleted, to %s", f->moved);
 	else
-		fprintf(stderr, "; it could not be moved aside (%s): remove it before a host "
-			"tool acts on it", strerror(-f->move_err));
+		say_not_moved(f, "tool acts on it");
 	const char *tool = f->via ? NULL : protect_watch_tool_hint(f->name, c->cmd);
 	if (tool)
 		fprintf(stderr, ".  %s; or, to allow it, run with %s.\n", tool, hint);
@@ -404,22 +431,18 @@ static void say_found(const struct config *c, const struct protect_watch_found *
 		fprintf(stderr, ".  To allow it, run with %s.\n", hint);
 }
 
-/* Move name n aside if it is there: 1 with *where (root/MOVED) and *mode
- * set, or *err set when it could not be; 0 when it is not there. */
-static int move_one(const struct protect_watch *w, const struct protect_watch_name *n, char *where, size_t len,
-		    mode_t *mode, int *err)
+/* Move name n aside if it is there (last: the run's end, disarm what cannot
+ * be moved): 1 with *t set and, when it moved, *where (root/MOVED); 0 when
+ * it is not there. */
+static int move_one(const struct protect_watch *w, const struct protect_watch_name *n, int last,
+		    char *where, size_t len, struct protect_quarantine_took *t)
 {
-	int dirfd = w->dirs[n->dir].fd;
-	struct stat st;
-	char moved[NAME_MAX + 1];
-	if (fstatat(dirfd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !new_entry(n, &st))
+	struct protect_quarantine_keep keep = { n->dev, n->ino };
+	if (protect_quarantine_take(w->dirs[n->dir].fd, n->name, n->as_found ? &keep : NULL, last,
+				    t) != 1)
 		return 0;
-	*mode = st.st_mode;
-	*err = protect_quarantine_move(dirfd, n->name, moved, sizeof(moved));
-	if (*err == -ENOENT)
-		return 0;
-	if (*err == 0)
-		(void)snprintf(where, len, "%.*s/%s", (int)(n->name - n->path - 1), n->path, moved);
+	if (t->err == 0)
+		(void)snprintf(where, len, "%.*s/%s", (int)(n->name - n->path - 1), n->path, t->moved);
 	return 1;
 }
 
@@ -428,14 +451,13 @@ void protect_watch_move_aside(struct protect_watch *w)
 	for (size_t i = 0; i < w->nnames; i++) {
 		struct protect_watch_name *n = &w->names[i];
 		char where[PATH_MAX];
-		mode_t mode = 0;
-		int err = 0;
+		struct protect_quarantine_took t;
 		/* Once: a second entry the dying sandbox makes is settle's. */
-		if (n->early || move_one(w, n, where, sizeof(where), &mode, &err) != 1 || err < 0)
+		if (n->early || move_one(w, n, 0, where, sizeof(where), &t) != 1 || t.err < 0)
 			continue;
 		/* Out of memory: settle finds the entry, but not where it went. */
 		n->early = strdup(where);
-		n->early_mode = mode;
+		n->early_mode = t.mode;
 	}
 }
 
@@ -462,21 +484,20 @@ size_t protect_watch_settle(struct protect_watch *w, const struct config *c, pro
 	for (size_t i = 0; i < w->nnames; i++) {
 		const struct protect_watch_name *n = &w->names[i];
 		char where[PATH_MAX];
-		mode_t mode = 0;
-		int err = 0;
 		if (n->early) {
 			struct stat st;
 			struct protect_watch_found f = { found_name(n), n->path, n->early,
 						 kind_of(n->early_mode), 0,
 						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
-							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via };
+							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via, 0 };
 			nfound++;
 			tell(c, &f, found, ctx);
 		}
-		if (move_one(w, n, where, sizeof(where), &mode, &err) != 1)
+		struct protect_quarantine_took t;
+		if (move_one(w, n, 1, where, sizeof(where), &t) != 1)
 			continue;
-		struct protect_watch_found f = { found_name(n), n->path, err == 0 ? where : NULL,
-					 kind_of(mode), err, 0, n->git, n->via };
+		struct protect_watch_found f = { found_name(n), n->path, t.err == 0 ? where : NULL,
+					 kind_of(t.mode), t.err, 0, n->git, n->via, t.disarmed };
 		nfound++;
 		tell(c, &f, found, ctx);
 	}

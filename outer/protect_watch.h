@@ -127,6 +127,8 @@ struct protect_watch_found {
 	int git;              /* an entry of a git dir (--git commit) */
 	const char *via;      /* another user's link at a protected name that leads
 			       * through path (plan/linkwalk.h), or NULL */
+	int disarmed;         /* not moved aside, and made mode 000 instead (the last
+			       * resort, hostpaths/protect_quarantine.h) */
 };
 
 typedef void protect_watch_found_fn(void *ctx, const struct protect_watch_found *f);

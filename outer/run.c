@@ -136,6 +136,7 @@ struct run_ctx {
 	struct bwrap *bwrap;
 	int stopped;          /* cordon killed the sandbox for a name */
 	struct termrelay *relay;
+	int shared_pidns;     /* --pid-ns inherit (plan/procmode.h) */
 };
 
 /* Each watched name found after the run is a violation in --report. */
@@ -143,7 +144,9 @@ static void report_found(void *rep, const struct protect_watch_found *f)
 {
 	char detail[PATH_MAX + 128];
 	(void)snprintf(detail, sizeof(detail), "%s created by the command%s%s%s", f->kind,
-		       !f->moved ? "; not moved aside" : f->removed ? "; then removed by it" : "",
+		       f->disarmed ? "; NOT moved aside: left in place, made mode 000" :
+		       !f->moved ? "; NOT moved aside: left in place" :
+		       f->removed ? "; then removed by it" : "",
 		       f->via ? "; another user's symbolic link leads there: " : "",
 		       f->via ? f->via : "");
 	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
@@ -199,6 +202,26 @@ static void on_stopped(void *ctx, int sig)
 	termrelay_stopped(((struct run_ctx *)ctx)->relay, sig);
 }
 
+/* In the caller's PID namespace without a cgroup of the run's, SIGKILL to
+ * cordon-inner would leave the command's processes running, orphans of a
+ * dead subreaper: they could make the name again once nobody watches, or
+ * take write permission from the root while cordon moves it aside.  There
+ * cordon-inner is asked to end the sandbox instead, which it does at once
+ * with a kill(-1) scoped to the sandbox's Landlock domain (inner/pid1.c),
+ * and gets SIGKILL only after the grace. */
+static int stop_needs_inner(const struct run_ctx *x)
+{
+	return x->shared_pidns && x->bwrap->cgroup_kill < 0;
+}
+
+static void stop_for_name(struct run_ctx *x)
+{
+	if (stop_needs_inner(x))
+		bwrap_end(x->bwrap, sys_now_ms());
+	else
+		bwrap_kill(x->bwrap);
+}
+
 static void on_name(struct supervise_watch *sw, short revents)
 {
 	struct run_ctx *x = sw->ctx;
@@ -208,7 +231,7 @@ static void on_name(struct supervise_watch *sw, short revents)
 	/* Nothing inside may go on writing: the whole PID namespace dies
 	 * with its PID 1.  bwrap then exits, which ends the loop. */
 	x->stopped = 1;
-	bwrap_kill(x->bwrap);
+	stop_for_name(x);
 	protect_watch_move_aside(x->w);
 	sw->fd = -1;
 }
@@ -224,7 +247,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 {
 	struct supervise_watch watches[TERMRELAY_NWATCH + 1];
 	struct termrelay relay;
-	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
+	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay, p->pm.inherit };
 	int tty = pty->master >= 0;
 	termrelay_start(&relay, pty, watches, &p->inner, &p->bwrap);
 	watches[TERMRELAY_NWATCH] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };

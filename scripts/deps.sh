@@ -12,7 +12,7 @@ PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3
 cppcheck clang clang-tidy valgrind libclang-rt-14-dev tmux
 golang-go python3-venv python3-pytest python3-pip python3-setuptools nodejs cargo
-ripgrep fd-find black isort libjansson-dev jq"
+ripgrep fd-find black isort libjansson-dev jq acl"
 # npm: Debian's package, unless a nodejs that bundles it (NodeSource's, which
 # conflicts with Debian's npm) provides it already.
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

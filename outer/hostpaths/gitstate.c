@@ -296,9 +296,14 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 		movefd = f->gitfd;
 		victim = dir;
 		why = "it is not a directory";
-	} else {
-		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
 			return 0;
+		/* The command took search permission from its directory:
+		 * what it hides is moved aside unread (the move looks
+		 * through the mode, hostpaths/protect_quarantine.h). */
+		why = "it cannot be looked at";
+	} else {
 		if (f->existed && same(&st, &f->before))
 			return 0; /* the user's own, from before the run */
 		AUTO_FD fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -316,16 +321,25 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	int gitlen = (int)(strlen(f->path) - strlen(f->rel) - 1);
 	(void)snprintf(what, sizeof(what), "%.*s/%s", gitlen, f->path, victim == dir ? dir : f->rel);
 	r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
+	if (r == -ENOENT)
+		return 0;
 	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
+	/* The last resort (hostpaths/protect_quarantine.h): left in place,
+	 * unreadable to host tools running as the caller. */
+	int disarmed = r < 0 && protect_quarantine_disarm(movefd, victim) == 0;
+	char said[256];
+	(void)snprintf(said, sizeof(said), "%s%s", why,
+		       disarmed ? "; NOT moved aside: left in place, made mode 000" :
+		       r < 0 ? "; NOT moved aside: left in place" : "");
 	if (r == 0)
 		fprintf(stderr, "cordon: %s was written during the run and %s: moved aside, not "
 			"deleted, to %s (--git commit)\n", what, why, where);
 	else
-		fprintf(stderr, "cordon: %s was written during the run and %s, and it could not be "
-			"moved aside (%s): remove it before running git there on the host\n",
-			what, why, strerror(-r));
+		fprintf(stderr, "cordon: %s was written during the run and %s, and it could NOT be "
+			"moved aside (%s)%s: remove it before running git there on the host\n",
+			what, why, strerror(-r), disarmed ? "; cordon made it mode 000 instead" : "");
 	if (found)
-		found(ctx, what, r == 0 ? where : NULL, why);
+		found(ctx, what, r == 0 ? where : NULL, said);
 	return 1;
 }
 

@@ -50,13 +50,14 @@ struct watched {
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
-		char moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
+		char names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
-		 * checked against the identity cordon sent. */
+		 * checked against the identity cordon sent; through the modes
+		 * the command may have set on the way (protect_quarantine.h). */
 		int64_t bs = 0;
 		uint32_t bn = 0;
-		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		AUTO_FD root = protect_quarantine_open_dir(wd->root[i]);
 		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
 		    st.st_ino != wd->w[i].ino ||
 		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
@@ -64,11 +65,15 @@ static void recheck_watched(struct watched *wd)
 			continue;
 		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
 		char *save = NULL;
-		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
-			if (fstatat(root, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    protect_quarantine_move(root, n, moved, sizeof(moved)) < 0) {
-				/* Left in place: nothing else may be done with it. */
+		/* The last chance: what cannot be moved is disarmed
+		 * (protect_quarantine.h). */
+		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save)) {
+			struct protect_quarantine_took t;
+			if (protect_quarantine_take(root, n, NULL, 1, &t) == 1 && t.err < 0) {
+				/* Left in place (disarmed where it could be):
+				 * nobody is left to tell. */
 			}
+		}
 	}
 	wd->n = 0;
 }

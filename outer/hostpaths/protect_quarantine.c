@@ -39,7 +39,8 @@ static int try_shorter(int err)
 	return err == -ENAMETOOLONG || err == -ENOSPC || err == -EDQUOT;
 }
 
-int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+/* The loop itself: fresh random names until one is free. */
+static int move_in(int dirfd, const char *name, char *moved, size_t len)
 {
 	int shorter = 0;
 	/* No fixed bound: every name that is taken is a fresh guess out of
@@ -70,6 +71,159 @@ int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len
 		}
 		return r;
 	}
+}
+
+/* chmod of the very inode an O_PATH descriptor holds: through its /proc
+ * link, never a path that could be swapped. */
+static int chmod_fd(int fd, mode_t mode)
+{
+	char link[64];
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return chmod(link, mode) == 0 ? 0 : -errno;
+}
+
+/* Owner write and search permission: what a rename in a directory needs;
+ * a look into it, or a step through it, needs search alone. */
+#define OWNER_WX (S_IWUSR | S_IXUSR)
+#define OWNER_X S_IXUSR
+
+/* The command runs as the caller and may chmod (or setfacl u::, the same
+ * bits) any directory of its writable roots it owns, to keep cordon out of
+ * it: a writable root at 0555 refused the rename with EACCES, run after run.
+ * Such a directory is the caller's, so cordon, the caller too, gives its
+ * owner write and search permission (need: OWNER_WX or OWNER_X) back for
+ * the time of the move; one that is not the caller's the command cannot
+ * chmod either.  1 with *was the mode to put back, 0 when nothing was
+ * changed, or -errno. */
+static int open_up(int dirfd, mode_t need, mode_t *was)
+{
+	struct stat st;
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & need) == need)
+		return 0;
+	*was = st.st_mode & 07777;
+	int r = chmod_fd(dirfd, *was | need);
+	return r < 0 ? r : 1;
+}
+
+/* The mode the directory had, back: cordon changes nothing of the
+ * caller's but the name it moves. */
+static void put_back(int dirfd, int opened, mode_t was)
+{
+	if (opened == 1 && chmod_fd(dirfd, was) < 0) {
+		/* Left with the owner permission added: said nowhere, and
+		 * harmless (the owner could add them at any time). */
+	}
+}
+
+int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+{
+	int r = move_in(dirfd, name, moved, len);
+	mode_t was = 0;
+	if (r != -EACCES)
+		return r;
+	int opened = open_up(dirfd, OWNER_WX, &was);
+	if (opened != 1)
+		return r;
+	r = move_in(dirfd, name, moved, len);
+	put_back(dirfd, opened, was);
+	return r;
+}
+
+/* fstatat of name, not following it, through open_up when the directory
+ * refuses the look (no search permission for its owner). */
+static int look(int dirfd, const char *name, struct stat *st)
+{
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	mode_t was = 0;
+	int opened = open_up(dirfd, OWNER_X, &was), r = -EACCES;
+	if (opened == 1)
+		r = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	put_back(dirfd, opened, was);
+	return r;
+}
+
+int protect_quarantine_open_dir(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno != EACCES || path[0] != '/')
+		return -errno;
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	char *save = NULL;
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		/* Step by step, never through a link: the path is one
+		 * cordon resolved, with none on it. */
+		int next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = next < 0 ? errno : 0;
+		if (err == EACCES) {
+			mode_t was = 0;
+			int opened = open_up(cur, OWNER_X, &was);
+			if (opened == 1) {
+				next = openat(cur, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				err = next < 0 ? errno : 0;
+			}
+			put_back(cur, opened, was);
+		}
+		(void)close(cur);
+		if (next < 0)
+			return -err;
+		cur = next;
+	}
+	return cur;
+}
+
+int protect_quarantine_disarm(int dirfd, const char *name)
+{
+	mode_t was = 0;
+	int opened = 0;
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && (opened = open_up(dirfd, OWNER_X, &was)) == 1)
+		fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int r = fd < 0 ? -errno : 0;
+	put_back(dirfd, opened, was);
+	struct stat st;
+	if (r == 0 && fstat(fd, &st) < 0)
+		r = -errno;
+	/* A symbolic link has no mode of its own, and chmod through it would
+	 * reach whatever it names; another user's entry is not the caller's
+	 * to change. */
+	else if (r == 0 && (S_ISLNK(st.st_mode) || st.st_uid != geteuid()))
+		r = -EPERM;
+	else if (r == 0 && (st.st_mode & 07777) != 0)
+		r = chmod_fd(fd, 0);
+	if (fd >= 0)
+		(void)close(fd);
+	return r;
+}
+
+int protect_quarantine_take(int dirfd, const char *name, const struct protect_quarantine_keep *keep,
+			    int last, struct protect_quarantine_took *t)
+{
+	struct stat st;
+	*t = (struct protect_quarantine_took){ .err = 0 };
+	int r = look(dirfd, name, &st);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0 && keep && st.st_dev == keep->dev && st.st_ino == keep->ino)
+		return 0;
+	t->mode = r == 0 ? st.st_mode : 0;
+	t->err = r == 0 ? protect_quarantine_move(dirfd, name, t->moved, sizeof(t->moved)) : r;
+	if (t->err == -ENOENT)
+		return 0;
+	if (t->err < 0 && last)
+		t->disarmed = protect_quarantine_disarm(dirfd, name) == 0;
+	return 1;
 }
 
 /* struct statx as far as needed (musl 1.2.3 has none; see entrypath.c):

@@ -133,6 +133,7 @@ run_as() {
 	local -a mode_env
 	mapfile -t mode_env < <(pass_env "$pass")
 	local envs=("${mode_env[@]}" CORDON_BIN="$PREFIX/bin/cordon" HELPERS="$PREFIX/helpers" PATH=/usr/local/bin:/usr/bin:/bin
+		    CORDON_TEST_USER="$TESTUSER"
 		    HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 "${san_env[@]}" "${fake_env[@]}"
 		    XDG_CACHE_HOME="$PREFIX/cache/$user" CORDON_TEST_FULL="${CORDON_TEST_FULL:-0}")
 	echo "== $(basename "$file") as $user$(pass_tag "$pass")"

@@ -33,6 +33,10 @@ mkdir -p "$ws/mnt"
 expect_out 1 '^EPERM$' "mount is refused with EPERM" -- "${C[@]}" -- "$K" mount "$ws/mnt"
 
 expect_out 1 '^ENOSYS$' "clone3 answers ENOSYS (libc falls back to clone)" -- "${C[@]}" -- "$K" clone3
+# Kernel AIO contexts are the machine's count (fs.aio-nr): one io_setup
+# of 65536 in a sandbox made io_setup fail for every user (issue 30).
+expect_out 1 '^ENOSYS$' "io_setup answers ENOSYS (libaio users fall back)" -- "${C[@]}" -- "$K" io_setup
+expect_out 0 '^ok$' "control: outside the sandbox io_setup makes a context" -- "$K" io_setup
 expect_out 0 '^ok$' "control: threads still work" -- "${C[@]}" -- "$K" threads
 expect_out 0 '^a-b-c$' "control: fork and a shell pipeline still work" -- \
 	"${C[@]}" -- sh -c 'printf "a b c\n" | tr " " - | cat'

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "hostpaths/protect_quarantine.h"
@@ -145,4 +146,125 @@ Test(quarantine, too_small_a_buffer_is_an_error_not_a_truncated_name)
 	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
 	cr_assert_eq(protect_quarantine_move(dirfd, ".git", moved, sizeof(moved)), -ENAMETOOLONG);
 	cr_assert(there(".git"));
+}
+
+/* The command runs as the caller and may take write and search permission
+ * away from the caller's own directory: the look and the move go through
+ * all the same, and the mode is put back.  Run as a user (root ignores
+ * modes): the test's process drops to nobody, whose directory base is. */
+static void become_owner_of_base(void)
+{
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(base, 65534, 65534), 0);
+		cr_assert_eq(setgroups(0, NULL), 0);
+		cr_assert_eq(setresgid(65534, 65534, 65534), 0);
+		cr_assert_eq(setresuid(65534, 65534, 65534), 0);
+	}
+}
+
+static mode_t mode_of_base(void)
+{
+	struct stat st;
+	cr_assert_eq(fstat(dirfd, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static void take_through(mode_t mode)
+{
+	struct protect_quarantine_took t;
+	become_owner_of_base();
+	cr_assert_eq(mkdirat(dirfd, ".git", 0700), 0);
+	cr_assert_eq(chmod(base, mode), 0);
+	cr_assert_eq(protect_quarantine_take(dirfd, ".git", NULL, 1, &t), 1);
+	cr_assert_eq(t.err, 0, "%s", strerror(-t.err));
+	cr_assert(S_ISDIR(t.mode));
+	cr_assert_eq(mode_of_base(), mode);
+	cr_assert_eq(chmod(base, 0700), 0);
+	assert_random_form(t.moved, ".git.cordon-quarantine-");
+	cr_assert(!there(".git") && there(t.moved));
+}
+
+Test(quarantine, a_root_at_0555_is_opened_for_the_move_and_its_mode_put_back)
+{
+	take_through(0555);
+}
+
+Test(quarantine, a_root_at_0600_no_search_is_opened_for_the_look_too)
+{
+	take_through(0600);
+}
+
+Test(quarantine, a_root_at_0000_likewise)
+{
+	take_through(0);
+}
+
+Test(quarantine, take_leaves_the_entry_to_keep_and_finds_nothing_where_nothing_is)
+{
+	struct protect_quarantine_took t;
+	struct stat st;
+	cr_assert_eq(protect_quarantine_take(dirfd, ".git", NULL, 1, &t), 0);
+	cr_assert_eq(symlinkat("/", dirfd, ".git"), 0);
+	cr_assert_eq(fstatat(dirfd, ".git", &st, AT_SYMLINK_NOFOLLOW), 0);
+	struct protect_quarantine_keep keep = { st.st_dev, st.st_ino };
+	cr_assert_eq(protect_quarantine_take(dirfd, ".git", &keep, 1, &t), 0);
+	cr_assert(there(".git"));
+	cr_assert_eq(protect_quarantine_take(dirfd, ".git", NULL, 1, &t), 1);
+	cr_assert_eq(t.err, 0);
+	cr_assert(S_ISLNK(t.mode) && !there(".git"));
+}
+
+/* The last resort: left under its name, made mode 000; never a link (its
+ * target would be changed), never emptied. */
+Test(quarantine, disarm_makes_the_entry_mode_000_and_keeps_it_whole)
+{
+	cr_assert_eq(mkdirat(dirfd, ".git", 0755), 0);
+	int fd = openat(dirfd, ".git/config", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	(void)close(fd);
+	cr_assert_eq(protect_quarantine_disarm(dirfd, ".git"), 0);
+	struct stat st;
+	cr_assert_eq(fstatat(dirfd, ".git", &st, AT_SYMLINK_NOFOLLOW), 0);
+	cr_assert_eq(st.st_mode & 07777, 0);
+	cr_assert(there(".git/config"));
+	cr_assert_eq(fchmodat(dirfd, ".git", 0700, 0), 0);
+}
+
+Test(quarantine, disarm_refuses_a_link_and_leaves_its_target_alone)
+{
+	cr_assert_eq(mkdirat(dirfd, "target", 0755), 0);
+	cr_assert_eq(symlinkat("target", dirfd, ".git"), 0);
+	cr_assert_eq(protect_quarantine_disarm(dirfd, ".git"), -EPERM);
+	struct stat st;
+	cr_assert_eq(fstatat(dirfd, "target", &st, 0), 0);
+	cr_assert_eq(st.st_mode & 07777, 0755);
+}
+
+Test(quarantine, disarm_of_a_missing_name_is_enoent)
+{
+	cr_assert_eq(protect_quarantine_disarm(dirfd, ".git"), -ENOENT);
+}
+
+/* The guardian's way to a watched directory by its path, through a
+ * directory of the caller's above it that the command made unsearchable. */
+Test(quarantine, open_dir_walks_through_an_unsearchable_directory_of_the_callers)
+{
+	char a[PATH_MAX + 8], b[PATH_MAX + 16];
+	become_owner_of_base();
+	(void)snprintf(a, sizeof(a), "%s/a", base);
+	(void)snprintf(b, sizeof(b), "%s/a/b", base);
+	cr_assert_eq(mkdir(a, 0700), 0);
+	cr_assert_eq(mkdir(b, 0700), 0);
+	struct stat want, got;
+	cr_assert_eq(stat(b, &want), 0);
+	cr_assert_eq(chmod(a, 0600), 0);
+	int fd = protect_quarantine_open_dir(b);
+	cr_assert_geq(fd, 0, "%s", strerror(-fd));
+	cr_assert_eq(fstat(fd, &got), 0);
+	cr_assert(got.st_dev == want.st_dev && got.st_ino == want.st_ino);
+	(void)close(fd);
+	cr_assert_eq(stat(a, &got), 0);
+	cr_assert_eq(got.st_mode & 07777, 0600);
+	cr_assert_eq(chmod(a, 0700), 0);
+	cr_assert_eq(protect_quarantine_open_dir("relative/path"), -ENOENT);
 }

@@ -202,7 +202,7 @@ Test(seccomp_policy, table_covers_design_section_6)
 		"delete_module", "kexec_load", "kexec_file_load", "reboot",
 		"swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
 		"chmod", "fchmod", "fchmodat", "fchmodat2", "creat", "open",
-		"openat", "mknod", "mknodat", "openat2",
+		"openat", "mknod", "mknodat", "openat2", "io_setup",
 	};
 	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
 		cr_expect_not_null(find_row(denied[i]), "%s missing from the table", denied[i]);
@@ -226,6 +226,10 @@ Test(seccomp_policy, table_covers_design_section_6)
 	const struct seccomp_rule_desc *c3 = find_row("clone3");
 	cr_assert_not_null(c3);
 	cr_expect_eq(c3->errno_value, ENOSYS);
+	/* ENOSYS, so that libaio's users fall back (issue 30 item 6). */
+	const struct seccomp_rule_desc *aio = find_row("io_setup");
+	cr_assert_not_null(aio);
+	cr_expect_eq(aio->errno_value, ENOSYS);
 }
 
 Test(seccomp_policy, socket_family_predicate)
@@ -720,6 +724,9 @@ static int body_would_succeed(void)
 	/* Unfiltered these fail with ENOENT, not EPERM, even for root. */
 	EXPECT_ERRNO(mount("none", "/nonexistent-cordon-test", "tmpfs", 0, NULL), EPERM);
 	EXPECT_ERRNO(umount2("/nonexistent-cordon-test", 0), EPERM);
+	/* Unfiltered it makes a context (fs.aio-nr, the machine's count). */
+	unsigned long aio = 0;
+	EXPECT_ERRNO(syscall(SYS_io_setup, 8, &aio), ENOSYS);
 	EXPECT_OK(getpid());
 	return 0;
 }
