@@ -9,12 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/inotify.h>
 #include <unistd.h>
+#include "hostpaths/gitaudit.h"
 #include "hostpaths/protect_quarantine.h"
+#include "plan/gitaudit.h"
 #include "path.h"
 #include "plan/gitdir.h"
 #include "sys.h"
+#include "wire_guardian.h"
 
 /* A todo list of a long rebase is a few hundred KiB at most; a larger one
  * cannot be judged in bounded memory and is moved aside. */
@@ -22,7 +26,7 @@
 /* An index of a million files is some 100 MiB. */
 #define GITSTATE_MAX_INDEX (512u << 20)
 
-static int add_file(struct gitstate *g, const struct protect_gitdir *d, const struct gitdir_rule *r,
+static int add_file(struct gitstate *g, const struct gitstate_spec *d, const struct gitdir_rule *r,
 		    struct cordon_err *e)
 {
 	struct gitstate_file *v = realloc(g->v, (g->n + 1) * sizeof(*v));
@@ -40,16 +44,12 @@ static int add_file(struct gitstate *g, const struct protect_gitdir *d, const st
 	g->n++;
 	if ((f->gitfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return err_sys(e, errno, "cannot keep a descriptor of %s", d->path);
-	char dir[PATH_MAX];
-	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(path_base(r->path) - r->path - 1), r->path);
-	f->dir_existed = fstatat(f->gitfd, dir, &f->dir_before, AT_SYMLINK_NOFOLLOW) == 0;
-	f->existed = fstatat(f->gitfd, r->path, &f->before, AT_SYMLINK_NOFOLLOW) == 0;
 	return 0;
 }
 
 /* Watch the git dir d (g->v[first] holds a descriptor of it) for created
  * entries. */
-static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t first,
+static int watch_dir(struct gitstate *g, const char *path, size_t first,
 		     struct cordon_err *e)
 {
 	/* The watch only names, at the end, a write git tried on a read-only
@@ -74,7 +74,7 @@ static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t 
 		g->no_hint = 1;
 		return 0;
 	}
-	if (!(v[g->ndirs].path = strdup(d->path)))
+	if (!(v[g->ndirs].path = strdup(path)))
 		return err_set(e, ENOMEM, "out of memory");
 	v[g->ndirs++].wd = wd;
 	return 0;
@@ -97,29 +97,79 @@ static int open_under(int rootfd, const char *path)
 	return fd;
 }
 
-/* lstat of path/.git under rootfd: 0 with *st, or -1 when absent. */
-static int link_state(int rootfd, const char *path, struct stat *st)
+static int changed(const struct gitstate *g, const struct stat *st)
+{
+	return gitaudit_changed(&st->st_ctim, &g->since);
+}
+
+/* 1 if PATH/.git under rootfd (a gitlink's checkout) was made or changed
+ * during the run: the entry itself, or, for a directory (an embedded
+ * repository), an entry git reads as configuration or code (the rule's
+ * GITDIR_CODE paths, modules/ and worktrees/) or one level inside them (a
+ * hook, info/attributes).  Its data (objects, refs, the index) may change:
+ * a commit inside the submodule is the work. */
+static int link_changed(const struct gitstate *g, int rootfd, const char *path)
 {
 	AUTO_FD d = open_under(rootfd, path);
-	return d >= 0 && fstatat(d, ".git", st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -1;
+	struct stat st;
+	if (d < 0 || fstatat(d, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (changed(g, &st))
+		return 1;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	AUTO_FD git = openat(d, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (git < 0)
+		return 1; /* swapped since the lstat: the run's doing */
+	for (size_t i = 0; i < gitdir_nrules; i++) {
+		const struct gitdir_rule *r = &gitdir_rules[i];
+		char rel[PATH_MAX];
+		if (r->role != GITDIR_CODE && r->role != GITDIR_EACH_MODULE &&
+		    r->role != GITDIR_EACH_WORKTREE)
+			continue;
+		(void)snprintf(rel, sizeof(rel), "%.*s", (int)strcspn(r->path, "*"), r->path);
+		size_t l = strlen(rel);
+		if (l && rel[l - 1] == '/')
+			rel[l - 1] = '\0';
+		if (fstatat(git, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (changed(g, &st))
+			return 1;
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		int rd = openat(git, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *dir = rd >= 0 ? fdopendir(rd) : NULL;
+		if (!dir) {
+			sys_close(&rd);
+			return 1;
+		}
+		struct dirent *de;
+		int hit = 0;
+		while (!hit && (de = readdir(dir)))
+			hit = strcmp(de->d_name, "..") != 0 &&
+			      fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			      changed(g, &st);
+		(void)closedir(dir);
+		if (hit)
+			return 1;
+	}
+	return 0;
 }
 
 struct links {
-	struct gitstate_link *v;
+	char **v;
 	size_t n;
-	int rootfd;
 };
 
 static int collect_link(void *ctx, const char *path, size_t len)
 {
 	struct links *l = ctx;
-	struct gitstate_link *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
-	if (!(v[l->n].path = strndup(path, len)))
+	if (!(v[l->n] = strndup(path, len)))
 		return -ENOMEM;
-	v[l->n].existed = link_state(l->rootfd, v[l->n].path, &v[l->n].before) == 0;
 	l->n++;
 	return 0;
 }
@@ -127,17 +177,18 @@ static int collect_link(void *ctx, const char *path, size_t len)
 static void links_free(struct links *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
+		free(l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
 }
 
-/* The gitlinks of the index in gitfd (SHA-1, else SHA-256 ids).  0, or
- * -errno (an index too large or unreadable is -EFBIG / -EIO). */
-static int read_links(int gitfd, struct links *l)
+/* The gitlinks of the index file name in gitfd (SHA-1, else SHA-256 ids),
+ * every entry when w->all.  0, or -errno (an index too large or unreadable
+ * is -EFBIG / -EIO; none at all is 0). */
+static int read_links(int gitfd, const char *name, struct gitdir_index_walk *w, struct links *l)
 {
-	AUTO_FD fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	AUTO_FD fd = openat(gitfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -EIO;
@@ -149,18 +200,49 @@ static int read_links(int gitfd, struct links *l)
 	if (!buf)
 		return -ENOMEM;
 	ssize_t n = sys_read_full(fd, buf, (size_t)st.st_size);
-	int rc = n < 0 ? -EIO : gitdir_index_gitlinks(buf, (size_t)n, 20, collect_link, l);
+	size_t had = l->n;
+	struct gitdir_index_walk w0 = *w;
+	int rc = n < 0 ? -EIO : gitdir_index_gitlinks(buf, (size_t)n, 20, w, collect_link, l);
 	if (rc == -EINVAL) {
-		links_free(l);
-		rc = gitdir_index_gitlinks(buf, (size_t)n, 32, collect_link, l);
+		while (l->n > had)
+			free(l->v[--l->n]);
+		*w = w0;
+		rc = gitdir_index_gitlinks(buf, (size_t)n, 32, w, collect_link, l);
 	}
 	free(buf);
 	return rc == -EINVAL ? -EIO : rc;
 }
 
-/* A root's own .git (not modules/X, not worktrees/X), or a linked
- * worktree's git dir outside the roots (its checkout: the root): its index. */
-static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct cordon_err *e)
+/* The index, and each shared part of a split index (sharedindex.*: git
+ * keeps a few).  The main index names the one it uses by its id, in an
+ * extension; reading them all instead is a superset, and never depends on
+ * that extension being read right.  An entry of the main index that
+ * replaces one of the shared part has no name: when one such is a gitlink,
+ * every path of the shared parts counts as one. */
+static int read_all_links(int gitfd, struct links *l)
+{
+	struct gitdir_index_walk w = { 0, 0, 0 };
+	int rc = read_links(gitfd, "index", &w, l);
+	if (rc < 0)
+		return rc;
+	int rd = openat(gitfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = rd >= 0 ? fdopendir(rd) : NULL;
+	if (!d) {
+		sys_close(&rd);
+		return -EIO;
+	}
+	struct gitdir_index_walk sw = { w.stripped > 0, 0, 0 };
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d)))
+		if (strncmp(de->d_name, "sharedindex.", 12) == 0)
+			rc = read_links(gitfd, de->d_name, &sw, l);
+	(void)closedir(d);
+	return rc;
+}
+
+/* A root's own .git, or a linked worktree's git dir outside the roots
+ * (its checkout: the root): its index, at the end. */
+static int add_repo(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
 {
 	struct gitstate_repo *v = realloc(g->repos, (g->nrepos + 1) * sizeof(*v));
 	if (!v)
@@ -174,39 +256,109 @@ static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct c
 		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
 	r->rootfd = d->checkout ? open(d->checkout, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 				: openat(r->gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	/* In the guardian the root is opened by path long after: it must
+	 * still be the directory cordon named. */
+	if (r->rootfd >= 0 && d->checkout && d->root_ino &&
+	    (fstat(r->rootfd, &st) < 0 || st.st_dev != d->root_dev || st.st_ino != d->root_ino))
+		sys_close(&r->rootfd);
 	if (r->rootfd < 0)
-		return err_sys(e, errno, "cannot open the directory of %s", d->path);
-	struct links l = { NULL, 0, r->rootfd };
-	int rc = read_links(r->gitfd, &l);
-	r->links = l.v;
-	r->nlinks = l.n;
-	if (rc == -ENOMEM)
+		return err_sys(e, errno ? errno : ESTALE, "cannot open the directory of %s", d->path);
+	return 0;
+}
+
+static int add_top(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
+{
+	struct gitstate_top *v = realloc(g->tops, (g->ntops + 1) * sizeof(*v));
+	if (!v)
 		return err_set(e, ENOMEM, "out of memory");
-	/* unreadable now: every gitlink then counts as new at the end */
+	g->tops = v;
+	struct gitstate_top *t = &v[g->ntops++];
+	*t = (struct gitstate_top){ fcntl(d->fd, F_DUPFD_CLOEXEC, 3), strdup(d->path) };
+	if (t->fd < 0 || !t->path)
+		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
+	return 0;
+}
+
+int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
+{
+	int rc;
+	if ((s->flags & GITSTATE_TOP) && (rc = add_top(g, s, e)) < 0)
+		return rc;
+	if ((s->flags & GITSTATE_REPO) && (rc = add_repo(g, s, e)) < 0)
+		return rc;
+	for (size_t j = 0; j < gitdir_nrules; j++)
+		if (gitdir_rules[j].role == GITDIR_STATE && (rc = add_file(g, s, &gitdir_rules[j], e)) < 0)
+			return rc;
+	return 0;
+}
+
+/* d is not inside another git dir of p: the walk of that one would cover it. */
+static int is_top(const struct protect_run *p, const struct protect_gitdir *d)
+{
+	for (size_t j = 0; j < p->ngitdirs; j++) {
+		const struct protect_gitdir *o = &p->gitdirs[j];
+		size_t l = strlen(o->path);
+		if (o != d && o->is_gitdir && strncmp(d->path, o->path, l) == 0 && d->path[l] == '/')
+			return 0;
+	}
+	return 1;
+}
+
+static int keep_spec(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
+{
+	struct gitstate_spec *v = realloc(g->specs, (g->nspecs + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	g->specs = v;
+	v[g->nspecs++] = *s;
 	return 0;
 }
 
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 {
+	struct timespec now;
+	/* The clock the kernel stamps ctimes with; before the command runs. */
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
+		return err_sys(e, errno, "cannot read the clock");
+	g->since = gitaudit_since(&now);
 	for (size_t i = 0; i < p->ngitdirs; i++) {
+		const struct protect_gitdir *d = &p->gitdirs[i];
+		if (!d->is_gitdir)
+			continue;
+		struct stat st = { 0 };
+		struct gitstate_spec s = { d->fd, d->path, d->checkout, 0, 0, 0 };
+		if (is_top(p, d))
+			s.flags |= GITSTATE_TOP;
+		if (strcmp(path_base(d->path), ".git") == 0 || d->checkout)
+			s.flags |= GITSTATE_REPO;
+		if (d->checkout && stat(d->checkout, &st) == 0) {
+			s.root_dev = st.st_dev;
+			s.root_ino = st.st_ino;
+		}
+		size_t first = g->n;
 		int rc;
-		if (p->gitdirs[i].is_gitdir &&
-		    (strcmp(path_base(p->gitdirs[i].path), ".git") == 0 || p->gitdirs[i].checkout) &&
-		    (rc = add_repo(g, &p->gitdirs[i], e)) < 0)
+		if ((rc = gitstate_add(g, &s, e)) < 0 || (rc = keep_spec(g, &s, e)) < 0 ||
+		    (rc = watch_dir(g, d->path, first, e)) < 0)
 			return rc;
 	}
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		if (!p->gitdirs[i].is_gitdir)
-			continue;
-		size_t first = g->n;
-		for (size_t j = 0; j < gitdir_nrules; j++) {
-			if (gitdir_rules[j].role != GITDIR_STATE)
-				continue;
-			int rc = add_file(g, &p->gitdirs[i], &gitdir_rules[j], e);
-			if (rc < 0)
-				return rc;
-		}
-		int rc = g->n > first ? watch_dir(g, &p->gitdirs[i], first, e) : 0;
+	return 0;
+}
+
+int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_err *e)
+{
+	/* Fail closed: a git dir the guardian would not redo is one whose
+	 * planted exec line survives a kill of cordon. */
+	if (g->nspecs > GWIRE_GITDIR_MAX)
+		return err_set(e, E2BIG, "--git commit: %zu git directories, more than the %d "
+			       "cordon's guardian checks if cordon is killed; run with --git read-only",
+			       g->nspecs, GWIRE_GITDIR_MAX);
+	for (size_t i = 0; i < g->nspecs; i++) {
+		const struct gitstate_spec *s = &g->specs[i];
+		unsigned flags = ((s->flags & GITSTATE_TOP) ? GWIRE_GITDIR_TOP : 0) |
+				 ((s->flags & GITSTATE_REPO) ? GWIRE_GITDIR_REPO : 0);
+		int rc = guardian_watch_gitdir(gd, s->fd, s->path, s->checkout, flags, s->root_dev,
+					       s->root_ino, &g->since, e);
 		if (rc < 0)
 			return rc;
 	}
@@ -247,14 +399,6 @@ static void say_config_writes(struct gitstate *g)
 	sys_inotify_drain(g->ifd, say_config_write, &c);
 }
 
-static int same(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
-	       a->st_mode == b->st_mode;
-}
-
 /* Why f's current content must go, or NULL.  fd: it, opened. */
 static const char *verdict(const struct gitstate_file *f, int fd, const struct stat *st)
 {
@@ -276,9 +420,8 @@ static const char *verdict(const struct gitstate_file *f, int fd, const struct s
 		? "it names a merge strategy that is not built in (git would run git-merge-NAME)"
 		: NULL;
 }
-
-static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
-			 void *ctx)
+static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
+			 gitstate_found_fn *found, void *ctx)
 {
 	char dir[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
 	const char *base = path_base(f->rel), *why = NULL;
@@ -291,7 +434,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 		/* rebase-merge turned into a link or a file: git would follow
 		 * a link to a todo list elsewhere. */
 		if (fstatat(f->gitfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
-		    (f->dir_existed && same(&st, &f->dir_before)))
+		    !changed(g, &st))
 			return 0;
 		movefd = f->gitfd;
 		victim = dir;
@@ -299,7 +442,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	} else {
 		if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return 0;
-		if (f->existed && same(&st, &f->before))
+		if (!changed(g, &st))
 			return 0; /* the user's own, from before the run */
 		AUTO_FD fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0 && errno == ELOOP)
@@ -316,6 +459,8 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	int gitlen = (int)(strlen(f->path) - strlen(f->rel) - 1);
 	(void)snprintf(what, sizeof(what), "%.*s/%s", gitlen, f->path, victim == dir ? dir : f->rel);
 	r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
+	if (r == -ENOENT)
+		return 0; /* moved already (the guardian redoing cordon's end) */
 	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
 	if (r == 0)
 		fprintf(stderr, "cordon: %s was written during the run and %s: moved aside, not "
@@ -329,52 +474,42 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	return 1;
 }
 
-static const struct gitstate_link *link_at(const struct gitstate_repo *r, const char *path)
-{
-	for (size_t i = 0; i < r->nlinks; i++)
-		if (strcmp(r->links[i].path, path) == 0)
-			return &r->links[i];
-	return NULL;
-}
-
-static int same(const struct stat *a, const struct stat *b);
-
 /* Each gitlink of the index now whose checkout's .git the run made or
  * changed: moved aside, so that a host git status does not run git (and
  * that repository's config) there. */
-static size_t settle_links(struct gitstate_repo *r, gitstate_found_fn *found,
-			   void *ctx)
+static size_t settle_links(const struct gitstate *g, struct gitstate_repo *r,
+			   gitstate_found_fn *found, void *ctx)
 {
-	struct links now = { NULL, 0, r->rootfd };
+	struct links now = { NULL, 0 };
 	size_t moved_n = 0;
 	if (r->rootfd < 0)
 		return 0;
-	int rc = read_links(r->gitfd, &now);
-	if (rc < 0 && rc != -ENOMEM)
+	int rc = read_all_links(r->gitfd, &now);
+	if (rc < 0)
 		fprintf(stderr, "cordon: %s/.git/index cannot be checked for submodule entries "
 			"(%s): before running git status there on the host, check that no "
 			"submodule was added during the run (git ls-files -s | grep ^160000)\n",
-			r->root, rc == -EFBIG ? "too large" : "unreadable");
+			r->root, rc == -EFBIG ? "too large" : rc == -ENOMEM ? "out of memory"
+							      : "unreadable");
 	for (size_t i = 0; i < now.n; i++) {
-		const struct gitstate_link *was = link_at(r, now.v[i].path);
-		if (!now.v[i].existed ||
-		    (was && was->existed && same(&now.v[i].before, &was->before)))
+		if (!link_changed(g, r->rootfd, now.v[i]))
 			continue;
 		char what[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
-		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i].path);
-		AUTO_FD d = open_under(r->rootfd, now.v[i].path);
+		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i]);
+		AUTO_FD d = open_under(r->rootfd, now.v[i]);
 		int m = d >= 0 ? protect_quarantine_move(d, ".git", moved, sizeof(moved)) : -ENOENT;
-		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i].path, moved);
+		if (m == -ENOENT)
+			continue;
+		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i], moved);
 		const char *why = "the index holds a submodule entry for it, and a host git status "
 				  "would run git there, with that repository's config";
 		if (m == 0)
-			fprintf(stderr, "cordon: %s was %s during the run and %s: moved aside, not "
-				"deleted, to %s (--git commit)\n", what, was ? "changed" : "made", why,
-				where);
+			fprintf(stderr, "cordon: %s was made or changed during the run and %s: moved "
+				"aside, not deleted, to %s (--git commit)\n", what, why, where);
 		else
-			fprintf(stderr, "cordon: %s was %s during the run and %s, and it could not be "
-				"moved aside (%s): remove it before running git status on the host\n",
-				what, was ? "changed" : "made", why, strerror(-m));
+			fprintf(stderr, "cordon: %s was made or changed during the run and %s, and it "
+				"could not be moved aside (%s): remove it before running git status "
+				"on the host\n", what, why, strerror(-m));
 		if (found)
 			found(ctx, what, m == 0 ? where : NULL, why);
 		moved_n++;
@@ -388,10 +523,14 @@ size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 	size_t n = 0;
 	if (g->ifd >= 0)
 		say_config_writes(g);
+	/* First: what follows reads the git dirs, and must not open a link
+	 * or a FIFO the command left there. */
+	for (size_t i = 0; i < g->ntops; i++)
+		n += gitaudit_walk(g->tops[i].fd, g->tops[i].path, &g->since, geteuid(), found, ctx);
 	for (size_t i = 0; i < g->n; i++)
-		n += settle_one(&g->v[i], found, ctx);
+		n += settle_one(g, &g->v[i], found, ctx);
 	for (size_t i = 0; i < g->nrepos; i++)
-		n += settle_links(&g->repos[i], found, ctx);
+		n += settle_links(g, &g->repos[i], found, ctx);
 	return n;
 }
 
@@ -405,12 +544,16 @@ void gitstate_free(struct gitstate *g)
 	for (size_t i = 0; i < g->ndirs; i++)
 		free(g->dirs[i].path);
 	for (size_t i = 0; i < g->nrepos; i++) {
-		struct links l = { g->repos[i].links, g->repos[i].nlinks, -1 };
-		links_free(&l);
 		sys_close(&g->repos[i].gitfd);
 		sys_close(&g->repos[i].rootfd);
 		free(g->repos[i].root);
 	}
+	for (size_t i = 0; i < g->ntops; i++) {
+		sys_close(&g->tops[i].fd);
+		free(g->tops[i].path);
+	}
+	free(g->tops);
+	free(g->specs);
 	free(g->repos);
 	free(g->dirs);
 	sys_close(&g->ifd);

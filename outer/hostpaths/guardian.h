@@ -70,6 +70,17 @@ int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t
 			 const char *names, const struct timespec *since, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* --git commit: a git dir (fd, O_PATH, duplicated into the message) and
+ * the moment since which a ctime is the run's (hostpaths/gitstate.h): if
+ * cordon dies, the guardian redoes gitstate_settle once the sandbox is
+ * gone.  flags: GWIRE_GITDIR_*; checkout (or NULL) with its identity.
+ * 0, or -errno: the guardian cannot be told (-E2BIG past
+ * GWIRE_GITDIR_MAX), and the run must not start. */
+int guardian_watch_gitdir(struct guardian *g, int fd, const char *path, const char *checkout,
+			  unsigned flags, dev_t root_dev, ino_t root_ino,
+			  const struct timespec *since, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 /* cordon made the user's terminal (fd) raw, from mode saved to raw: if
  * cordon dies with the terminal still in that raw mode, the guardian puts
  * saved back ("restored however the run ends", SIGKILL included).  Best

@@ -39,9 +39,8 @@ static int try_shorter(int err)
 	return err == -ENAMETOOLONG || err == -ENOSPC || err == -EDQUOT;
 }
 
-int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+static int move(int dirfd, const char *name, int shorter, char *moved, size_t len)
 {
-	int shorter = 0;
 	/* No fixed bound: every name that is taken is a fresh guess out of
 	 * 2^64, so a run of EEXIST ends at once unless the filesystem lies. */
 	for (;;) {
@@ -70,6 +69,16 @@ int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len
 		}
 		return r;
 	}
+}
+
+int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+{
+	return move(dirfd, name, 0, moved, len);
+}
+
+int protect_quarantine_hide(int dirfd, const char *name, char *moved, size_t len)
+{
+	return move(dirfd, name, 1, moved, len);
 }
 
 /* struct statx as far as needed (musl 1.2.3 has none; see entrypath.c):

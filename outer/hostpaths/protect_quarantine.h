@@ -26,6 +26,13 @@
 int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 	__attribute__((warn_unused_result));
 
+/* The same, always to the shorter .cordon-quarantine-RANDOM: in a git dir,
+ * where git takes every name under refs/ for a ref (a FIFO renamed to
+ * refs/heads/x.cordon-quarantine-RANDOM would still block git), but skips
+ * names that start with a dot. */
+int protect_quarantine_hide(int dirfd, const char *name, char *moved, size_t len)
+	__attribute__((warn_unused_result));
+
 /* The birth time of name in dirfd (statx; its ctime where the filesystem
  * keeps none), not following a link; flags: 0 or AT_EMPTY_PATH (name "":
  * dirfd itself).  0, or -errno (-ENODATA: neither time is known). */

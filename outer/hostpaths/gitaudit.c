@@ -1,0 +1,166 @@
+/* gitaudit.c: see gitaudit.h.  Belongs here: the walk and the moves; the
+ * verdicts are plan/gitaudit.c's. */
+#include "hostpaths/gitaudit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hostpaths/protect_quarantine.h"
+#include "plan/gitaudit.h"
+#include "sys.h"
+
+struct audit {
+	const struct timespec *since;
+	uid_t caller;
+	gitaudit_found_fn *found;
+	void *ctx;
+	size_t n;
+	char path[PATH_MAX];
+};
+
+/* An entry of the directory being read, to move once it is read: a rename
+ * during readdir may show the moved entry again under its new name. */
+struct victim {
+	char *name;
+	const char *why;
+};
+
+static void move_aside(struct audit *a, int dfd, size_t plen, const struct victim *v)
+{
+	char moved[NAME_MAX + 1];
+	int r = protect_quarantine_hide(dfd, v->name, moved, sizeof(moved));
+	if (r == -ENOENT)
+		return;
+	char what[PATH_MAX + NAME_MAX + 2], where[PATH_MAX + NAME_MAX + 2];
+	(void)snprintf(what, sizeof(what), "%.*s/%s", (int)plen, a->path, v->name);
+	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)plen, a->path, moved);
+	if (r == 0)
+		fprintf(stderr, "cordon: %s was made or changed during the run and %s: moved "
+			"aside, not deleted, to %s (--git commit)\n", what, v->why, where);
+	else
+		fprintf(stderr, "cordon: %s was made or changed during the run and %s, and it "
+			"could not be moved aside (%s): remove it before running git there on "
+			"the host\n", what, v->why, strerror(-r));
+	if (a->found)
+		a->found(a->ctx, what, r == 0 ? where : NULL, v->why);
+	a->n++;
+}
+
+static int add_victim(struct victim **v, size_t *n, const char *name, const char *why)
+{
+	struct victim *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n].name = strdup(name)))
+		return -ENOMEM;
+	nv[(*n)++].why = why;
+	return 0;
+}
+
+/* dfd is a git dir (it holds HEAD): its objects/ holds only objects. */
+static int is_gitdir(int dfd)
+{
+	struct stat st;
+	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,
+		      int in_objects);
+
+/* The subdirectory name of dfd (st: its lstat), walked in turn. */
+static void descend(struct audit *a, int dfd, const char *name, const struct stat *st,
+		    size_t plen, int depth, int in_objects)
+{
+	size_t l = strlen(name);
+	if (plen + 1 + l >= sizeof(a->path))
+		return;
+	AUTO_FD sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat now;
+	/* Swapped between the lstat and the open (nothing of the command is
+	 * left to do that): not the directory looked at, left alone. */
+	if (sub < 0 || fstat(sub, &now) < 0 || now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+		return;
+	a->path[plen] = '/';
+	memcpy(a->path + plen + 1, name, l + 1);
+	audit_dir(a, sub, &now, plen + 1 + l, depth + 1,
+		  in_objects || (strcmp(name, "objects") == 0 && is_gitdir(dfd)));
+	a->path[plen] = '\0';
+}
+
+static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,
+		      int in_objects)
+{
+	/* Only a directory that changed can hold a new entry (gitaudit.h). */
+	int changed = gitaudit_changed(&self->st_ctim, a->since);
+	int rd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = rd >= 0 ? fdopendir(rd) : NULL;
+	struct victim *v = NULL;
+	size_t nv = 0;
+	if (!d) {
+		sys_close(&rd);
+		fprintf(stderr, "cordon: %s cannot be listed (%s): it was not checked for "
+			"symbolic links or FIFOs planted during the run (--git commit)\n",
+			a->path, strerror(errno));
+		return;
+	}
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d))) {
+		const char *name = de->d_name;
+		struct stat st;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (!changed && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		const char *why = NULL;
+		if (gitaudit_changed(&st.st_ctim, a->since)) {
+			struct gitaudit_seen s = { st.st_mode, st.st_nlink, st.st_uid, st.st_ctim,
+						   in_objects };
+			why = gitaudit_kind(&s, a->caller);
+			if (!why && S_ISDIR(st.st_mode) && depth + 1 > GITAUDIT_MAX_DEPTH)
+				why = "it nests deeper than cordon checks";
+		}
+		if (why) {
+			if (add_victim(&v, &nv, name, why) < 0)
+				break;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode) && st.st_dev == self->st_dev && depth + 1 <= GITAUDIT_MAX_DEPTH)
+			descend(a, dfd, name, &st, plen, depth, in_objects);
+	}
+	if (errno != 0)
+		fprintf(stderr, "cordon: %s could not be read to its end (%s): what it holds was not "
+			"all checked (--git commit)\n", a->path, strerror(errno));
+	(void)closedir(d);
+	for (size_t i = 0; i < nv; i++) {
+		move_aside(a, dfd, plen, &v[i]);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+size_t gitaudit_walk(int gitfd, const char *path, const struct timespec *since, uid_t caller,
+		     gitaudit_found_fn *found, void *ctx)
+{
+	static struct audit a;
+	a = (struct audit){ since, caller, found, ctx, 0, { 0 } };
+	(void)snprintf(a.path, sizeof(a.path), "%s", path);
+	AUTO_FD d = openat(gitfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (d < 0 || fstat(d, &st) < 0) {
+		fprintf(stderr, "cordon: %s cannot be opened (%s): it was not checked for symbolic "
+			"links or FIFOs planted during the run (--git commit)\n", path,
+			strerror(errno));
+		return 0;
+	}
+	audit_dir(&a, d, &st, strlen(a.path), 0, 0);
+	return a.n;
+}
