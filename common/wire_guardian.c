@@ -17,6 +17,7 @@ static const struct wire_spec gwire_table[GWIRE_TYPE_END] = {
 			     sizeof(struct gwire_terminal), WIRE_FD_MUST, 1 },
 	[GWIRE_GITDIR] = { "gitdir", GWIRE_TO_GUARDIAN, 32 + 3, sizeof(struct gwire_gitdir),
 			   WIRE_FD_MUST, 0 },
+	[GWIRE_GITLINKS] = { "gitlinks", GWIRE_TO_GUARDIAN, 0, 0, WIRE_FD_MUST, 0 },
 };
 
 const struct wire_proto gwire_proto = { gwire_table, GWIRE_TYPE_END, "protocol error",

@@ -30,6 +30,9 @@ enum gwire_type {
 	GWIRE_GITDIR,     /* cordon->guardian, per git dir of --git commit: struct
 			     gwire_gitdir + the git dir (O_PATH): if cordon dies, the
 			     guardian redoes the end of hostpaths/gitstate.h */
+	GWIRE_GITLINKS,   /* cordon->guardian, after a GWIRE_GITDIR of a repository:
+			     no payload + a sealed memfd of its submodule entries
+			     at the start (hostpaths/gitstate.c) */
 	GWIRE_TYPE_END,
 };
 

@@ -518,9 +518,10 @@ done:
 	 * end first: gitrefs reads them and runs git on them, which must not
 	 * open a link or a FIFO the command left there. */
 	(void)gitstate_settle(&gs, report_state, rep);
-	gitstate_free(&gs);
 	(void)gitrefs_settle(&refs, rep);
 	gitrefs_free(&refs);
+	gitstate_say_config(&gs);
+	gitstate_free(&gs);
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out && c->net == NET_PROXY) {
 		struct net_seen seen = { rep, { 0 } };

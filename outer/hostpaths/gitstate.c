@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "hostpaths/gitaudit.h"
 #include "hostpaths/protect_quarantine.h"
@@ -102,22 +104,36 @@ static int changed(const struct gitstate *g, const struct stat *st)
 	return gitaudit_changed(&st->st_ctim, &g->since);
 }
 
+static const struct gitstate_link *link_at(const struct gitstate_repo *r, const char *path)
+{
+	for (size_t i = 0; i < r->nlinks; i++)
+		if (strcmp(r->links[i].path, path) == 0)
+			return &r->links[i];
+	return NULL;
+}
+
 /* 1 if PATH/.git under rootfd (a gitlink's checkout) was made or changed
- * during the run: the entry itself, or, for a directory (an embedded
+ * during the run, was: what it was when the run started (NULL: not a
+ * gitlink then, or not known).  A .git that is not the one of the start
+ * (made, renamed into place, or its directory renamed into place: another
+ * inode), a .git file written, or, for a directory (an embedded
  * repository), an entry git reads as configuration or code (the rule's
  * GITDIR_CODE paths, modules/ and worktrees/) or one level inside them (a
- * hook, info/attributes).  Its data (objects, refs, the index) may change:
- * a commit inside the submodule is the work. */
-static int link_changed(const struct gitstate *g, int rootfd, const char *path)
+ * hook, info/attributes) made or changed in place.  Its data (objects,
+ * refs, the index) may change: a commit inside the submodule is the work,
+ * and the directory's own ctime moves with it. */
+static int link_changed(const struct gitstate *g, int rootfd, const char *path,
+			const struct gitstate_link *was)
 {
 	AUTO_FD d = open_under(rootfd, path);
 	struct stat st;
 	if (d < 0 || fstatat(d, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
-	if (changed(g, &st))
+	if (!was || !was->existed || st.st_dev != was->dev || st.st_ino != was->ino ||
+	    (st.st_mode & S_IFMT) != (was->mode & S_IFMT))
 		return 1;
 	if (!S_ISDIR(st.st_mode))
-		return 0;
+		return changed(g, &st);
 	AUTO_FD git = openat(d, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (git < 0)
 		return 1; /* swapped since the lstat: the run's doing */
@@ -157,27 +173,34 @@ static int link_changed(const struct gitstate *g, int rootfd, const char *path)
 }
 
 struct links {
-	char **v;
+	struct gitstate_link *v;
 	size_t n;
+	int rootfd;                 /* >= 0: note what PATH/.git is now */
 };
 
 static int collect_link(void *ctx, const char *path, size_t len)
 {
 	struct links *l = ctx;
-	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	struct gitstate_link *v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
-	if (!(v[l->n] = strndup(path, len)))
+	struct gitstate_link *k = &v[l->n];
+	*k = (struct gitstate_link){ strndup(path, len), 0, 0, 0, 0 };
+	if (!k->path)
 		return -ENOMEM;
 	l->n++;
+	struct stat st;
+	AUTO_FD d = l->rootfd >= 0 ? open_under(l->rootfd, k->path) : -1;
+	if (d >= 0 && fstatat(d, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		*k = (struct gitstate_link){ k->path, 1, st.st_dev, st.st_ino, st.st_mode };
 	return 0;
 }
 
 static void links_free(struct links *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
+		free(l->v[i].path);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
@@ -205,7 +228,7 @@ static int read_links(int gitfd, const char *name, struct gitdir_index_walk *w, 
 	int rc = n < 0 ? -EIO : gitdir_index_gitlinks(buf, (size_t)n, 20, w, collect_link, l);
 	if (rc == -EINVAL) {
 		while (l->n > had)
-			free(l->v[--l->n]);
+			free(l->v[--l->n].path);
 		*w = w0;
 		rc = gitdir_index_gitlinks(buf, (size_t)n, 32, w, collect_link, l);
 	}
@@ -238,6 +261,99 @@ static int read_all_links(int gitfd, struct links *l)
 			rc = read_links(gitfd, de->d_name, &sw, l);
 	(void)closedir(d);
 	return rc;
+}
+
+/* The gitlinks of r's index now, before the command starts, and what each
+ * PATH/.git is.  An index that cannot be read leaves have_links 0: every
+ * gitlink then counts as new at the end.  0 or -ENOMEM. */
+static int note_links(struct gitstate_repo *r)
+{
+	struct links l = { NULL, 0, r->rootfd };
+	int rc = read_all_links(r->gitfd, &l);
+	if (rc == -ENOMEM) {
+		links_free(&l);
+		return rc;
+	}
+	r->have_links = rc == 0;
+	r->links = l.v;
+	r->nlinks = l.n;
+	return 0;
+}
+
+/* The gitlinks at the start, for the guardian: a sealed memfd of records
+ * (dev, ino, mode, existed, path length) each followed by its path. */
+struct link_rec {
+	uint64_t dev, ino;
+	uint32_t mode, existed, len, zero;
+};
+#define LINKS_MAX_BYTES (64u << 20)
+
+static int links_memfd(const struct gitstate_repo *r)
+{
+	int fd = memfd_create("cordon-gitlinks", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < r->nlinks; i++) {
+		const struct gitstate_link *k = &r->links[i];
+		struct link_rec rec = { (uint64_t)k->dev, (uint64_t)k->ino, (uint32_t)k->mode,
+					(uint32_t)k->existed, (uint32_t)strlen(k->path), 0 };
+		if (sys_write_all(fd, &rec, sizeof(rec)) < 0 ||
+		    sys_write_all(fd, k->path, rec.len) < 0) {
+			int err = errno ? errno : EIO;
+			sys_close(&fd);
+			return -err;
+		}
+	}
+	/* Read by the guardian alone, from its start: nothing may change it. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0) {
+		int err = errno;
+		sys_close(&fd);
+		return -err;
+	}
+	return fd;
+}
+
+int gitstate_load_links(struct gitstate *g, int fd)
+{
+	struct gitstate_repo *r = g->nrepos ? &g->repos[g->nrepos - 1] : NULL;
+	struct stat st;
+	if (!r || fstat(fd, &st) < 0 || st.st_size < 0 || (size_t)st.st_size > LINKS_MAX_BYTES)
+		return -EINVAL;
+	char *buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = pread(fd, buf, (size_t)st.st_size, 0);
+	struct links l = { NULL, 0, -1 };
+	size_t off = 0;
+	int rc = n == (ssize_t)st.st_size ? 0 : -EIO;
+	while (rc == 0 && off < (size_t)n) {
+		struct link_rec rec;
+		if ((size_t)n - off < sizeof(rec)) {
+			rc = -EINVAL;
+			break;
+		}
+		memcpy(&rec, buf + off, sizeof(rec));
+		off += sizeof(rec);
+		if (rec.zero || rec.len > (size_t)n - off || !gitdir_index_name_ok(buf + off, rec.len)) {
+			rc = -EINVAL;
+			break;
+		}
+		if ((rc = collect_link(&l, buf + off, rec.len)) == 0)
+			l.v[l.n - 1] = (struct gitstate_link){ l.v[l.n - 1].path, rec.existed != 0,
+							      (dev_t)rec.dev, (ino_t)rec.ino,
+							      (mode_t)rec.mode };
+		off += rec.len;
+	}
+	free(buf);
+	if (rc < 0) {
+		links_free(&l);
+		return rc;
+	}
+	r->links = l.v;
+	r->nlinks = l.n;
+	r->have_links = 1;
+	return 0;
 }
 
 /* A root's own .git, or a linked worktree's git dir outside the roots
@@ -315,13 +431,26 @@ static int keep_spec(struct gitstate *g, const struct gitstate_spec *s, struct c
 	return 0;
 }
 
+/* 1 if the filesystem of the git dir fd looks like one that keeps whole
+ * seconds: the dir's ctime and its HEAD's both on a second (by chance
+ * about once in 10^18 elsewhere). */
+static int whole_seconds(int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && fstatat(fd, "HEAD", &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_ctim.tv_nsec == 0 && b.st_ctim.tv_nsec == 0;
+}
+
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 {
 	struct timespec now;
 	/* The clock the kernel stamps ctimes with; before the command runs. */
 	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
 		return err_sys(e, errno, "cannot read the clock");
-	g->since = gitaudit_since(&now);
+	int coarse = 0;
+	for (size_t i = 0; i < p->ngitdirs; i++)
+		coarse |= p->gitdirs[i].is_gitdir && whole_seconds(p->gitdirs[i].fd);
+	g->since = gitaudit_since(&now, coarse);
 	for (size_t i = 0; i < p->ngitdirs; i++) {
 		const struct protect_gitdir *d = &p->gitdirs[i];
 		if (!d->is_gitdir)
@@ -336,11 +465,13 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 			s.root_dev = st.st_dev;
 			s.root_ino = st.st_ino;
 		}
-		size_t first = g->n;
+		size_t first = g->n, nrepos = g->nrepos;
 		int rc;
 		if ((rc = gitstate_add(g, &s, e)) < 0 || (rc = keep_spec(g, &s, e)) < 0 ||
 		    (rc = watch_dir(g, d->path, first, e)) < 0)
 			return rc;
+		if (g->nrepos > nrepos && (rc = note_links(&g->repos[nrepos])) < 0)
+			return err_set(e, -rc, "out of memory");
 	}
 	return 0;
 }
@@ -353,12 +484,23 @@ int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_e
 		return err_set(e, E2BIG, "--git commit: %zu git directories, more than the %d "
 			       "cordon's guardian checks if cordon is killed; run with --git read-only",
 			       g->nspecs, GWIRE_GITDIR_MAX);
+	size_t repo = 0;
 	for (size_t i = 0; i < g->nspecs; i++) {
 		const struct gitstate_spec *s = &g->specs[i];
 		unsigned flags = ((s->flags & GITSTATE_TOP) ? GWIRE_GITDIR_TOP : 0) |
 				 ((s->flags & GITSTATE_REPO) ? GWIRE_GITDIR_REPO : 0);
 		int rc = guardian_watch_gitdir(gd, s->fd, s->path, s->checkout, flags, s->root_dev,
 					       s->root_ino, &g->since, e);
+		if (rc < 0)
+			return rc;
+		if (!(s->flags & GITSTATE_REPO) || !g->repos[repo++].have_links)
+			continue;
+		int mfd = links_memfd(&g->repos[repo - 1]);
+		if (mfd < 0)
+			return err_sys(e, -mfd, "cannot hand the submodule entries of %s to the "
+				       "guardian", s->path);
+		rc = guardian_watch_gitlinks(gd, mfd, e);
+		sys_close(&mfd);
 		if (rc < 0)
 			return rc;
 	}
@@ -480,7 +622,7 @@ static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
 static size_t settle_links(const struct gitstate *g, struct gitstate_repo *r,
 			   gitstate_found_fn *found, void *ctx)
 {
-	struct links now = { NULL, 0 };
+	struct links now = { NULL, 0, -1 };
 	size_t moved_n = 0;
 	if (r->rootfd < 0)
 		return 0;
@@ -492,15 +634,16 @@ static size_t settle_links(const struct gitstate *g, struct gitstate_repo *r,
 			r->root, rc == -EFBIG ? "too large" : rc == -ENOMEM ? "out of memory"
 							      : "unreadable");
 	for (size_t i = 0; i < now.n; i++) {
-		if (!link_changed(g, r->rootfd, now.v[i]))
+		const struct gitstate_link *was = r->have_links ? link_at(r, now.v[i].path) : NULL;
+		if (!link_changed(g, r->rootfd, now.v[i].path, was))
 			continue;
 		char what[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
-		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i]);
-		AUTO_FD d = open_under(r->rootfd, now.v[i]);
+		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i].path);
+		AUTO_FD d = open_under(r->rootfd, now.v[i].path);
 		int m = d >= 0 ? protect_quarantine_move(d, ".git", moved, sizeof(moved)) : -ENOENT;
 		if (m == -ENOENT)
 			continue;
-		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i], moved);
+		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i].path, moved);
 		const char *why = "the index holds a submodule entry for it, and a host git status "
 				  "would run git there, with that repository's config";
 		if (m == 0)
@@ -521,8 +664,6 @@ static size_t settle_links(const struct gitstate *g, struct gitstate_repo *r,
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 {
 	size_t n = 0;
-	if (g->ifd >= 0)
-		say_config_writes(g);
 	/* First: what follows reads the git dirs, and must not open a link
 	 * or a FIFO the command left there. */
 	for (size_t i = 0; i < g->ntops; i++)
@@ -532,6 +673,12 @@ size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 	for (size_t i = 0; i < g->nrepos; i++)
 		n += settle_links(g, &g->repos[i], found, ctx);
 	return n;
+}
+
+void gitstate_say_config(struct gitstate *g)
+{
+	if (g->ifd >= 0)
+		say_config_writes(g);
 }
 
 void gitstate_free(struct gitstate *g)
@@ -544,6 +691,8 @@ void gitstate_free(struct gitstate *g)
 	for (size_t i = 0; i < g->ndirs; i++)
 		free(g->dirs[i].path);
 	for (size_t i = 0; i < g->nrepos; i++) {
+		struct links l = { g->repos[i].links, g->repos[i].nlinks, -1 };
+		links_free(&l);
 		sys_close(&g->repos[i].gitfd);
 		sys_close(&g->repos[i].rootfd);
 		free(g->repos[i].root);

@@ -70,10 +70,25 @@ struct gitstate_dir {
 	char *path;                 /* the git dir, owned */
 };
 
+/* A submodule entry (gitlink) of a repository's index when the run
+ * started, and what its checkout's .git was then: a .git that is another
+ * one at the end (made, or renamed into place with its directory) has a
+ * configuration the run chose, whatever its timestamps say. */
+struct gitstate_link {
+	char *path;                 /* relative to the root, owned */
+	int existed;
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+};
+
 struct gitstate_repo {
 	int gitfd;                  /* O_PATH, owned */
 	int rootfd;                 /* the checkout root, O_PATH, owned; -1: none */
 	char *root;                 /* owned */
+	struct gitstate_link *links; /* the gitlinks at the start */
+	size_t nlinks;
+	int have_links;             /* 0: not known (every gitlink counts as new) */
 };
 
 struct gitstate_top {
@@ -113,16 +128,25 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* Send every git dir and `since` to the guardian, so that it redoes the
- * end if cordon is killed.  0, or -errno: the run must not start then. */
+/* Send every git dir, its gitlinks at the start (a memfd) and `since` to
+ * the guardian, so that it redoes the end if cordon is killed.  0, or
+ * -errno: the run must not start then. */
 int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* The sandbox is gone: say which read-only configuration git tried to
- * write (one line each), move aside what the run left that a host git
+/* The sandbox is gone: move aside what the run left that a host git
  * would run, follow or block on, say so on stderr, and pass each to found.
  * The number moved. */
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx);
+
+/* Say which read-only configuration git tried to write during the run
+ * (one line each): last, the line a user reads after git's own error. */
+void gitstate_say_config(struct gitstate *g);
+
+/* The guardian: the gitlinks at the start of the last repository added
+ * (g->repos[g->nrepos - 1]), from the memfd gitstate_tell sent (fd, read
+ * from its start).  0, or -errno (then every gitlink counts as new). */
+int gitstate_load_links(struct gitstate *g, int fd);
 
 void gitstate_free(struct gitstate *g);
 

@@ -79,6 +79,7 @@ static void recheck_watched(struct watched *wd)
 struct gitdirs {
 	struct gwire_gitdir g[GWIRE_GITDIR_MAX];
 	int fd[GWIRE_GITDIR_MAX];
+	int links[GWIRE_GITDIR_MAX];  /* GWIRE_GITLINKS: a memfd, or -1 */
 	const char *path[GWIRE_GITDIR_MAX], *checkout[GWIRE_GITDIR_MAX];
 	size_t n;
 };
@@ -103,13 +104,19 @@ static void redo_git_end(struct gitdirs *gd)
 		g.since = (struct timespec){ (time_t)gd->g[i].since_sec, (long)gd->g[i].since_nsec };
 		/* One that cannot be taken (its checkout root is gone or is
 		 * another directory now) leaves the others to be done. */
+		size_t nrepos = g.nrepos;
 		if (gitstate_add(&g, &s, &e) < 0 && e.err == ENOMEM)
 			break;
+		/* Without it every gitlink counts as new: stricter, never looser. */
+		if (g.nrepos > nrepos && gd->links[i] >= 0)
+			(void)gitstate_load_links(&g, gd->links[i]);
 	}
 	(void)gitstate_settle(&g, NULL, NULL);
 	gitstate_free(&g);
-	for (size_t i = 0; i < gd->n; i++)
+	for (size_t i = 0; i < gd->n; i++) {
 		sys_close(&gd->fd[i]);
+		sys_close(&gd->links[i]);
+	}
 	gd->n = 0;
 }
 
@@ -169,7 +176,12 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 		if (rec.type == GWIRE_GITDIR && gd->n < GWIRE_GITDIR_MAX &&
 		    gwire_gitdir_parse(rec.data, rec.len, &gd->g[gd->n], &gd->path[gd->n],
 				       &gd->checkout[gd->n]) == 0) {
+			gd->links[gd->n] = -1;
 			gd->fd[gd->n++] = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_GITLINKS && gd->n > 0 && gd->links[gd->n - 1] < 0) {
+			gd->links[gd->n - 1] = rec.fd;
 			continue;
 		}
 		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
@@ -461,6 +473,14 @@ int guardian_watch_gitdir(struct guardian *g, int fd, const char *path, const ch
 	memcpy(w.text + pl + 1, co, cl + 1);
 	int r = wire_send(g->sock, GWIRE_GITDIR, &w, offsetof(struct gwire_gitdir, text) + pl + cl + 2,
 			  fd);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+int guardian_watch_gitlinks(struct guardian *g, int fd, struct cordon_err *e)
+{
+	if (g->sock < 0)
+		return err_set(e, ECHILD, "--git commit: no guardian to hand the submodule entries to");
+	int r = wire_send(g->sock, GWIRE_GITLINKS, NULL, 0, fd);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 

@@ -81,6 +81,12 @@ int guardian_watch_gitdir(struct guardian *g, int fd, const char *path, const ch
 			  const struct timespec *since, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* The submodule entries of the git dir last named by
+ * guardian_watch_gitdir at the start of the run (fd: a sealed memfd,
+ * duplicated into the message).  0, or -errno. */
+int guardian_watch_gitlinks(struct guardian *g, int fd, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 /* cordon made the user's terminal (fd) raw, from mode saved to raw: if
  * cordon dies with the terminal still in that raw mode, the guardian puts
  * saved back ("restored however the run ends", SIGKILL included).  Best

@@ -29,7 +29,7 @@ const char *gitaudit_kind(const struct gitaudit_seen *s, uid_t caller)
 	return NULL;
 }
 
-struct timespec gitaudit_since(const struct timespec *now)
+struct timespec gitaudit_since(const struct timespec *now, int coarse)
 {
-	return (struct timespec){ now->tv_sec, 0 };
+	return (struct timespec){ now->tv_sec, coarse ? 0 : now->tv_nsec };
 }

@@ -42,9 +42,11 @@ int gitaudit_changed(const struct timespec *ctime, const struct timespec *since)
 const char *gitaudit_kind(const struct gitaudit_seen *s, uid_t caller);
 
 /* The moment to compare ctimes against, from now (CLOCK_REALTIME_COARSE,
- * the clock the kernel stamps inodes with): rounded down to the second,
- * so that a filesystem that keeps whole seconds (ext4 with small inodes)
- * does not date a change of this very second before it. */
-struct timespec gitaudit_since(const struct timespec *now);
+ * the clock the kernel stamps inodes with: a change from now on is stamped
+ * now or later).  On a filesystem that keeps whole seconds (coarse: ext4
+ * with small inodes, FAT) it is rounded down to the second, or a change
+ * of this very second would be dated before it; there an entry the user
+ * changed in the second before the run counts as the run's (stricter). */
+struct timespec gitaudit_since(const struct timespec *now, int coarse);
 
 #endif

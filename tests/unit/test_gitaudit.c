@@ -53,7 +53,9 @@ Test(gitaudit, changed_since)
 	cr_expect(!gitaudit_changed(&before, &since));
 	cr_expect(gitaudit_changed(&at, &since));
 	cr_expect(gitaudit_changed(&after, &since));
-	struct timespec now = { 200, 500000000 }, s = gitaudit_since(&now);
+	struct timespec now = { 200, 500000000 }, s = gitaudit_since(&now, 1);
 	cr_expect(s.tv_sec == 200 && s.tv_nsec == 0,
-		  "whole seconds: a filesystem that keeps only seconds dates a change of this second 200");
+		  "a filesystem that keeps only seconds dates a change of this second 200");
+	s = gitaudit_since(&now, 0);
+	cr_expect(s.tv_sec == 200 && s.tv_nsec == 500000000, "nanoseconds: the moment itself");
 }
