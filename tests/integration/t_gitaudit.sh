@@ -120,6 +120,42 @@ assert "an index entry named '.': the repository's .git stays" -- \
 assert "an index entry named '.': and cordon did not try to move it" -- \
 	sh -c "! grep -q 'repo/./.git\|repo/.git was made' '$W/dot.err'"
 
+# --- item 11: hooks that reach into the worktree --------------------------------------
+# A hook that is a link to a worktree file (the default, read-only mode),
+# and husky's core.hooksPath=.husky/_ whose scripts run .husky/HOOK.
+G init -q "$tpl/hk" && (cd "$tpl/hk" && mkdir tools && printf '#!/bin/sh\ntrue\n' > tools/pre-commit &&
+	chmod +x tools/pre-commit && ln -s ../../tools/pre-commit .git/hooks/pre-commit &&
+	G add tools && G commit -qm hk) >/dev/null 2>&1 &&
+G init -q "$tpl/hu" && (cd "$tpl/hu" && mkdir -p .husky/_ && printf 'true\n' > .husky/pre-commit &&
+	printf '#!/bin/sh\n. "$(dirname "$0")/h"\n' > .husky/_/pre-commit &&
+	printf '#!/bin/sh\ns="$(dirname "$(dirname "$0")")/$(basename "$0")"\n[ -f "$s" ] && sh -e "$s"\n' > .husky/_/h &&
+	chmod +x .husky/_/pre-commit .husky/_/h && G config core.hooksPath .husky/_ &&
+	G add .husky && G commit -qm hu) >/dev/null 2>&1 ||
+	{ echo "t_gitaudit: cannot build the hook templates" >&2; exit 1; }
+# hook_escape DESC REPO FILE [CORDON FLAGS]: FILE (a script the next host
+# commit runs) cannot be written inside; outside, the same write makes the
+# host commit touch the marker.
+hook_escape() {
+	local desc=$1 repo=$2 file=$3; shift 3
+	fresh
+	refuse "$desc: cannot be written inside" -- \
+		"$CORDON" "$@" -w "$ws/$repo" -C "$ws/$repo" -- sh -c "echo 'touch $MARK' >> $file"
+	(cd "$ws/$repo" && G commit -q --allow-empty -m probe) </dev/null >/dev/null 2>&1
+	assert "$desc: the next host commit runs nothing of the command's" -- test ! -e "$MARK"
+	fresh
+	(cd "$ws/$repo" && echo "touch $MARK" >> "$file" && G commit -q --allow-empty -m probe) \
+		</dev/null >/dev/null 2>&1
+	assert "$desc: control: outside, the next host commit runs it" -- test -e "$MARK"
+}
+hook_escape "a hook linked to tools/pre-commit (read-only mode)" hk tools/pre-commit
+hook_escape "a hook linked to tools/pre-commit (--git commit)" hk tools/pre-commit --git commit
+hook_escape "husky: .husky/pre-commit, run by core.hooksPath .husky/_" hu .husky/pre-commit
+fresh
+expect 0 "control: the rest of a repository with a linked hook stays writable" -- \
+	"$CORDON" -w "$ws/hk" -C "$ws/hk" -- sh -c 'echo x > tools/other && echo y > new'
+expect_err 0 "hook .*/hooks/pre-commit runs .*/tools/pre-commit, inside a writable root: read-only" \
+	"the note names the hook and its target" -- "$CORDON" -w "$ws/hk" -C "$ws/hk" -- true
+
 # --- issue 31: kill -9 of cordon; its guardian does the same end -----------------------
 fresh
 mark="cordon-gitaudit-$$-$RANDOM"
