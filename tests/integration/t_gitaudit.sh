@@ -102,7 +102,9 @@ plant "a gitlink in a split index's shared part" \
 # move the repository's own .git aside.
 dot_entry='/usr/bin/python3 -c "
 import hashlib, struct
-b = open(\".git/index\", \"rb\").read()
+import subprocess
+ix = subprocess.check_output([\"git\", \"rev-parse\", \"--git-path\", \"index\"]).decode().strip()
+b = open(ix, \"rb\").read()
 n = struct.unpack(\">I\", b[8:12])[0]
 p = 12
 for _ in range(n):
@@ -111,7 +113,7 @@ oid = bytes(20)
 ent = bytes(24) + struct.pack(\">I\", 0o160000) + bytes(12) + oid + struct.pack(\">H\", 1) + b\".\"
 ent += bytes(8 - (len(ent) % 8))
 body = b[:8] + struct.pack(\">I\", n + 1) + ent + b[12:p]
-open(\".git/index\", \"wb\").write(body + hashlib.sha1(body).digest())
+open(ix, \"wb\").write(body + hashlib.sha1(body).digest())
 "'
 fresh
 C -- sh -c "git commit -q --allow-empty -m x && $dot_entry" >/dev/null 2>"$W/dot.err"
@@ -119,6 +121,20 @@ assert "an index entry named '.': the repository's .git stays" -- \
 	test -d "$ws/repo/.git" -a -z "$(find "$ws/repo" -maxdepth 1 -name '.git.cordon-quarantine*')"
 assert "an index entry named '.': and cordon did not try to move it" -- \
 	sh -c "! grep -q 'repo/./.git\|repo/.git was made' '$W/dot.err'"
+
+# The same with -w on a linked worktree whose main repository lies outside
+# every root (in /var/tmp: the private /tmp would hide it inside): "." there
+# named the MAIN repository's .git, outside every writable root.
+LW=$(mktemp -d /var/tmp/cordon-it-ga.XXXXXX) && chmod 755 "$LW" && cleanup_dirs+=("$LW")
+G init -q "$LW/main" && (cd "$LW/main" && echo a > a && G add a && G commit -qm one &&
+	G worktree add -q ../wt -b feat) >/dev/null 2>&1 ||
+	{ echo "t_gitaudit: cannot build the linked worktree" >&2; exit 1; }
+"$CORDON" --git commit -w "$LW/wt" -C "$LW/wt" -- sh -c "git commit -q --allow-empty -m x && $dot_entry" \
+	>/dev/null 2>"$W/dot.err"
+assert "linked: an index entry named '.': the main repository's .git stays" -- \
+	test -d "$LW/main/.git" -a -z "$(find "$LW/main" "$LW/wt" -maxdepth 1 -name '.git.cordon-quarantine*')"
+assert "linked: and the worktree's commit is there" -- \
+	test "$(G -C "$LW/main" log -1 --format=%s feat)" = x
 
 # --- item 11: hooks that reach into the worktree --------------------------------------
 # A hook that is a link to a worktree file (the default, read-only mode),
