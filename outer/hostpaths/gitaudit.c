@@ -3,6 +3,7 @@
 #include "hostpaths/gitaudit.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "hostpaths/protect_quarantine.h"
 #include "plan/gitaudit.h"
@@ -24,14 +26,30 @@ struct audit {
 	char path[PATH_MAX];
 };
 
-/* An entry of the directory being read, to move once it is read: a rename
- * during readdir may show the moved entry again under its new name. */
-struct victim {
+/* An entry of the directory being read, to act on once it is read: a
+ * rename during the listing may show the moved entry again under its new
+ * name, and a subdirectory is walked with the listing's buffer free. */
+struct later {
 	char *name;
-	const char *why;
+	const char *why;            /* a victim's reason; NULL: a subdirectory */
+	struct stat st;
 };
 
-static void move_aside(struct audit *a, int dfd, size_t plen, const struct victim *v)
+static int add_later(struct later **v, size_t *n, const char *name, const char *why,
+		     const struct stat *st)
+{
+	struct later *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n].name = strdup(name)))
+		return -ENOMEM;
+	nv[*n].why = why;
+	nv[(*n)++].st = *st;
+	return 0;
+}
+
+static void move_aside(struct audit *a, int dfd, size_t plen, const struct later *v)
 {
 	char moved[NAME_MAX + 1];
 	int r = protect_quarantine_hide(dfd, v->name, moved, sizeof(moved));
@@ -52,24 +70,27 @@ static void move_aside(struct audit *a, int dfd, size_t plen, const struct victi
 	a->n++;
 }
 
-static int add_victim(struct victim **v, size_t *n, const char *name, const char *why)
-{
-	struct victim *nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	if (!(nv[*n].name = strdup(name)))
-		return -ENOMEM;
-	nv[(*n)++].why = why;
-	return 0;
-}
-
 /* dfd is a git dir (it holds HEAD): its objects/ holds only objects. */
 static int is_gitdir(int dfd)
 {
 	struct stat st;
 	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
+
+/* getdents64's record (the kernel's struct linux_dirent64). */
+struct dent {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* One buffer for every listing: a directory is listed whole before its
+ * subdirectories are walked.  Large, because a loose object directory may
+ * hold thousands of entries and libc's readdir (musl's: 2 KiB) would make
+ * a system call for every few dozen. */
+static char dents[64 * 1024];
 
 static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,
 		      int in_objects);
@@ -94,54 +115,66 @@ static void descend(struct audit *a, int dfd, const char *name, const struct sta
 	a->path[plen] = '\0';
 }
 
+/* The verdict on one entry of dfd: a victim, a subdirectory to walk, or
+ * nothing (*out untouched).  changed: dfd itself changed since the start. */
+static const char *look(struct audit *a, int dfd, const struct dent *de, int changed,
+			int depth, int in_objects, struct stat *st, int *walk)
+{
+	*walk = 0;
+	if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0)
+		return NULL;
+	/* Only a directory that changed can hold a new entry (gitaudit.h). */
+	if (!changed && de->type != DT_DIR && de->type != DT_UNKNOWN)
+		return NULL;
+	if (fstatat(dfd, de->name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;
+	if (gitaudit_changed(&st->st_ctim, a->since)) {
+		struct gitaudit_seen s = { st->st_mode, st->st_nlink, st->st_uid, st->st_ctim,
+					   in_objects };
+		const char *why = gitaudit_kind(&s, a->caller);
+		if (!why && S_ISDIR(st->st_mode) && depth + 1 > GITAUDIT_MAX_DEPTH)
+			why = "it nests deeper than cordon checks";
+		if (why)
+			return why;
+	}
+	*walk = S_ISDIR(st->st_mode) && depth + 1 <= GITAUDIT_MAX_DEPTH;
+	return NULL;
+}
+
 static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,
 		      int in_objects)
 {
-	/* Only a directory that changed can hold a new entry (gitaudit.h). */
 	int changed = gitaudit_changed(&self->st_ctim, a->since);
-	int rd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-	DIR *d = rd >= 0 ? fdopendir(rd) : NULL;
-	struct victim *v = NULL;
+	struct later *v = NULL;
 	size_t nv = 0;
-	if (!d) {
-		sys_close(&rd);
-		fprintf(stderr, "cordon: %s cannot be listed (%s): it was not checked for "
-			"symbolic links or FIFOs planted during the run (--git commit)\n",
-			a->path, strerror(errno));
-		return;
-	}
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d))) {
-		const char *name = de->d_name;
-		struct stat st;
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		if (!changed && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-			continue;
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		const char *why = NULL;
-		if (gitaudit_changed(&st.st_ctim, a->since)) {
-			struct gitaudit_seen s = { st.st_mode, st.st_nlink, st.st_uid, st.st_ctim,
-						   in_objects };
-			why = gitaudit_kind(&s, a->caller);
-			if (!why && S_ISDIR(st.st_mode) && depth + 1 > GITAUDIT_MAX_DEPTH)
-				why = "it nests deeper than cordon checks";
+	long n;
+	int err = 0;
+	while (!err && (n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) != 0) {
+		if (n < 0) {
+			err = errno;
+			break;
 		}
-		if (why) {
-			if (add_victim(&v, &nv, name, why) < 0)
-				break;
-			continue;
+		for (long off = 0; off < n && !err;) {
+			const struct dent *de = (const struct dent *)(dents + off);
+			struct stat st;
+			int walk;
+			off += de->reclen;
+			const char *why = look(a, dfd, de, changed, depth, in_objects, &st, &walk);
+			/* Never off this filesystem: a mount there is not git's. */
+			if ((why || (walk && st.st_dev == self->st_dev)) &&
+			    add_later(&v, &nv, de->name, why, &st) < 0)
+				err = ENOMEM;
 		}
-		if (S_ISDIR(st.st_mode) && st.st_dev == self->st_dev && depth + 1 <= GITAUDIT_MAX_DEPTH)
-			descend(a, dfd, name, &st, plen, depth, in_objects);
 	}
-	if (errno != 0)
+	if (err)
 		fprintf(stderr, "cordon: %s could not be read to its end (%s): what it holds was not "
-			"all checked (--git commit)\n", a->path, strerror(errno));
-	(void)closedir(d);
+			"all checked for symbolic links or FIFOs planted during the run (--git "
+			"commit)\n", a->path, strerror(err));
 	for (size_t i = 0; i < nv; i++) {
-		move_aside(a, dfd, plen, &v[i]);
+		if (v[i].why)
+			move_aside(a, dfd, plen, &v[i]);
+		else
+			descend(a, dfd, v[i].name, &v[i].st, plen, depth, in_objects);
 		free(v[i].name);
 	}
 	free(v);
