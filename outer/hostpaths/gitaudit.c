@@ -121,7 +121,10 @@ static const char *look(struct audit *a, int dfd, const struct dent *de, int cha
 			int depth, int in_objects, struct stat *st, int *walk)
 {
 	*walk = 0;
-	if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0)
+	/* What a move aside made (this end's, or cordon's before the guardian
+	 * redoes it): a dotted name no git reads, not moved twice. */
+	if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0 ||
+	    strncmp(de->name, ".cordon-quarantine-", 19) == 0)
 		return NULL;
 	/* Only a directory that changed can hold a new entry (gitaudit.h). */
 	if (!changed && de->type != DT_DIR && de->type != DT_UNKNOWN)
