@@ -77,20 +77,17 @@ static int is_gitdir(int dfd)
 	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
-/* getdents64's record (the kernel's struct linux_dirent64). */
-struct dent {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
+/* getdents64's record (the kernel's struct linux_dirent64): 64-bit inode
+ * and offset, then the record's length, the type and the name. */
+#define DENT_RECLEN 16
+#define DENT_TYPE 18
+#define DENT_NAME 19
 
 /* One buffer for every listing: a directory is listed whole before its
  * subdirectories are walked.  Large, because a loose object directory may
  * hold thousands of entries and libc's readdir (musl's: 2 KiB) would make
  * a system call for every few dozen. */
-static char dents[64 * 1024];
+_Alignas(8) static char dents[64 * 1024];
 
 static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,
 		      int in_objects);
@@ -117,19 +114,19 @@ static void descend(struct audit *a, int dfd, const char *name, const struct sta
 
 /* The verdict on one entry of dfd: a victim, a subdirectory to walk, or
  * nothing (*out untouched).  changed: dfd itself changed since the start. */
-static const char *look(struct audit *a, int dfd, const struct dent *de, int changed,
-			int depth, int in_objects, struct stat *st, int *walk)
+static const char *look(struct audit *a, int dfd, const char *name, unsigned char type,
+			int changed, int depth, int in_objects, struct stat *st, int *walk)
 {
 	*walk = 0;
 	/* What a move aside made (this end's, or cordon's before the guardian
 	 * redoes it): a dotted name no git reads, not moved twice. */
-	if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0 ||
-	    strncmp(de->name, ".cordon-quarantine-", 19) == 0)
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strncmp(name, ".cordon-quarantine-", 19) == 0)
 		return NULL;
 	/* Only a directory that changed can hold a new entry (gitaudit.h). */
-	if (!changed && de->type != DT_DIR && de->type != DT_UNKNOWN)
+	if (!changed && type != DT_DIR && type != DT_UNKNOWN)
 		return NULL;
-	if (fstatat(dfd, de->name, st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL;
 	if (gitaudit_changed(&st->st_ctim, a->since)) {
 		struct gitaudit_seen s = { st->st_mode, st->st_nlink, st->st_uid, st->st_ctim,
@@ -158,14 +155,17 @@ static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t 
 			break;
 		}
 		for (long off = 0; off < n && !err;) {
-			const struct dent *de = (const struct dent *)(dents + off);
+			unsigned short reclen;
+			const char *name = dents + off + DENT_NAME;
 			struct stat st;
 			int walk;
-			off += de->reclen;
-			const char *why = look(a, dfd, de, changed, depth, in_objects, &st, &walk);
+			memcpy(&reclen, dents + off + DENT_RECLEN, sizeof(reclen));
+			const char *why = look(a, dfd, name, (unsigned char)dents[off + DENT_TYPE],
+					       changed, depth, in_objects, &st, &walk);
+			off += reclen ? reclen : n; /* a zero length would loop: the kernel's never */
 			/* Never off this filesystem: a mount there is not git's. */
 			if ((why || (walk && st.st_dev == self->st_dev)) &&
-			    add_later(&v, &nv, de->name, why, &st) < 0)
+			    add_later(&v, &nv, name, why, &st) < 0)
 				err = ENOMEM;
 		}
 	}
