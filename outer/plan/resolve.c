@@ -461,7 +461,7 @@ static int keep_husky(struct resolved *r, const char *hooks, struct cordon_err *
 		return 0;
 	if (rc < 0)
 		return rc;
-	if (strcmp(p.path, parent) != 0) {
+	if (!p.path || strcmp(p.path, parent) != 0) {
 		rpath_free(&p);
 		return err_set(e, ELOOP, "core.hooksPath %s: its directory %s goes through a "
 			       "symbolic link inside a writable root; name the real path", hooks,
