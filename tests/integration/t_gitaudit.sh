@@ -176,7 +176,9 @@ expect_err 0 "hook .*/hooks/pre-commit runs .*/tools/pre-commit, inside a writab
 fresh
 mark="cordon-gitaudit-$$-$RANDOM"
 todo="GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git rebase -q -i --exec 'touch $MARK' HEAD~1;
-	ln -s $RC .git/logs/refs/heads/side.new; rm -f .git/logs/HEAD; ln -s $RC .git/logs/HEAD"
+	ln -s $RC .git/logs/refs/heads/side.new; rm -f .git/logs/HEAD; ln -s $RC .git/logs/HEAD
+	mkdir -p .git/sequencer && echo 'exec touch $MARK' > .git/sequencer/todo
+	rm -f .git/refs/heads/side && mkfifo .git/refs/heads/side"
 env RUN_MARK="$mark" "$CORDON" --git commit -w "$ws/repo" -C "$ws/repo" -- \
 	bash -c "$todo; touch ready; exec -a $mark sleep 30" </dev/null >/dev/null 2>&1 &
 cpid=$!
@@ -188,9 +190,12 @@ assert "killed: the guardian finished" -- no_guardian_left "$mark"
 assert "killed: the todo with an exec line was moved aside" -- \
 	test ! -e "$ws/repo/.git/rebase-merge/git-rebase-todo"
 assert "killed: the planted link was moved aside" -- test ! -L "$ws/repo/.git/logs/HEAD"
+assert "killed: the cherry-pick todo with an exec line was moved aside" -- \
+	test ! -e "$ws/repo/.git/sequencer/todo"
+assert "killed: the FIFO was moved aside" -- test ! -p "$ws/repo/.git/refs/heads/side"
 for c in "status" "rebase --continue" "merge --continue" "cherry-pick --continue" \
 	 "am --continue" "commit -q --allow-empty -m host" "checkout -q side"; do
-	H G $c
+	H timeout 10 git $c
 done
 assert "killed: the host git commands a user runs next run nothing of the command's" -- \
 	test ! -e "$MARK"
