@@ -29,7 +29,8 @@ G init -q "$tpl/repo" && (
 ) >/dev/null 2>&1 || { echo "t_gitaudit: cannot build the template" >&2; exit 1; }
 
 ws="$W/ws"
-fresh() { rm -rf "$ws" "$MARK"; cp -a "$tpl" "$ws"; echo "# rc" > "$RC"; }
+# fresh [REPO]: a copy of the template's REPO (default repo) in $ws.
+fresh() { rm -rf "$ws" "$MARK"; mkdir -p "$ws" && cp -a "$tpl/${1:-repo}" "$ws/"; echo "# rc" > "$RC"; }
 C() { "$CORDON" --git commit -w "$ws/repo" -C "$ws/repo" "$@"; }
 H() { (cd "$ws/repo" && "$@") </dev/null >/dev/null 2>&1; }
 rc_clean="test \"\$(cat $RC)\" = '# rc'"
@@ -79,7 +80,7 @@ plant "a hard-linked COMMIT_EDITMSG, then git commit --amend" \
 # Item 9: HEAD's branch as a FIFO blocks every later git status.
 plant "HEAD's branch as a FIFO, then git status" \
 	"rm -f .git/refs/heads/main && mkfifo .git/refs/heads/main" \
-	"timeout 2 git status; echo \$? > $W/status.rc" "test \"\$(cat $W/status.rc)\" != 124"
+	"timeout 1 git status; echo \$? > $W/status.rc" "test \"\$(cat $W/status.rc)\" != 124"
 
 # Item 5: submodule checks.  An embedded repository below the top of the
 # root (its .git is the command's to write, README "Outside the boundary"),
@@ -153,12 +154,12 @@ G init -q "$tpl/hu" && (cd "$tpl/hu" && mkdir -p .husky/_ && printf 'true\n' > .
 # host commit touch the marker.
 hook_escape() {
 	local desc=$1 repo=$2 file=$3; shift 3
-	fresh
+	fresh "$repo"
 	refuse "$desc: cannot be written inside" -- \
 		"$CORDON" "$@" -w "$ws/$repo" -C "$ws/$repo" -- sh -c "echo 'touch $MARK' >> $file"
 	(cd "$ws/$repo" && G commit -q --allow-empty -m probe) </dev/null >/dev/null 2>&1
 	assert "$desc: the next host commit runs nothing of the command's" -- test ! -e "$MARK"
-	fresh
+	fresh "$repo"
 	(cd "$ws/$repo" && echo "touch $MARK" >> "$file" && G commit -q --allow-empty -m probe) \
 		</dev/null >/dev/null 2>&1
 	assert "$desc: control: outside, the next host commit runs it" -- test -e "$MARK"
@@ -166,7 +167,7 @@ hook_escape() {
 hook_escape "a hook linked to tools/pre-commit (read-only mode)" hk tools/pre-commit
 hook_escape "a hook linked to tools/pre-commit (--git commit)" hk tools/pre-commit --git commit
 hook_escape "husky: .husky/pre-commit, run by core.hooksPath .husky/_" hu .husky/pre-commit
-fresh
+fresh hk
 expect 0 "control: the rest of a repository with a linked hook stays writable" -- \
 	"$CORDON" -w "$ws/hk" -C "$ws/hk" -- sh -c 'echo x > tools/other && echo y > new'
 expect_err 0 "hook .*/hooks/pre-commit runs .*/tools/pre-commit, inside a writable root: read-only" \
