@@ -133,13 +133,16 @@ static int add_top(struct gitstate *g, const struct gitstate_spec *d, struct cor
 int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
 {
 	int rc;
+	/* The repository last: its checkout root is opened by path, and in
+	 * the guardian one that is gone leaves the rest of this git dir
+	 * (its walk, its state files) still to be done. */
+	for (size_t j = 0; j < gitdir_nrules; j++)
+		if (gitdir_rules[j].role == GITDIR_STATE && (rc = add_file(g, s, &gitdir_rules[j], e)) < 0)
+			return rc;
 	if ((s->flags & GITSTATE_TOP) && (rc = add_top(g, s, e)) < 0)
 		return rc;
 	if ((s->flags & GITSTATE_REPO) && (rc = add_repo(g, s, e)) < 0)
 		return rc;
-	for (size_t j = 0; j < gitdir_nrules; j++)
-		if (gitdir_rules[j].role == GITDIR_STATE && (rc = add_file(g, s, &gitdir_rules[j], e)) < 0)
-			return rc;
 	return 0;
 }
 
