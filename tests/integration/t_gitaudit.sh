@@ -202,4 +202,27 @@ assert "killed: the host git commands a user runs next run nothing of the comman
 	test ! -e "$MARK"
 assert "killed: and write nothing through its links" -- sh -c "$rc_clean"
 
+# cordon stopped while the command plants and exits, then killed: the
+# sandbox is gone before cordon dies, and the guardian still does the end.
+fresh
+mark="cordon-gitaudit-$$-$RANDOM"
+env RUN_MARK="$mark" "$CORDON" --git commit -w "$ws/repo" -C "$ws/repo" -- \
+	sh -c "touch ready; while [ ! -e go ]; do sleep 0.02; done
+	       mkdir -p .git/rebase-merge && echo 'exec touch $MARK' > .git/rebase-merge/git-rebase-todo
+	       ln -sf $RC .git/COMMIT_EDITMSG; touch done" </dev/null >/dev/null 2>&1 &
+cpid=$!
+wait_for 100 test -e "$ws/repo/ready"
+kill -STOP "$cpid"
+touch "$ws/repo/go"
+wait_for 100 test -e "$ws/repo/done"
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+assert "stopped, then killed: the guardian finished" -- no_guardian_left "$mark"
+assert "stopped, then killed: the todo and the link were moved aside" -- \
+	test ! -e "$ws/repo/.git/rebase-merge/git-rebase-todo" -a ! -L "$ws/repo/.git/COMMIT_EDITMSG"
+H timeout 10 git rebase --continue
+H timeout 10 git commit -q --amend -m host
+assert "stopped, then killed: the host git runs and writes nothing of the command's" -- \
+	sh -c "test ! -e $MARK && $rc_clean"
+
 finish
