@@ -198,7 +198,9 @@ int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordo
 			s.flags |= GITSTATE_TOP;
 		if (strcmp(path_base(d->path), ".git") == 0 || d->checkout)
 			s.flags |= GITSTATE_REPO;
-		if (d->checkout && stat(d->checkout, &st) == 0) {
+		if (d->checkout && stat(d->checkout, &st) < 0)
+			return err_sys(e, errno, "cannot inspect %s", d->checkout);
+		if (d->checkout) {
 			s.root_dev = st.st_dev;
 			s.root_ino = st.st_ino;
 		}

@@ -19,7 +19,10 @@
  * (cordon died, or left the cleanup to it), it first kills every process
  * that holds the sandbox's end of the control socket (bwrap's child may be
  * blocked for good, see kill_holders), waits until bwrap and bwrap's child
- * are gone, removes the run's cgroups (hostpaths/cgroup.h), then releases
+ * are gone, moves aside what the command made of the watched names
+ * (GWIRE_WATCH) and redoes the end of a --git commit run (GWIRE_GITDIR,
+ * GWIRE_GITLINKS: hostpaths/gitstate.h), removes the run's cgroups
+ * (hostpaths/cgroup.h), then releases
  * cordon's record exactly as cordon would have
  * (registry_sweep with the record released), and exits.  It works on a
  * registry handle of its own (registry_dup), made after the fork.
