@@ -99,6 +99,21 @@ plant "a gitlink in a split index's shared part" \
 	 $fsm >> nested/.git/config" \
 	"git status" "test ! -e $MARK"
 
+# A linked worktree's submodule git dirs (git keeps them in
+# .git/worktrees/NAME/modules/) are split like the main one's: their config
+# and hooks read-only.
+G init -q "$tpl/lw" && (cd "$tpl/lw" && G commit -q --allow-empty -m one && G worktree add -q wt &&
+	G init -q --bare .git/worktrees/wt/modules/sub) >/dev/null 2>&1 ||
+	{ echo "t_gitaudit: cannot build the linked worktree template" >&2; exit 1; }
+fresh lw
+refuse "a linked worktree's submodule config stays read-only" -- \
+	"$CORDON" --git commit -w "$ws/lw" -C "$ws/lw" -- sh -c "$fsm >> .git/worktrees/wt/modules/sub/config"
+refuse "and its hooks" -- "$CORDON" --git commit -w "$ws/lw" -C "$ws/lw" -- \
+	sh -c "echo 'touch $MARK' > .git/worktrees/wt/modules/sub/hooks/pre-commit"
+expect 0 "control: its data is writable" -- "$CORDON" --git commit -w "$ws/lw" -C "$ws/lw" -- \
+	sh -c "git -C .git/worktrees/wt/modules/sub update-ref refs/x \$(git rev-parse HEAD) 2>/dev/null ||
+	       echo x > .git/worktrees/wt/modules/sub/description"
+
 # Item 7: an index entry named "." with mode 160000 must not make cordon
 # move the repository's own .git aside.
 dot_entry='/usr/bin/python3 -c "
