@@ -56,6 +56,7 @@ plant() {
 	fresh
 	C -- sh -c "$script" >/dev/null 2>"$W/plant.err"
 	assert "$desc: said on stderr" -- grep -q "was made or changed during the run and" "$W/plant.err"
+	grep -q "was made or changed during the run and" "$W/plant.err" || sed 's/^/         | /' "$W/plant.err"
 	H sh -c "$probe"
 	assert "$desc: the host git afterwards is safe" -- sh -c "$check"
 	fresh
