@@ -78,6 +78,12 @@ plant "a hard-linked COMMIT_EDITMSG, then git commit --amend" \
 	"echo x > .git/mine && ln -f .git/mine .git/COMMIT_EDITMSG" \
 	"git commit -q --amend -m host-message" \
 	"! grep -qs host-message $ws/repo/.git/mine $ws/repo/.git/.cordon-quarantine-*"
+fresh
+expect 0 "a planted link: the run's status is the command's" -- \
+	C --report "$W/rep.json" -- sh -c "ln -sf $RC .git/COMMIT_EDITMSG"
+assert "and --report lists it as git_state, with where it went" -- \
+	grep -q '"kind": *"git_state".*"name": *"COMMIT_EDITMSG".*"quarantined": *"[^"]*/\.cordon-quarantine-' \
+	<(tr -d '\n' < "$W/rep.json")
 # Item 9: HEAD's branch as a FIFO blocks every later git status.
 plant "HEAD's branch as a FIFO, then git status" \
 	"rm -f .git/refs/heads/main && mkfifo .git/refs/heads/main" \
