@@ -15,6 +15,9 @@ static const struct wire_spec gwire_table[GWIRE_TYPE_END] = {
 			  WIRE_FD_NONE, 0 },
 	[GWIRE_TERMINAL] = { "terminal", GWIRE_TO_GUARDIAN, sizeof(struct gwire_terminal),
 			     sizeof(struct gwire_terminal), WIRE_FD_MUST, 1 },
+	[GWIRE_GITDIR] = { "gitdir", GWIRE_TO_GUARDIAN, 32 + 3, sizeof(struct gwire_gitdir),
+			   WIRE_FD_MUST, 0 },
+	[GWIRE_GITLINKS] = { "gitlinks", GWIRE_TO_GUARDIAN, 0, 0, WIRE_FD_MUST, 0 },
 };
 
 const struct wire_proto gwire_proto = { gwire_table, GWIRE_TYPE_END, "protocol error",
@@ -58,5 +61,30 @@ int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out, con
 		if (*n == '/')
 			n++;
 	}
+	return 0;
+}
+
+int gwire_gitdir_parse(const void *data, size_t len, struct gwire_gitdir *out, const char **path,
+		       const char **checkout)
+{
+	if (len < 32 + 3 || len > sizeof(*out))
+		return -EPROTO;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, data, len);
+	out->text[sizeof(out->text) - 1] = '\0';
+	if (out->since_nsec >= 1000000000U ||
+	    (out->flags & ~(GWIRE_GITDIR_TOP | GWIRE_GITDIR_REPO)) != 0)
+		return -EPROTO;
+	size_t pl = strlen(out->text);
+	if (out->text[0] != '/' || pl + 2 >= sizeof(out->text))
+		return -EPROTO;
+	*path = out->text;
+	*checkout = out->text + pl + 1;
+	if (!**checkout) {
+		*checkout = NULL;
+		return 0;
+	}
+	if (**checkout != '/' || out->root_ino == 0)
+		return -EPROTO;
 	return 0;
 }

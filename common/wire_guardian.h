@@ -27,6 +27,12 @@ enum gwire_type {
 			     the workspace) */
 	GWIRE_TERMINAL,   /* cordon->guardian, once: struct gwire_terminal + the user's
 			     terminal, which cordon made raw */
+	GWIRE_GITDIR,     /* cordon->guardian, per git dir of --git commit: struct
+			     gwire_gitdir + the git dir (O_PATH): if cordon dies, the
+			     guardian redoes the end of hostpaths/gitstate.h */
+	GWIRE_GITLINKS,   /* cordon->guardian, after a GWIRE_GITDIR of a repository:
+			     no payload + a sealed memfd of its submodule entries
+			     at the start (hostpaths/gitstate.c) */
 	GWIRE_TYPE_END,
 };
 
@@ -64,6 +70,21 @@ struct gwire_watch {
 				      "/"-separated file names, NUL */
 };
 
+/* A git dir of --git commit (hostpaths/gitstate.h: gitstate_spec), sent
+ * before the command starts, with its descriptor.  `since` is the moment
+ * after which a ctime means "the run's doing". */
+#define GWIRE_GITDIR_MAX 256  /* records the guardian keeps; cordon sends no more */
+#define GWIRE_GITDIR_TOP 1u
+#define GWIRE_GITDIR_REPO 2u
+struct gwire_gitdir {
+	int64_t since_sec;
+	uint32_t since_nsec;
+	uint32_t flags;     /* GWIRE_GITDIR_*, no other bit */
+	uint64_t root_dev, root_ino; /* the checkout root's identity (0: no checkout) */
+	char text[GWIRE_TEXT_MAX]; /* the git dir's absolute path, NUL, the
+				      checkout root's absolute path or "", NUL */
+};
+
 extern const struct wire_proto gwire_proto;
 
 /* Pure: a GWIRE_SANDBOX payload as received (len bytes, checked by the
@@ -75,5 +96,12 @@ int gwire_sandbox_parse(const void *data, size_t len, struct gwire_sandbox *out)
  * not absolute, no names, an empty name, "." or "..". */
 int gwire_watch_parse(const void *data, size_t len, struct gwire_watch *out, const char **root,
 		      const char **names) WUR;
+
+/* Pure: a GWIRE_GITDIR payload into *out; *path and *checkout point into
+ * it (*checkout NULL when there is none).  0, or -EPROTO for nanoseconds
+ * out of range, an unknown flag, a path that is not absolute, or a
+ * checkout without its identity. */
+int gwire_gitdir_parse(const void *data, size_t len, struct gwire_gitdir *out, const char **path,
+		       const char **checkout) WUR;
 
 #endif

@@ -457,6 +457,9 @@ static int release_window(const struct config *c, struct prepared *p, struct pro
 	/* The guardian moves aside what the command created if cordon dies. */
 	if ((r = tell_guardian(w, prot)) < 0)
 		return r;
+	/* And redoes the git end (gitstate.h): before the command can run. */
+	if ((r = gitstate_tell(gs, &prot->guard, e)) < 0)
+		return r;
 	/* The limits, set while bwrap mounts, off the path the start waits on. */
 	if ((r = apply_limits(p, e)) < 0)
 		return r;
@@ -537,10 +540,13 @@ done:
 	if (!have_out && r < 0)
 		(void)rootcheck_settle(&p.res, report_moved, rep);
 	protect_watch_free(&w);
-	/* bwrap is gone here on every path: the state files are final. */
+	/* bwrap is gone here on every path: the git dirs are final.  Their
+	 * end first: gitrefs reads them and runs git on them, which must not
+	 * open a link or a FIFO the command left there. */
+	(void)gitstate_settle(&gs, report_state, rep);
 	(void)gitrefs_settle(&refs, rep);
 	gitrefs_free(&refs);
-	(void)gitstate_settle(&gs, report_state, rep);
+	gitstate_say_config(&gs);
 	gitstate_free(&gs);
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out && c->net == NET_PROXY) {

@@ -1,6 +1,8 @@
-/* gitstate.c: see gitstate.h.  Belongs here: reading the state files after
- * the run and moving aside the ones that would run a command (the verdict
- * on their bytes is plan/gitdir.c's). */
+/* gitstate.c: see gitstate.h.  Belongs here: the git dirs of the run and
+ * `since` (cordon's at the start, or the guardian's from cordon's
+ * records), the order of the end's three looks, and the state files (the
+ * verdict on their bytes is plan/gitdir.c's).  The walk is gitaudit.c's,
+ * the submodule entries gitlinks.c's. */
 #include "hostpaths/gitstate.h"
 
 #include <errno.h>
@@ -11,18 +13,20 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
+#include "hostpaths/gitaudit.h"
+#include "hostpaths/gitlinks.h"
 #include "hostpaths/protect_quarantine.h"
+#include "plan/gitaudit.h"
 #include "path.h"
 #include "plan/gitdir.h"
 #include "sys.h"
+#include "wire_guardian.h"
 
 /* A todo list of a long rebase is a few hundred KiB at most; a larger one
  * cannot be judged in bounded memory and is moved aside. */
 #define GITSTATE_MAX (4u << 20)
-/* An index of a million files is some 100 MiB. */
-#define GITSTATE_MAX_INDEX (512u << 20)
 
-static int add_file(struct gitstate *g, const struct protect_gitdir *d, const struct gitdir_rule *r,
+static int add_file(struct gitstate *g, const struct gitstate_spec *d, const struct gitdir_rule *r,
 		    struct cordon_err *e)
 {
 	struct gitstate_file *v = realloc(g->v, (g->n + 1) * sizeof(*v));
@@ -40,16 +44,12 @@ static int add_file(struct gitstate *g, const struct protect_gitdir *d, const st
 	g->n++;
 	if ((f->gitfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return err_sys(e, errno, "cannot keep a descriptor of %s", d->path);
-	char dir[PATH_MAX];
-	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(path_base(r->path) - r->path - 1), r->path);
-	f->dir_existed = fstatat(f->gitfd, dir, &f->dir_before, AT_SYMLINK_NOFOLLOW) == 0;
-	f->existed = fstatat(f->gitfd, r->path, &f->before, AT_SYMLINK_NOFOLLOW) == 0;
 	return 0;
 }
 
 /* Watch the git dir d (g->v[first] holds a descriptor of it) for created
  * entries. */
-static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t first,
+static int watch_dir(struct gitstate *g, const char *path, size_t first,
 		     struct cordon_err *e)
 {
 	/* The watch only names, at the end, a write git tried on a read-only
@@ -74,93 +74,25 @@ static int watch_dir(struct gitstate *g, const struct protect_gitdir *d, size_t 
 		g->no_hint = 1;
 		return 0;
 	}
-	if (!(v[g->ndirs].path = strdup(d->path)))
+	if (!(v[g->ndirs].path = strdup(path)))
 		return err_set(e, ENOMEM, "out of memory");
 	v[g->ndirs++].wd = wd;
 	return 0;
 }
 
-/* The directory path (relative to rootfd) opened without following a link
- * at any step; -1 when it cannot be. */
-static int open_under(int rootfd, const char *path)
+static int changed(const struct gitstate *g, const struct stat *st)
 {
-	char buf[PATH_MAX];
-	(void)snprintf(buf, sizeof(buf), "%s", path);
-	int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c && fd >= 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		int next = strcmp(c, "..") == 0 ? -1
-			   : openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		sys_close(&fd);
-		fd = next;
-	}
-	return fd;
+	return gitaudit_changed(&st->st_ctim, &g->since);
 }
 
-/* lstat of path/.git under rootfd: 0 with *st, or -1 when absent. */
-static int link_state(int rootfd, const char *path, struct stat *st)
+int gitstate_load_links(struct gitstate *g, int fd)
 {
-	AUTO_FD d = open_under(rootfd, path);
-	return d >= 0 && fstatat(d, ".git", st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -1;
+	return g->nrepos ? gitlinks_load(&g->repos[g->nrepos - 1], fd) : -EINVAL;
 }
 
-struct links {
-	struct gitstate_link *v;
-	size_t n;
-	int rootfd;
-};
-
-static int collect_link(void *ctx, const char *path, size_t len)
-{
-	struct links *l = ctx;
-	struct gitstate_link *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	l->v = v;
-	if (!(v[l->n].path = strndup(path, len)))
-		return -ENOMEM;
-	v[l->n].existed = link_state(l->rootfd, v[l->n].path, &v[l->n].before) == 0;
-	l->n++;
-	return 0;
-}
-
-static void links_free(struct links *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-/* The gitlinks of the index in gitfd (SHA-1, else SHA-256 ids).  0, or
- * -errno (an index too large or unreadable is -EFBIG / -EIO). */
-static int read_links(int gitfd, struct links *l)
-{
-	AUTO_FD fd = openat(gitfd, "index", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -EIO;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return -EIO;
-	if (st.st_size > (off_t)GITSTATE_MAX_INDEX)
-		return -EFBIG;
-	unsigned char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	ssize_t n = sys_read_full(fd, buf, (size_t)st.st_size);
-	int rc = n < 0 ? -EIO : gitdir_index_gitlinks(buf, (size_t)n, 20, collect_link, l);
-	if (rc == -EINVAL) {
-		links_free(l);
-		rc = gitdir_index_gitlinks(buf, (size_t)n, 32, collect_link, l);
-	}
-	free(buf);
-	return rc == -EINVAL ? -EIO : rc;
-}
-
-/* A root's own .git (not modules/X, not worktrees/X), or a linked
- * worktree's git dir outside the roots (its checkout: the root): its index. */
-static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct cordon_err *e)
+/* A root's own .git, or a linked worktree's git dir outside the roots
+ * (its checkout: the root): its index, at the end. */
+static int add_repo(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
 {
 	struct gitstate_repo *v = realloc(g->repos, (g->nrepos + 1) * sizeof(*v));
 	if (!v)
@@ -174,39 +106,140 @@ static int add_repo(struct gitstate *g, const struct protect_gitdir *d, struct c
 		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
 	r->rootfd = d->checkout ? open(d->checkout, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 				: openat(r->gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	/* In the guardian the root is opened by path long after: it must
+	 * still be the directory cordon named. */
+	if (r->rootfd >= 0 && d->checkout && d->root_ino &&
+	    (fstat(r->rootfd, &st) < 0 || st.st_dev != d->root_dev || st.st_ino != d->root_ino))
+		sys_close(&r->rootfd);
 	if (r->rootfd < 0)
-		return err_sys(e, errno, "cannot open the directory of %s", d->path);
-	struct links l = { NULL, 0, r->rootfd };
-	int rc = read_links(r->gitfd, &l);
-	r->links = l.v;
-	r->nlinks = l.n;
-	if (rc == -ENOMEM)
-		return err_set(e, ENOMEM, "out of memory");
-	/* unreadable now: every gitlink then counts as new at the end */
+		return err_sys(e, errno ? errno : ESTALE, "cannot open the directory of %s", d->path);
 	return 0;
+}
+
+static int add_top(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
+{
+	struct gitstate_top *v = realloc(g->tops, (g->ntops + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	g->tops = v;
+	struct gitstate_top *t = &v[g->ntops++];
+	*t = (struct gitstate_top){ fcntl(d->fd, F_DUPFD_CLOEXEC, 3), strdup(d->path) };
+	if (t->fd < 0 || !t->path)
+		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
+	return 0;
+}
+
+int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
+{
+	int rc;
+	/* The repository last: its checkout root is opened by path, and in
+	 * the guardian one that is gone leaves the rest of this git dir
+	 * (its walk, its state files) still to be done. */
+	for (size_t j = 0; j < gitdir_nrules; j++)
+		if (gitdir_rules[j].role == GITDIR_STATE && (rc = add_file(g, s, &gitdir_rules[j], e)) < 0)
+			return rc;
+	if ((s->flags & GITSTATE_TOP) && (rc = add_top(g, s, e)) < 0)
+		return rc;
+	if ((s->flags & GITSTATE_REPO) && (rc = add_repo(g, s, e)) < 0)
+		return rc;
+	return 0;
+}
+
+/* d is not inside another git dir of p: the walk of that one would cover it. */
+static int is_top(const struct protect_run *p, const struct protect_gitdir *d)
+{
+	for (size_t j = 0; j < p->ngitdirs; j++) {
+		const struct protect_gitdir *o = &p->gitdirs[j];
+		size_t l = strlen(o->path);
+		if (o != d && o->is_gitdir && strncmp(d->path, o->path, l) == 0 && d->path[l] == '/')
+			return 0;
+	}
+	return 1;
+}
+
+static int keep_spec(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
+{
+	struct gitstate_spec *v = realloc(g->specs, (g->nspecs + 1) * sizeof(*v));
+	if (!v)
+		return err_set(e, ENOMEM, "out of memory");
+	g->specs = v;
+	v[g->nspecs++] = *s;
+	return 0;
+}
+
+/* 1 if the filesystem of the git dir fd looks like one that keeps whole
+ * seconds: the dir's ctime and its HEAD's both on a second (by chance
+ * about once in 10^18 elsewhere). */
+static int whole_seconds(int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && fstatat(fd, "HEAD", &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_ctim.tv_nsec == 0 && b.st_ctim.tv_nsec == 0;
 }
 
 int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
 {
+	struct timespec now;
+	/* The clock the kernel stamps ctimes with; before the command runs. */
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
+		return err_sys(e, errno, "cannot read the clock");
+	int coarse = 0;
+	for (size_t i = 0; i < p->ngitdirs; i++)
+		coarse |= p->gitdirs[i].is_gitdir && whole_seconds(p->gitdirs[i].fd);
+	g->since = gitaudit_since(&now, coarse);
 	for (size_t i = 0; i < p->ngitdirs; i++) {
-		int rc;
-		if (p->gitdirs[i].is_gitdir &&
-		    (strcmp(path_base(p->gitdirs[i].path), ".git") == 0 || p->gitdirs[i].checkout) &&
-		    (rc = add_repo(g, &p->gitdirs[i], e)) < 0)
-			return rc;
-	}
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		if (!p->gitdirs[i].is_gitdir)
+		const struct protect_gitdir *d = &p->gitdirs[i];
+		if (!d->is_gitdir)
 			continue;
-		size_t first = g->n;
-		for (size_t j = 0; j < gitdir_nrules; j++) {
-			if (gitdir_rules[j].role != GITDIR_STATE)
-				continue;
-			int rc = add_file(g, &p->gitdirs[i], &gitdir_rules[j], e);
-			if (rc < 0)
-				return rc;
+		struct stat st = { 0 };
+		struct gitstate_spec s = { d->fd, d->path, d->checkout, 0, 0, 0 };
+		if (is_top(p, d))
+			s.flags |= GITSTATE_TOP;
+		if (strcmp(path_base(d->path), ".git") == 0 || d->checkout)
+			s.flags |= GITSTATE_REPO;
+		if (d->checkout && stat(d->checkout, &st) < 0)
+			return err_sys(e, errno, "cannot inspect %s", d->checkout);
+		if (d->checkout) {
+			s.root_dev = st.st_dev;
+			s.root_ino = st.st_ino;
 		}
-		int rc = g->n > first ? watch_dir(g, &p->gitdirs[i], first, e) : 0;
+		size_t first = g->n, nrepos = g->nrepos;
+		int rc;
+		if ((rc = gitstate_add(g, &s, e)) < 0 || (rc = keep_spec(g, &s, e)) < 0 ||
+		    (rc = watch_dir(g, d->path, first, e)) < 0)
+			return rc;
+		if (g->nrepos > nrepos && (rc = gitlinks_note(&g->repos[nrepos])) < 0)
+			return err_set(e, -rc, "out of memory");
+	}
+	return 0;
+}
+
+int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_err *e)
+{
+	/* Fail closed: a git dir the guardian would not redo is one whose
+	 * planted exec line survives a kill of cordon. */
+	if (g->nspecs > GWIRE_GITDIR_MAX)
+		return err_set(e, E2BIG, "--git commit: %zu git directories, more than the %d "
+			       "cordon's guardian checks if cordon is killed; run with --git read-only",
+			       g->nspecs, GWIRE_GITDIR_MAX);
+	size_t repo = 0;
+	for (size_t i = 0; i < g->nspecs; i++) {
+		const struct gitstate_spec *s = &g->specs[i];
+		unsigned flags = ((s->flags & GITSTATE_TOP) ? GWIRE_GITDIR_TOP : 0) |
+				 ((s->flags & GITSTATE_REPO) ? GWIRE_GITDIR_REPO : 0);
+		int rc = guardian_watch_gitdir(gd, s->fd, s->path, s->checkout, flags, s->root_dev,
+					       s->root_ino, &g->since, e);
+		if (rc < 0)
+			return rc;
+		if (!(s->flags & GITSTATE_REPO) || !g->repos[repo++].have_links)
+			continue;
+		int mfd = gitlinks_memfd(&g->repos[repo - 1]);
+		if (mfd < 0)
+			return err_sys(e, -mfd, "cannot hand the submodule entries of %s to the "
+				       "guardian", s->path);
+		rc = guardian_watch_gitlinks(gd, mfd, e);
+		sys_close(&mfd);
 		if (rc < 0)
 			return rc;
 	}
@@ -247,14 +280,6 @@ static void say_config_writes(struct gitstate *g)
 	sys_inotify_drain(g->ifd, say_config_write, &c);
 }
 
-static int same(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
-	       a->st_mode == b->st_mode;
-}
-
 /* Why f's current content must go, or NULL.  fd: it, opened. */
 static const char *verdict(const struct gitstate_file *f, int fd, const struct stat *st)
 {
@@ -276,9 +301,8 @@ static const char *verdict(const struct gitstate_file *f, int fd, const struct s
 		? "it names a merge strategy that is not built in (git would run git-merge-NAME)"
 		: NULL;
 }
-
-static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
-			 void *ctx)
+static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
+			 gitstate_found_fn *found, void *ctx)
 {
 	char dir[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
 	const char *base = path_base(f->rel), *why = NULL;
@@ -291,7 +315,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 		/* rebase-merge turned into a link or a file: git would follow
 		 * a link to a todo list elsewhere. */
 		if (fstatat(f->gitfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
-		    (f->dir_existed && same(&st, &f->dir_before)))
+		    !changed(g, &st))
 			return 0;
 		movefd = f->gitfd;
 		victim = dir;
@@ -304,7 +328,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 		 * through the mode, hostpaths/protect_quarantine.h). */
 		why = "it cannot be looked at";
 	} else {
-		if (f->existed && same(&st, &f->before))
+		if (!changed(g, &st))
 			return 0; /* the user's own, from before the run */
 		AUTO_FD fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0 && errno == ELOOP)
@@ -322,7 +346,7 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	(void)snprintf(what, sizeof(what), "%.*s/%s", gitlen, f->path, victim == dir ? dir : f->rel);
 	r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
 	if (r == -ENOENT)
-		return 0;
+		return 0; /* moved already (the guardian redoing cordon's end) */
 	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
 	/* The last resort (hostpaths/protect_quarantine.h): left in place,
 	 * unreadable to host tools running as the caller. */
@@ -343,70 +367,24 @@ static size_t settle_one(struct gitstate_file *f, gitstate_found_fn *found,
 	return 1;
 }
 
-static const struct gitstate_link *link_at(const struct gitstate_repo *r, const char *path)
-{
-	for (size_t i = 0; i < r->nlinks; i++)
-		if (strcmp(r->links[i].path, path) == 0)
-			return &r->links[i];
-	return NULL;
-}
-
-static int same(const struct stat *a, const struct stat *b);
-
-/* Each gitlink of the index now whose checkout's .git the run made or
- * changed: moved aside, so that a host git status does not run git (and
- * that repository's config) there. */
-static size_t settle_links(struct gitstate_repo *r, gitstate_found_fn *found,
-			   void *ctx)
-{
-	struct links now = { NULL, 0, r->rootfd };
-	size_t moved_n = 0;
-	if (r->rootfd < 0)
-		return 0;
-	int rc = read_links(r->gitfd, &now);
-	if (rc < 0 && rc != -ENOMEM)
-		fprintf(stderr, "cordon: %s/.git/index cannot be checked for submodule entries "
-			"(%s): before running git status there on the host, check that no "
-			"submodule was added during the run (git ls-files -s | grep ^160000)\n",
-			r->root, rc == -EFBIG ? "too large" : "unreadable");
-	for (size_t i = 0; i < now.n; i++) {
-		const struct gitstate_link *was = link_at(r, now.v[i].path);
-		if (!now.v[i].existed ||
-		    (was && was->existed && same(&now.v[i].before, &was->before)))
-			continue;
-		char what[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
-		(void)snprintf(what, sizeof(what), "%s/%s/.git", r->root, now.v[i].path);
-		AUTO_FD d = open_under(r->rootfd, now.v[i].path);
-		int m = d >= 0 ? protect_quarantine_move(d, ".git", moved, sizeof(moved)) : -ENOENT;
-		(void)snprintf(where, sizeof(where), "%s/%s/%s", r->root, now.v[i].path, moved);
-		const char *why = "the index holds a submodule entry for it, and a host git status "
-				  "would run git there, with that repository's config";
-		if (m == 0)
-			fprintf(stderr, "cordon: %s was %s during the run and %s: moved aside, not "
-				"deleted, to %s (--git commit)\n", what, was ? "changed" : "made", why,
-				where);
-		else
-			fprintf(stderr, "cordon: %s was %s during the run and %s, and it could not be "
-				"moved aside (%s): remove it before running git status on the host\n",
-				what, was ? "changed" : "made", why, strerror(-m));
-		if (found)
-			found(ctx, what, m == 0 ? where : NULL, why);
-		moved_n++;
-	}
-	links_free(&now);
-	return moved_n;
-}
-
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 {
 	size_t n = 0;
+	/* First: what follows reads the git dirs, and must not open a link
+	 * or a FIFO the command left there. */
+	for (size_t i = 0; i < g->ntops; i++)
+		n += gitaudit_walk(g->tops[i].fd, g->tops[i].path, &g->since, geteuid(), found, ctx);
+	for (size_t i = 0; i < g->n; i++)
+		n += settle_one(g, &g->v[i], found, ctx);
+	for (size_t i = 0; i < g->nrepos; i++)
+		n += gitlinks_settle(&g->since, &g->repos[i], found, ctx);
+	return n;
+}
+
+void gitstate_say_config(struct gitstate *g)
+{
 	if (g->ifd >= 0)
 		say_config_writes(g);
-	for (size_t i = 0; i < g->n; i++)
-		n += settle_one(&g->v[i], found, ctx);
-	for (size_t i = 0; i < g->nrepos; i++)
-		n += settle_links(&g->repos[i], found, ctx);
-	return n;
 }
 
 void gitstate_free(struct gitstate *g)
@@ -419,12 +397,17 @@ void gitstate_free(struct gitstate *g)
 	for (size_t i = 0; i < g->ndirs; i++)
 		free(g->dirs[i].path);
 	for (size_t i = 0; i < g->nrepos; i++) {
-		struct links l = { g->repos[i].links, g->repos[i].nlinks, -1 };
-		links_free(&l);
+		gitlinks_free(&g->repos[i]);
 		sys_close(&g->repos[i].gitfd);
 		sys_close(&g->repos[i].rootfd);
 		free(g->repos[i].root);
 	}
+	for (size_t i = 0; i < g->ntops; i++) {
+		sys_close(&g->tops[i].fd);
+		free(g->tops[i].path);
+	}
+	free(g->tops);
+	free(g->specs);
 	free(g->repos);
 	free(g->dirs);
 	sys_close(&g->ifd);

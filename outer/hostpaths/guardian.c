@@ -21,6 +21,7 @@
 #include "wire_guardian.h"
 #include "procstat.h"
 #include "hostpaths/cgroup.h"
+#include "hostpaths/gitstate.h"
 #include "hostpaths/guardian_scan.h"
 #include "hostpaths/protect_quarantine.h"
 #include "hostpaths/registry_sweep.h"
@@ -78,6 +79,52 @@ static void recheck_watched(struct watched *wd)
 	wd->n = 0;
 }
 
+/* The git dirs of --git commit cordon named (GWIRE_GITDIR), each with its
+ * descriptor. */
+struct gitdirs {
+	struct gwire_gitdir g[GWIRE_GITDIR_MAX];
+	int fd[GWIRE_GITDIR_MAX];
+	int links[GWIRE_GITDIR_MAX];  /* GWIRE_GITLINKS: a memfd, or -1 */
+	const char *path[GWIRE_GITDIR_MAX], *checkout[GWIRE_GITDIR_MAX];
+	size_t n;
+};
+
+/* cordon is gone and so is the sandbox: the end of a --git commit run, as
+ * cordon would have done it (hostpaths/gitstate.h), from the git dirs'
+ * descriptors and the moment the run started.  cordon may have been killed
+ * before its own end, in the middle of it, or after it: each step finds
+ * only what is still there.  Nobody is left to read stderr (it is
+ * /dev/null here); what was moved aside keeps its quarantine name. */
+static void redo_git_end(struct gitdirs *gd)
+{
+	struct gitstate g = GITSTATE_INIT;
+	struct cordon_err e;
+	for (size_t i = 0; i < gd->n; i++) {
+		unsigned f = gd->g[i].flags;
+		struct gitstate_spec s = {
+			gd->fd[i], gd->path[i], gd->checkout[i],
+			((f & GWIRE_GITDIR_TOP) ? GITSTATE_TOP : 0) |
+				((f & GWIRE_GITDIR_REPO) ? GITSTATE_REPO : 0),
+			(dev_t)gd->g[i].root_dev, (ino_t)gd->g[i].root_ino };
+		g.since = (struct timespec){ (time_t)gd->g[i].since_sec, (long)gd->g[i].since_nsec };
+		/* One that cannot be taken (its checkout root is gone or is
+		 * another directory now) leaves the others to be done. */
+		size_t nrepos = g.nrepos;
+		if (gitstate_add(&g, &s, &e) < 0 && e.err == ENOMEM)
+			break;
+		/* Without it every gitlink counts as new: stricter, never looser. */
+		if (g.nrepos > nrepos && gd->links[i] >= 0)
+			(void)gitstate_load_links(&g, gd->links[i]);
+	}
+	(void)gitstate_settle(&g, NULL, NULL);
+	gitstate_free(&g);
+	for (size_t i = 0; i < gd->n; i++) {
+		sys_close(&gd->fd[i]);
+		sys_close(&gd->links[i]);
+	}
+	gd->n = 0;
+}
+
 /* The user's terminal as cordon left it to the guardian (GWIRE_TERMINAL). */
 static struct {
 	int fd;
@@ -105,7 +152,8 @@ static void restore_terminal(void)
 	sys_close(&held_terminal.fd);
 }
 
-static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, struct watched *wd)
+static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, struct watched *wd,
+			    struct gitdirs *gd)
 {
 	struct wire_peer peer = { GWIRE_TO_GUARDIAN, 0 };
 	for (;;) {
@@ -128,6 +176,17 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 		if (rec.type == GWIRE_TERMINAL) {
 			memcpy(&held_terminal.mode, rec.data, sizeof(held_terminal.mode));
 			held_terminal.fd = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_GITDIR && gd->n < GWIRE_GITDIR_MAX &&
+		    gwire_gitdir_parse(rec.data, rec.len, &gd->g[gd->n], &gd->path[gd->n],
+				       &gd->checkout[gd->n]) == 0) {
+			gd->links[gd->n] = -1;
+			gd->fd[gd->n++] = rec.fd;
+			continue;
+		}
+		if (rec.type == GWIRE_GITLINKS && gd->n > 0 && gd->links[gd->n - 1] < 0) {
+			gd->links[gd->n - 1] = rec.fd;
 			continue;
 		}
 		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
@@ -240,7 +299,8 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
 	(void)sent;
 	static struct watched wd;
-	if (listen_to_cordon(sock, &sb, &pidfd, &wd))
+	static struct gitdirs gd;
+	if (listen_to_cordon(sock, &sb, &pidfd, &wd, &gd))
 		_exit(0);
 	/* First: the user is looking at that terminal now. */
 	restore_terminal();
@@ -258,6 +318,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	 * sweep that finds it gone. */
 	int gone = gscan_wait_gone(sandbox, sb.start, pidfd, kids, nkids, GONE_WAIT_MS) == 0;
 	recheck_watched(&wd);
+	redo_git_end(&gd);
 	/* cordon's own cgroup (and any other dead run's) goes now: its name
 	 * says cordon is gone.  The guardian is in cordon's cgroups, so it
 	 * looks where cordon made them. */
@@ -392,6 +453,39 @@ int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t
 	memcpy(w.text + rl + 1, names, nl + 1);
 	int r = wire_send(g->sock, GWIRE_WATCH, &w, offsetof(struct gwire_watch, text) + rl + nl + 2,
 			  -1);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+int guardian_watch_gitdir(struct guardian *g, int fd, const char *path, const char *checkout,
+			  unsigned flags, dev_t root_dev, ino_t root_ino,
+			  const struct timespec *since, struct cordon_err *e)
+{
+	struct gwire_gitdir w;
+	if (g->sock < 0)
+		return err_set(e, ECHILD, "--git commit: no guardian to redo the end of the run "
+			       "for %s if cordon is killed", path);
+	memset(&w, 0, sizeof(w));
+	const char *co = checkout ? checkout : "";
+	size_t pl = strlen(path), cl = strlen(co);
+	if (pl + cl + 2 > sizeof(w.text))
+		return err_set(e, ENAMETOOLONG, "--git commit: %s: path too long", path);
+	w.since_sec = since->tv_sec;
+	w.since_nsec = (uint32_t)since->tv_nsec;
+	w.flags = flags;
+	w.root_dev = checkout ? root_dev : 0;
+	w.root_ino = checkout ? root_ino : 0;
+	memcpy(w.text, path, pl + 1);
+	memcpy(w.text + pl + 1, co, cl + 1);
+	int r = wire_send(g->sock, GWIRE_GITDIR, &w, offsetof(struct gwire_gitdir, text) + pl + cl + 2,
+			  fd);
+	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
+}
+
+int guardian_watch_gitlinks(struct guardian *g, int fd, struct cordon_err *e)
+{
+	if (g->sock < 0)
+		return err_set(e, ECHILD, "--git commit: no guardian to hand the submodule entries to");
+	int r = wire_send(g->sock, GWIRE_GITLINKS, NULL, 0, fd);
 	return r < 0 ? err_sys(e, -r, "cannot reach the guardian") : 0;
 }
 

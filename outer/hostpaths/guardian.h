@@ -19,7 +19,10 @@
  * (cordon died, or left the cleanup to it), it first kills every process
  * that holds the sandbox's end of the control socket (bwrap's child may be
  * blocked for good, see kill_holders), waits until bwrap and bwrap's child
- * are gone, removes the run's cgroups (hostpaths/cgroup.h), then releases
+ * are gone, moves aside what the command made of the watched names
+ * (GWIRE_WATCH) and redoes the end of a --git commit run (GWIRE_GITDIR,
+ * GWIRE_GITLINKS: hostpaths/gitstate.h), removes the run's cgroups
+ * (hostpaths/cgroup.h), then releases
  * cordon's record exactly as cordon would have
  * (registry_sweep with the record released), and exits.  It works on a
  * registry handle of its own (registry_dup), made after the fork.
@@ -68,6 +71,23 @@ int guardian_watch(struct guardian *g, pid_t bwrap, uint64_t start, struct cordo
  * exists then, whatever its birth time (hostpaths/protect_quarantine.h). */
 int guardian_watch_names(struct guardian *g, int rootfd, const char *root, dev_t dev, ino_t ino,
 			 const char *names, const struct timespec *since, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* --git commit: a git dir (fd, O_PATH, duplicated into the message) and
+ * the moment since which a ctime is the run's (hostpaths/gitstate.h): if
+ * cordon dies, the guardian redoes gitstate_settle once the sandbox is
+ * gone.  flags: GWIRE_GITDIR_*; checkout (or NULL) with its identity.
+ * 0, or -errno: the guardian cannot be told (-E2BIG past
+ * GWIRE_GITDIR_MAX), and the run must not start. */
+int guardian_watch_gitdir(struct guardian *g, int fd, const char *path, const char *checkout,
+			  unsigned flags, dev_t root_dev, ino_t root_ino,
+			  const struct timespec *since, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* The submodule entries of the git dir last named by
+ * guardian_watch_gitdir at the start of the run (fd: a sealed memfd,
+ * duplicated into the message).  0, or -errno. */
+int guardian_watch_gitlinks(struct guardian *g, int fd, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* cordon made the user's terminal (fd) raw, from mode saved to raw: if

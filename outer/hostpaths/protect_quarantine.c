@@ -39,10 +39,10 @@ static int try_shorter(int err)
 	return err == -ENAMETOOLONG || err == -ENOSPC || err == -EDQUOT;
 }
 
-/* The loop itself: fresh random names until one is free. */
-static int move_in(int dirfd, const char *name, char *moved, size_t len)
+/* The loop itself: fresh random names until one is free (shorter: the
+ * dotted .cordon-quarantine-RANDOM from the start). */
+static int move_in(int dirfd, const char *name, int shorter, char *moved, size_t len)
 {
-	int shorter = 0;
 	/* No fixed bound: every name that is taken is a fresh guess out of
 	 * 2^64, so a run of EEXIST ends at once unless the filesystem lies. */
 	for (;;) {
@@ -117,18 +117,30 @@ static void put_back(int dirfd, int opened, mode_t was)
 	}
 }
 
-int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+/* The move, and once more through open_up when the directory's mode
+ * refused it. */
+static int move_opened(int dirfd, const char *name, int shorter, char *moved, size_t len)
 {
-	int r = move_in(dirfd, name, moved, len);
+	int r = move_in(dirfd, name, shorter, moved, len);
 	mode_t was = 0;
 	if (r != -EACCES)
 		return r;
 	int opened = open_up(dirfd, OWNER_WX, &was);
 	if (opened != 1)
 		return r;
-	r = move_in(dirfd, name, moved, len);
+	r = move_in(dirfd, name, shorter, moved, len);
 	put_back(dirfd, opened, was);
 	return r;
+}
+
+int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
+{
+	return move_opened(dirfd, name, 0, moved, len);
+}
+
+int protect_quarantine_hide(int dirfd, const char *name, char *moved, size_t len)
+{
+	return move_opened(dirfd, name, 1, moved, len);
 }
 
 /* fstatat of name, not following it, through open_up when the directory

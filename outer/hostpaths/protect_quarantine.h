@@ -43,6 +43,13 @@
 int protect_quarantine_move(int dirfd, const char *name, char *moved, size_t len)
 	__attribute__((warn_unused_result));
 
+/* The same, always to the shorter .cordon-quarantine-RANDOM: in a git dir,
+ * where git takes every name under refs/ for a ref (a FIFO renamed to
+ * refs/heads/x.cordon-quarantine-RANDOM would still block git), but skips
+ * names that start with a dot. */
+int protect_quarantine_hide(int dirfd, const char *name, char *moved, size_t len)
+	__attribute__((warn_unused_result));
+
 /* open(path, O_PATH | O_DIRECTORY) for the guardian, which has the path of
  * a watched directory, not its descriptor: where a directory on the way
  * refuses the step (EACCES), the path is walked one directory at a time,

@@ -32,8 +32,8 @@ const struct gitdir_rule gitdir_rules[] = {
 	{ "objects/info/http-alternates", R, GITDIR_CODE, 0, "other object stores git fetches, by URL" },
 	{ "worktrees", R, GITDIR_HOLDER, 0, "linked worktrees' git dirs (git worktree add may create it)" },
 	{ "worktrees/*", R, GITDIR_EACH_WORKTREE, 0, "a linked worktree's git dir: its data writable, its config.worktree, commondir and gitdir read-only" },
-	{ "modules", R, GITDIR_HOLDER, 0, "submodules' git dirs" },
-	{ "modules/*", R, GITDIR_EACH_MODULE, 0, "a submodule's git dir: the same rule as this one" },
+	{ "modules", R | W, GITDIR_HOLDER, 0, "submodules' git dirs" },
+	{ "modules/*", R | W, GITDIR_EACH_MODULE, 0, "a submodule's git dir: the same rule as this one" },
 	{ "rebase-merge/git-rebase-todo", R | W, GITDIR_STATE, 0, "exec lines run on git rebase --continue: moved aside at the end if the run wrote one" },
 	{ "sequencer/todo", R | W, GITDIR_STATE, 0, "exec lines run on git cherry-pick/revert --continue: moved aside at the end if the run wrote one" },
 	{ "rebase-merge/strategy", R | W, GITDIR_STATE, 0, "a strategy not built in runs git-merge-NAME: moved aside at the end if the run wrote one" },
@@ -194,7 +194,26 @@ static int varint(const unsigned char **p, const unsigned char *end, size_t *out
 	return 0;
 }
 
+int gitdir_index_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || memchr(name, '\0', len))
+		return 0;
+	for (size_t i = 0; i <= len;) {
+		size_t c = i;
+		while (c < len && name[c] != '/')
+			c++;
+		size_t l = c - i;
+		if (l == 0 || (l == 1 && name[i] == '.') ||
+		    (l == 2 && name[i] == '.' && name[i + 1] == '.') ||
+		    (l == 4 && strncasecmp(name + i, ".git", 4) == 0))
+			return 0;
+		i = c + 1;
+	}
+	return 1;
+}
+
 int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
+			  struct gitdir_index_walk *w,
 			  int (*fn)(void *ctx, const char *path, size_t len), void *ctx)
 {
 	static char prev[PATH_MAX];
@@ -253,7 +272,12 @@ int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
 		}
 		memcpy(prev, path, len);
 		prevlen = len;
-		if ((mode & 0170000) == 0160000) {
+		int link = (mode & 0170000) == 0160000, ok = gitdir_index_name_ok(path, len);
+		if (link && !ok && len == 0)
+			w->stripped++;
+		else if (link && !ok)
+			w->bad++;
+		if (ok && (link || w->all)) {
 			int rc = fn(ctx, path, len);
 			if (rc < 0)
 				return rc;

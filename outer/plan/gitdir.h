@@ -93,13 +93,32 @@ int gitdir_todo_runs(const char *buf, size_t n);
  * of git's built-in strategies: git would run `git-merge-NAME` from PATH. */
 int gitdir_strategy_runs(const char *buf, size_t n, int opts);
 
+/* 1 if an index entry's name (len bytes) is one git itself writes
+ * (read-cache.c verify_path): not empty, no leading or trailing '/', no
+ * empty, ".", ".." or ".git" (any case) component, no NUL.  Only such a
+ * name is ever turned into a path: an entry named "." or "" with mode
+ * 160000 would otherwise make PATH/.git the repository's own .git. */
+int gitdir_index_name_ok(const char *name, size_t len);
+
+/* How gitdir_index_gitlinks reads an index. */
+struct gitdir_index_walk {
+	int all;          /* in: fn for every entry with a good name, not only gitlinks
+			   * (the shared part of a split index whose replaced entries
+			   * may be gitlinks now) */
+	size_t stripped;  /* out: gitlinks with an empty name: in a split index, an
+			   * entry that replaces one of the shared part (sharedindex.*) */
+	size_t bad;       /* out: gitlinks with another name gitdir_index_name_ok refuses */
+};
+
 /* The gitlinks (mode 160000: submodule entries) of an index's bytes
  * (versions 2, 3 and 4; oidlen 20 for SHA-1, 32 for SHA-256): fn(ctx,
- * path, len) for each, path not NUL-terminated.  A host `git status` runs
- * git inside each populated one, and so that repository's config.  0, or
- * -EINVAL when the bytes are not such an index (wrong oidlen included),
- * or fn's first failure. */
+ * path, len) for each whose name gitdir_index_name_ok takes (every such
+ * entry when w->all), path not NUL-terminated; the others are counted in
+ * *w.  A host `git status` runs git inside each populated one, and so that
+ * repository's config.  0, or -EINVAL when the bytes are not such an
+ * index (wrong oidlen included), or fn's first failure. */
 int gitdir_index_gitlinks(const unsigned char *buf, size_t n, size_t oidlen,
+			  struct gitdir_index_walk *w,
 			  int (*fn)(void *ctx, const char *path, size_t len), void *ctx);
 
 /* A linked worktree whose git dir G lies outside every writable root (the

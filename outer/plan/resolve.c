@@ -1,6 +1,7 @@
 /* resolve.c: see resolve.h. */
 #include "plan/resolve.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -375,6 +376,105 @@ static int check_git_extra_linkless(const char *root, const char *why, const cha
 	return rc;
 }
 
+/* A path of a hook's (target: canonical; named: the link's text joined to
+ * its directory and lexically cleaned) that lies in a writable root: bound
+ * read-only for the run like a git directory (r->gitdirs), its directories
+ * pinned.  Refused when it does not exist yet (the command could create
+ * it) or is reached through another symbolic link (which the command
+ * could point elsewhere). */
+static int keep_hook_target(struct resolved *r, const char *root, const char *hook,
+			    const char *named, const char *target, struct cordon_err *e)
+{
+	if (!under_any(named, r->roots, r->nroots) &&
+	    !(target && under_any(target, r->roots, r->nroots)))
+		return 0;
+	if (!target)
+		return err_set(e, ENOENT, "%s/.git: hook %s is a symbolic link to %s, which does not "
+			       "exist inside a writable root; the command could create it and your "
+			       "next git command would run it: remove the link or create its target",
+			       root, hook, named);
+	if (strcmp(target, named) != 0)
+		return err_set(e, ELOOP, "%s/.git: hook %s leads into a writable root through "
+			       "another symbolic link (%s), which the command could point elsewhere; "
+			       "make the hook a link to %s", root, hook, named, target);
+	char flag[PATH_MAX + 32];
+	struct rpath p;
+	(void)snprintf(flag, sizeof(flag), "the target of hook %s:", hook);
+	int rc = resolve_path(flag, target, &p, e);
+	if (rc < 0)
+		return rc;
+	if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return resolve_note(r, e, "hook %s runs %s, inside a writable root: read-only for this run",
+			    hook, target);
+}
+
+/* The hooks of dir that are symbolic links (git follows them): each
+ * target inside a writable root is kept read-only (keep_hook_target).  A
+ * hook that is a script stays a script: what it reads or runs of the
+ * worktree is the command's to write (README, "Outside the boundary"). */
+static int keep_hook_links(struct resolved *r, const char *root, const char *dir,
+			   struct cordon_err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* no hooks directory: nothing to run */
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		char hook[PATH_MAX], text[PATH_MAX], named[PATH_MAX], real[PATH_MAX];
+		struct stat st;
+		if (path_join(dir, de->d_name, hook, sizeof(hook)) < 0 ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		ssize_t n = readlinkat(dirfd(d), de->d_name, text, sizeof(text) - 1);
+		if (n <= 0)
+			continue;
+		text[n] = '\0';
+		if (text[0] == '/' ? path_clean(text, named, sizeof(named)) < 0
+				   : path_join(dir, text, real, sizeof(real)) < 0 ||
+					     path_clean(real, named, sizeof(named)) < 0)
+			continue;
+		rc = keep_hook_target(r, root, hook, named, realpath(hook, real) ? real : NULL, e);
+	}
+	(void)closedir(d);
+	return rc;
+}
+
+/* husky (v9) sets core.hooksPath to .husky/_, whose scripts each run
+ * .husky/HOOK, a plain file of the worktree: with .husky/_ read-only but
+ * .husky writable, the command would write what the user's next commit
+ * runs.  Its parent is kept read-only too. */
+static int keep_husky(struct resolved *r, const char *hooks, struct cordon_err *e)
+{
+	char parent[PATH_MAX];
+	if (strcmp(path_base(hooks), "_") != 0 || !under_any(hooks, r->roots, r->nroots))
+		return 0;
+	(void)snprintf(parent, sizeof(parent), "%.*s", (int)(path_base(hooks) - hooks - 1), hooks);
+	if (!parent[0] || !under_any(parent, r->roots, r->nroots))
+		return 0;
+	struct rpath p;
+	int rc = resolve_path("the directory of core.hooksPath:", parent, &p, e);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc < 0)
+		return rc;
+	if (!p.path || strcmp(p.path, parent) != 0) {
+		rpath_free(&p);
+		return err_set(e, ELOOP, "core.hooksPath %s: its directory %s goes through a "
+			       "symbolic link inside a writable root; name the real path", hooks,
+			       parent);
+	}
+	if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
+		rpath_free(&p);
+		return err_set(e, ENOMEM, "out of memory");
+	}
+	return resolve_note(r, e, "core.hooksPath %s runs the scripts of %s (husky): both "
+			    "read-only for this run; change hooks outside cordon", hooks, parent);
+}
+
 /* The git directories a root's repository names besides its .git
  * (gitmeta.h), bound read-only like a protected name when they lie inside a
  * writable root: a hook planted there runs on the user's next commit. */
@@ -417,7 +517,20 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 			return err_set(e, ENOMEM, "out of memory");
 		}
 	}
-	return 0;
+	/* The hooks git runs: core.hooksPath, else the common dir's hooks/. */
+	char hooks[PATH_MAX];
+	int have = 0;
+	(void)snprintf(hooks, sizeof(hooks), "%s/.git/hooks", rt->path);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(why[i], "core.hooksPath") == 0) {
+			(void)snprintf(hooks, sizeof(hooks), "%s", paths[i]);
+			have = 1;
+		} else if (!have) {
+			(void)snprintf(hooks, sizeof(hooks), "%s/hooks", paths[i]);
+		}
+	if (have && (rc = keep_husky(r, hooks, e)) < 0)
+		return rc;
+	return keep_hook_links(r, rt->path, hooks, e);
 }
 
 /* With --full-write "/" is the writable root above a path outside every

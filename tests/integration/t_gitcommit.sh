@@ -163,7 +163,7 @@ gitlink="git init -q nested && git -C nested commit -q --allow-empty -m n &&
 	git update-index --add --cacheinfo 160000,\$(git -C nested rev-parse HEAD),nested &&
 	$fsm >> nested/.git/config"
 fresh
-expect_err 0 "nested/.git was made during the run and the index holds a submodule entry" \
+expect_err 0 "nested/.git was made or changed during the run and the index holds a submodule entry" \
 	"a gitlink staged for a new nested repository: its .git is moved aside at the end" -- \
 	C -- sh -c "$gitlink"
 probe
@@ -303,7 +303,7 @@ expect_err 1 "alternates" "linked: creating objects/info/alternates stops the ru
 	LC -- sh -c "echo $LW/evil/objects > $m/objects/info/alternates; sleep 2; touch after"
 assert "linked: and it was moved aside" -- test ! -e "$m/objects/info/alternates" -a ! -e "$LW/wt/after"
 lfresh "$LW"
-expect_err 0 "nested/.git was made during the run" "linked: a gitlink staged in the worktree's index: its .git is moved aside" -- \
+expect_err 0 "nested/.git was made or changed during the run" "linked: a gitlink staged in the worktree's index: its .git is moved aside" -- \
 	LC -- sh -c "${gitlink//$fsm/cat $LW/fsm}"
 lprobe
 assert "linked: and a host git status afterwards runs no planted program" -- test ! -e "$MARK"

@@ -150,14 +150,15 @@ Test(gitdir, index_gitlinks_v2)
 	n += entry(buf + n, 0100644, "a");
 	n += entry(buf + n, 0160000, "sub/dir");
 	n += entry(buf + n, 0160000, "twelve-chars");
+	struct gitdir_index_walk w = { 0, 0, 0 };
 	seen[0] = '\0';
-	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), 0);
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, &w, note, NULL), 0);
 	cr_expect_str_eq(seen, "sub/dir;twelve-chars;");
-	cr_expect_eq(gitdir_index_gitlinks(buf, n, 32, note, NULL), -EINVAL,
+	cr_expect_eq(gitdir_index_gitlinks(buf, n, 32, &w, note, NULL), -EINVAL,
 		     "a SHA-256 reading of SHA-1 entries does not parse");
-	cr_expect_eq(gitdir_index_gitlinks(buf, n - 3, 20, note, NULL), -EINVAL, "truncated");
+	cr_expect_eq(gitdir_index_gitlinks(buf, n - 3, 20, &w, note, NULL), -EINVAL, "truncated");
 	buf[3] = 'D';
-	cr_expect_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), -EINVAL, "not an index");
+	cr_expect_eq(gitdir_index_gitlinks(buf, n, 20, &w, note, NULL), -EINVAL, "not an index");
 }
 
 Test(gitdir, index_gitlinks_v4_prefix_compressed)
@@ -181,9 +182,52 @@ Test(gitdir, index_gitlinks_v4_prefix_compressed)
 		memcpy(buf + n, names[i], strlen(names[i]) + 1);
 		n += strlen(names[i]) + 1;
 	}
+	struct gitdir_index_walk w = { 0, 0, 0 };
 	seen[0] = '\0';
-	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, note, NULL), 0);
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, &w, note, NULL), 0);
 	cr_expect_str_eq(seen, "lib/sub;");
+}
+
+#define NAME_OK(s) gitdir_index_name_ok(s, strlen(s))
+Test(gitdir, index_names_cordon_turns_into_paths)
+{
+	const char *good[] = { "a", "sub/dir", "a.git", ".gitx/y", "x/..y", "...", ".a/b" };
+	const char *bad[] = { "", ".", "..", "/", "/a", "a/", "a//b", "./a", "a/.", "a/..",
+			      "../a", "a/../b", ".git", "sub/.git", ".GIT/x", "x/.Git" };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_expect(NAME_OK(good[i]), "%s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect(!NAME_OK(bad[i]), "%s", bad[i]);
+	cr_expect(!gitdir_index_name_ok("a\0b", 3), "a NUL inside");
+}
+
+Test(gitdir, index_gitlinks_with_bad_names_are_counted_not_passed)
+{
+	static unsigned char buf[1024];
+	size_t n = 12;
+	memcpy(buf, "DIRC\0\0\0\2\0\0\0\5", 12);
+	n += entry(buf + n, 0160000, "");
+	n += entry(buf + n, 0160000, ".");
+	n += entry(buf + n, 0160000, "a/../..");
+	n += entry(buf + n, 0100644, "file");
+	n += entry(buf + n, 0160000, "ok");
+	struct gitdir_index_walk w = { 0, 0, 0 };
+	seen[0] = '\0';
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, &w, note, NULL), 0);
+	cr_expect_str_eq(seen, "ok;");
+	cr_expect_eq(w.stripped, 1, "a split index's replacement entry");
+	cr_expect_eq(w.bad, 2);
+	w = (struct gitdir_index_walk){ 1, 0, 0 };
+	seen[0] = '\0';
+	cr_assert_eq(gitdir_index_gitlinks(buf, n, 20, &w, note, NULL), 0);
+	cr_expect_str_eq(seen, "file;ok;", "all: every entry with a good name");
+}
+
+Test(gitdir, a_linked_worktree_keeps_its_submodules_git_dirs_split)
+{
+	cr_expect(rule("modules")->scopes & GITDIR_WORKTREE,
+		  "git keeps a linked worktree's submodules in worktrees/NAME/modules");
+	cr_expect(rule("modules/*")->scopes & GITDIR_WORKTREE);
 }
 
 /* A linked worktree outside the roots: accepted only when it is beyond

@@ -134,6 +134,16 @@ Test(quarantine, a_link_moves_as_it_is)
 	cr_assert(!there(".codex"));
 }
 
+Test(quarantine, hide_always_takes_the_dotted_form)
+{
+	char moved[NAME_MAX + 1];
+	cr_assert_eq(mkfifoat(dirfd, "main", 0600), 0);
+	cr_assert_eq(protect_quarantine_hide(dirfd, "main", moved, sizeof(moved)), 0);
+	assert_random_form(moved, ".cordon-quarantine-");
+	cr_assert(there(moved));
+	cr_assert(!there("main"), "git takes every name under refs/ that does not start with a dot");
+}
+
 Test(quarantine, a_missing_name_is_enoent)
 {
 	char moved[NAME_MAX + 1];

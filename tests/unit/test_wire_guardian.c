@@ -134,3 +134,33 @@ Test(gwire, watch_names_refused)
 	cr_assert_eq(parse_watch(1, 0, 1234, "/ws", "", &out, &r, &n), -EPROTO, "no names");
 	cr_assert_eq(parse_watch(1, 0, 1234, "ws", ".git", &out, &r, &n), -EPROTO, "relative root");
 }
+
+static int parse_gitdir(uint32_t flags, uint64_t ino, const char *path, const char *co,
+			const char **p, const char **c)
+{
+	struct gwire_gitdir g, out;
+	memset(&g, 0, sizeof(g));
+	g.since_sec = 1700000000;
+	g.flags = flags;
+	g.root_dev = 1;
+	g.root_ino = ino;
+	size_t pl = strlen(path);
+	memcpy(g.text, path, pl + 1);
+	memcpy(g.text + pl + 1, co, strlen(co) + 1);
+	return gwire_gitdir_parse(&g, offsetof(struct gwire_gitdir, text) + pl + strlen(co) + 2,
+				  &out, p, c);
+}
+
+Test(gwire, gitdir_parse)
+{
+	const char *p, *c;
+	cr_assert_eq(parse_gitdir(GWIRE_GITDIR_TOP | GWIRE_GITDIR_REPO, 0, "/w/.git", "", &p, &c), 0);
+	cr_assert_str_eq(p, "/w/.git");
+	cr_assert_null(c);
+	cr_assert_eq(parse_gitdir(GWIRE_GITDIR_REPO, 7, "/m/.git/worktrees/wt", "/w", &p, &c), 0);
+	cr_assert_str_eq(c, "/w");
+	cr_assert_eq(parse_gitdir(4, 0, "/w/.git", "", &p, &c), -EPROTO, "unknown flag");
+	cr_assert_eq(parse_gitdir(0, 0, "w/.git", "", &p, &c), -EPROTO, "relative");
+	cr_assert_eq(parse_gitdir(0, 7, "/w/.git", "w", &p, &c), -EPROTO, "relative checkout");
+	cr_assert_eq(parse_gitdir(0, 0, "/w/.git", "/w", &p, &c), -EPROTO, "checkout without identity");
+}
