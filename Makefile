@@ -357,6 +357,7 @@ check-exhaustive: all
 	@$(STAGE) fuzz-long $(MAKE) -s -j$(NPROC) fuzz FUZZ_SECONDS=$(FUZZ_FULL_SECONDS)
 	@$(STAGE) killloop-watch scripts/killloop.sh -n 500 -m watch
 	@$(STAGE) killloop-mount scripts/killloop.sh -n 500 -m mount
+	@if command -v gdb >/dev/null; then $(STAGE) killintent scripts/killintent.sh; fi
 	@if grep -q '^check-container:' Makefile; then $(STAGE) container $(MAKE) -s check-container; fi
 	@$(STAGE) --summary
 

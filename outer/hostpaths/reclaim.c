@@ -58,9 +58,10 @@ static int time_before(struct rec_time a, struct rec_time b)
 
 /* An intent has no inode: cordon stopped between writing it and recording
  * the directory it made.  A directory born after the intent was written
- * (the record's mtime; both stamps come from the same coarse clock, so
- * "not before") is the one that run made: nobody else could create the
- * name while that run held the registry lock and the name was missing. */
+ * (the record's mtime, which a sweep's rewrite keeps: registry_rewrite;
+ * both stamps come from the same coarse clock, so "not before") is the
+ * one that run made: nobody else could create the name while that run
+ * held the registry lock and the name was missing. */
 static struct reclaim_decision intent_decide(const struct reclaim_input *in)
 {
 	const struct path_fact *now = &in->now;

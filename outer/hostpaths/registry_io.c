@@ -7,11 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "sys.h"
 
-int registry_write(struct registry *reg, const char *name, const struct record *rec,
-		   struct cordon_err *e)
+/* The record's intents are judged by the file's mtime (registry_read):
+ * a rewrite that keeps some of them must keep that time too, or their
+ * directories would look older than the intents and be left to no one. */
+static int keep_written(int fd, const struct rec_time *written)
+{
+	const struct timespec t[2] = { { 0, UTIME_OMIT },
+				       { (time_t)written->sec, (long)written->nsec } };
+	return futimens(fd, t) < 0 ? -errno : 0;
+}
+
+static int write_record(struct registry *reg, const char *name, const struct record *rec,
+			const struct rec_time *written, struct cordon_err *e)
 {
 	char tmp[REC_NAME_MAX + sizeof(REGISTRY_TMP_PREFIX)];
 	char *text = NULL;
@@ -29,6 +40,9 @@ int registry_write(struct registry *reg, const char *name, const struct record *
 		goto out;
 	}
 	rc = sys_write_all(fd, text, len);
+	/* After the write, which sets the mtime to now. */
+	if (rc == 0 && written)
+		rc = keep_written(fd, written);
 	if (close(fd) < 0 && rc == 0 && errno != EINTR)
 		rc = -errno;
 	if (rc < 0) {
@@ -44,6 +58,18 @@ int registry_write(struct registry *reg, const char *name, const struct record *
 out:
 	free(text);
 	return rc;
+}
+
+int registry_write(struct registry *reg, const char *name, const struct record *rec,
+		   struct cordon_err *e)
+{
+	return write_record(reg, name, rec, NULL, e);
+}
+
+int registry_rewrite(struct registry *reg, const char *name, const struct record *rec,
+		     const struct rec_time *written, struct cordon_err *e)
+{
+	return write_record(reg, name, rec, written, e);
 }
 
 int registry_read(const struct registry *reg, const char *name, struct record *rec,

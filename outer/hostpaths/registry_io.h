@@ -14,6 +14,14 @@
 int registry_write(struct registry *reg, const char *name, const struct record *rec,
 		   struct cordon_err *e) __attribute__((warn_unused_result));
 
+/* registry_write for a record read back (its mtime `written`) and
+ * rewritten with fewer entries: the file keeps that mtime, which is what
+ * its remaining intents are judged by.  A failure leaves the file as it
+ * was. */
+int registry_rewrite(struct registry *reg, const char *name, const struct record *rec,
+		     const struct rec_time *written, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 /* Read and parse the record file `name`: a regular file of ours, no larger
  * than REC_MAX_BYTES, whose contents name the run its name names.  *written
  * gets its mtime (when its last version was written).  0, -ENOMEM, or

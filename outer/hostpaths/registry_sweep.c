@@ -135,7 +135,8 @@ static int settle_record(struct registry *reg, const struct loaded *l, const cha
 	 * on every round. */
 	if (rc == 0 && left.n > 0) {
 		if (left.n < l->rec.n || l->trusted)
-			rc = registry_write(reg, name, &left, e);
+			rc = l->has_written ? registry_rewrite(reg, name, &left, &l->written, e)
+					    : registry_write(reg, name, &left, e);
 	} else if (rc == 0 && unlinkat(reg->dirfd, name, 0) < 0 && errno != ENOENT) {
 		rc = err_sys(e, errno, "registry %s: cannot delete %s", reg->path, name);
 	}

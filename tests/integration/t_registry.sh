@@ -475,6 +475,18 @@ else
 	expect_out 0 "^removed $fw/int/.aws\$" "an intent's empty directory born after it is reclaimed" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
 	grep -q "^kept $fw/int/.codex: it existed before" "$OUT" || bad "reclaim did not keep the older directory"
 	assert "the older one stays" -- test -d "$fw/int/.codex"
+	# Killed while making them: .git made, .aws not; a sandbox started
+	# meanwhile binds .git (a shared lock).  The sweep drops .aws and
+	# rewrites the record; the next sweep must still take .git for the
+	# run's (it left it to no one when the rewrite moved the record's time).
+	mkdir -p "$fw/held"
+	forge_record "$ISOREG" "intent 0 0 $fw/held/.git" "intent 0 0 $fw/held/.aws" >/dev/null
+	mkdir "$fw/held/.git"
+	exec 8<"$fw/held/.git" && flock -s 8
+	sleep 0.02
+	expect_out 0 "^kept $fw/held/.git: in use by another sandbox" "an intent's directory another sandbox binds is kept" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
+	exec 8<&-
+	expect_out 0 "^removed $fw/held/.git\$" "and reclaimed once that sandbox is gone, after the record was rewritten" -- env XDG_STATE_HOME="$ISO" "$CORDON" reclaim
 fi
 assert "no record is left of the dead forged runs" -- test -z "$(ls "$ISOREG" | grep '^run-')"
 

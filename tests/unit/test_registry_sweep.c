@@ -364,3 +364,52 @@ Test(registry, the_wait_sees_a_lock_on_an_intents_directory)
 	cr_assert_eq(registry_wait_unbound(&reg, name, 100), 0);
 	registry_close(&reg);
 }
+
+/* A run killed while making its directories: intents for .git (made) and
+ * .aws (never made).  A sandbox started meanwhile binds .git and locks it.
+ * The first sweep drops .aws and keeps .git: the rewritten record must keep
+ * the time its intents were written, or the second sweep (the lock gone)
+ * finds .git older than the record, keeps it as not the run's and deletes
+ * the record: a placeholder left to no one (t_killstart, once, loaded). */
+Test(registry, a_rewrite_keeps_the_time_of_the_intents)
+{
+	char ws[PATH_MAX], git[PATH_MAX], aws[PATH_MAX], name[REC_NAME_MAX];
+	sub(ws, "ws");
+	sub(git, "ws/.git");
+	sub(aws, "ws/.aws");
+	cr_assert_eq(mkdir(ws, 0755), 0);
+	struct registry reg = REGISTRY_INIT;
+	struct cordon_err e = { 0 };
+	cr_assert_eq(registry_open(&reg, &e), 0, "%s", e.msg);
+	struct rec_entry v[] = { { REC_INTENT, 0, 0, git }, { REC_INTENT, 0, 0, aws } };
+	plant_entries(&reg, v, 2, name);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	struct statx stx;
+	if (statx(AT_FDCWD, git, 0, STATX_BTIME, &stx) != 0 || !(stx.stx_mask & STATX_BTIME))
+		cr_skip_test("this filesystem keeps no birth time");
+	struct stat first, again;
+	cr_assert_eq(fstatat(reg.dirfd, name, &first, 0), 0);
+	int held = open(git, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(held, 0);
+	cr_assert_eq(flock(held, LOCK_SH), 0);
+	/* The coarse clock ticks every few ms: a rewrite now is later. */
+	usleep(20000);
+
+	cr_assert_eq(registry_lock(&reg, &e), 0);
+	cr_assert_eq(registry_sweep(&reg, name, NULL, NULL, &e), -EBUSY);
+	registry_unlock(&reg);
+	cr_assert_eq(fstatat(reg.dirfd, name, &again, 0), 0, "the record of a held directory went");
+	cr_assert_neq(first.st_ino, again.st_ino, "the record was not rewritten without .aws");
+	cr_assert(first.st_mtim.tv_sec == again.st_mtim.tv_sec &&
+		  first.st_mtim.tv_nsec == again.st_mtim.tv_nsec,
+		  "the rewrite moved the time of the intents");
+
+	close(held);
+	struct seen s = { .n = 0 };
+	cr_assert_eq(registry_lock(&reg, &e), 0);
+	cr_assert_eq(registry_sweep(&reg, name, collect, &s, &e), 0, "%s", e.msg);
+	registry_unlock(&reg);
+	cr_assert(access(git, F_OK) != 0, "the run's directory was left: %s", s.n ? s.lines[0] : "");
+	cr_assert_not(exists_at(reg.dirfd, name));
+	registry_close(&reg);
+}
