@@ -31,14 +31,33 @@
 #define GONE_WAIT_MS 60000
 #define NAME "cordon-guardian"
 
-/* The watched roots cordon named (GWIRE_WATCH).  Past MAX_WATCHED the rest
- * are not rechecked (cordon's own recheck still covers them). */
-#define MAX_WATCHED 128
-struct watched {
-	struct gwire_watch w[MAX_WATCHED];
-	const char *root[MAX_WATCHED], *names[MAX_WATCHED];
-	size_t n;
+/* The watched roots cordon named (GWIRE_WATCH): as many as cordon watches
+ * (a repository with many submodules has two or three per git dir), each
+ * kept whole; the table grows geometrically. */
+struct watched_root {
+	struct gwire_watch w;
+	const char *root, *names; /* into w */
 };
+struct watched {
+	struct watched_root **v;
+	size_t n, cap;
+};
+
+/* A new entry at the end of wd, or NULL without memory (that root then goes
+ * unrechecked: the guardian has nobody to tell, and the next cordon's sweep
+ * and the user's git still see what is there). */
+static struct watched_root *watched_add(struct watched *wd)
+{
+	if (wd->n == wd->cap) {
+		size_t cap = wd->cap ? wd->cap * 2 : 16;
+		struct watched_root **v = realloc(wd->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		wd->v = v;
+		wd->cap = cap;
+	}
+	return wd->v[wd->n] = malloc(sizeof(struct watched_root));
+}
 
 /* cordon is gone and so is the sandbox: every watched name that is there
  * now is moved aside, as cordon would have (outer/protect_watch.c); nothing is
@@ -50,19 +69,20 @@ struct watched {
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
+		const struct watched_root *wr = wd->v[i];
 		char moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
 		 * checked against the identity cordon sent. */
 		int64_t bs = 0;
 		uint32_t bn = 0;
-		AUTO_FD root = open(wd->root[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
-		    st.st_ino != wd->w[i].ino ||
+		AUTO_FD root = open(wr->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wr->w.dev ||
+		    st.st_ino != wr->w.ino ||
 		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
-		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
+		    bs != wr->w.born_sec || bn != wr->w.born_nsec)
 			continue;
-		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
+		(void)snprintf(names, sizeof(names), "%s", wr->names);
 		char *save = NULL;
 		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
 			if (fstatat(root, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -70,7 +90,10 @@ static void recheck_watched(struct watched *wd)
 				/* Left in place: nothing else may be done with it. */
 			}
 	}
-	wd->n = 0;
+	for (size_t i = 0; i < wd->n; i++)
+		free(wd->v[i]);
+	free(wd->v);
+	*wd = (struct watched){ NULL, 0, 0 };
 }
 
 /* The user's terminal as cordon left it to the guardian (GWIRE_TERMINAL). */
@@ -125,13 +148,15 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 			held_terminal.fd = rec.fd;
 			continue;
 		}
-		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
-			continue;
-		if (rec.type == GWIRE_WATCH &&
-		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n], &wd->root[wd->n],
-				      &wd->names[wd->n]) == 0) {
-			wd->n++;
-			continue;
+		if (rec.type == GWIRE_WATCH) {
+			struct watched_root *wr = watched_add(wd);
+			if (!wr)
+				continue;
+			if (gwire_watch_parse(rec.data, rec.len, &wr->w, &wr->root, &wr->names) == 0) {
+				wd->n++;
+				continue;
+			}
+			free(wr);
 		}
 		sys_close(&rec.fd);
 		memset(sb, 0, sizeof(*sb));
@@ -234,7 +259,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	 * more to clean up. */
 	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
 	(void)sent;
-	static struct watched wd;
+	struct watched wd = { NULL, 0, 0 };
 	if (listen_to_cordon(sock, &sb, &pidfd, &wd))
 		_exit(0);
 	/* First: the user is looking at that terminal now. */

@@ -319,4 +319,59 @@ expect_err 128 "a writable root lies inside its common dir" "linked: a writable 
 	LC -w "$m/refs" -- git commit -q --allow-empty -m x
 assert "linked: none of those moved a ref" -- test "$(refs "$LW/main")" = "$before"
 
+# --- seventy submodule git dirs (issue 30, items 13 and 14) ----------------------------
+# Each git dir costs cordon a few descriptors and the guardian two watched
+# directories.  Built once, with plain git: a bare repository copied.
+MS="$W/ms"
+mkdir -p "$MS" && G init -q "$MS/tpl" && G -C "$MS/tpl" commit -q --allow-empty -m one &&
+	G init -q --bare "$MS/m0.git" && mkdir "$MS/tpl/.git/modules" &&
+	for i in $(seq 70); do cp -a "$MS/m0.git" "$MS/tpl/.git/modules/m$i" || exit 1; done ||
+	{ echo "t_gitcommit: cannot build the submodules template" >&2; exit 1; }
+msfresh() { rm -rf "$MS/repo" && cp -a "$MS/tpl" "$MS/repo"; }
+# no_bwrap MARK: no bwrap (nor its child, which keeps its command line) of a
+# run whose command line ends in MARK is left.
+no_bwrap() { ! pgrep -f "^bwrap .* $1\$" >/dev/null; }
+# with_nofile SPEC COMMAND...: COMMAND under `ulimit SPEC`.
+with_nofile() { local spec=$1; shift; bash -c 'ulimit '"$spec"' && exec "$@"' sh "$@"; }
+msfresh
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ]; then
+	expect_out 0 "^1024$" "70 submodule git dirs with the usual soft limit of 1024: the run starts, and the command's limit is still 1024" -- \
+		with_nofile "-Sn 1024" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- sh -c 'ulimit -n'
+else
+	echo "  skip [$WHO] a hard RLIMIT_NOFILE below 4096: cordon cannot take more than 1024"
+fi
+mark="cordon-ms-$$-$RANDOM"
+expect_err 125 "No file descriptors available|Too many open files" \
+	"with a hard limit of 1024 the start runs out of descriptors: 125, said so" -- \
+	with_nofile "-n 1024" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- true "$mark"
+assert "and no bwrap of that run is left behind" -- wait_for 30 no_bwrap "$mark"
+expect_err 125 "cannot check that the writable root $MS/repo still leads" \
+	"out of descriptors earlier (hard limit 400): the root check fails as an error" -- \
+	with_nofile "-n 400" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- true "$mark"
+assert "and never says that a root moved" -- test "$(grep -c 'no longer leads' "$ERR")" -eq 0
+assert "and no bwrap of that run is left behind" -- wait_for 30 no_bwrap "$mark"
+# kill -9 of cordon after the command made a commondir in each of the 70
+# (cordon stopped first, so that it cannot react): the guardian moves
+# every one aside, past its old cap of 128 watched directories.
+msfresh
+mark="cordon-ms-$$-$RANDOM"
+"$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- bash -c "touch ready; while [ ! -e go ]; do sleep 0.02; done
+	for d in .git/modules/m*; do echo $W/evil > \$d/commondir; done; touch made; exec -a $mark sleep 30" \
+	</dev/null >/dev/null 2>&1 &
+cpid=$!
+wait_for 100 test -e "$MS/repo/ready"
+kill -STOP "$cpid"
+touch "$MS/repo/go"
+wait_for 100 test -e "$MS/repo/made"
+assert "with cordon stopped, the command made 70 commondir files" -- \
+	test "$(ls "$MS"/repo/.git/modules/m*/commondir | wc -l)" -eq 70
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+mscommondirs() { ls "$MS"/repo/.git/modules/m*/commondir 2>/dev/null | wc -l; }
+no_commondir() { [ "$(mscommondirs)" -eq 0 ]; }
+wait_for 100 no_commondir
+assert "kill -9 of cordon: the guardian moved all 70 aside" -- test "$(mscommondirs)" -eq 0 -a \
+	"$(ls -d "$MS"/repo/.git/modules/m*/commondir.cordon-quarantine-* | wc -l)" -eq 70
+assert "and the sandbox is gone" -- wait_for 50 sh -c "! pgrep -f '^$mark 30\$' >/dev/null"
+
 finish
