@@ -197,11 +197,20 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e)
  * file ("1234 1240 ").  The caller stopped bwrap, so each is still its
  * child (a stopped bwrap reaps nothing: no pid in the list can be reused)
  * and the list is complete (it cannot clone while stopped). */
-static void kill_listed_children(int children)
+static void kill_listed_children(const struct bwrap *b)
 {
-	char buf[512];
-	ssize_t n = children < 0 || lseek(children, 0, SEEK_SET) < 0
-			    ? -1 : sys_read_full(children, buf, sizeof(buf) - 1);
+	char path[64], buf[512];
+	int fd = b->children;
+	/* Not held (a kernel without the file, a struct filled by hand):
+	 * opened now, as long as a descriptor is left. */
+	if (fd < 0) {
+		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b->pid,
+			       (int)b->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	ssize_t n = fd < 0 || lseek(fd, 0, SEEK_SET) < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+	if (fd != b->children)
+		sys_close(&fd);
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
@@ -234,7 +243,7 @@ static void kill_child(struct bwrap *b)
 	       errno == EINTR) {
 	}
 	if (r == 0 && si.si_code == CLD_STOPPED) {
-		kill_listed_children(b->children);
+		kill_listed_children(b);
 		return;
 	}
 	/* It exited first: its child, if any, is no longer its own to find

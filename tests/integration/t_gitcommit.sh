@@ -222,6 +222,73 @@ assert "the planted git never ran on the host" -- test ! -e "$MARK"
 expect 0 "control: a run that commits nothing" -- C -- git status --short
 assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
 
+# --- no ref change hidden from the refs line (issue 30, item 8) -----------------------
+# A branch 17 directories deep.
+fresh
+deep=refs/heads/$(seq -f 'd%g' -s/ 17)
+expect 0 "a commit on a branch 17 directories deep" -- \
+	C -- sh -c "git commit -q --allow-empty -m deep && git update-ref $deep HEAD && git reset -q --hard HEAD~1"
+assert "the refs line names it" -- grep -q "$ws/repo/.git $deep (new)\.\.[0-9a-f]* (+1 commit)" "$ERR"
+# 20,001 refs before the run (one packed-refs file): a commit is still listed.
+fresh
+id=$(G -C "$ws/repo" rev-parse HEAD)
+seq 20001 | awk -v id="$id" '{ print id " refs/tags/many" $1 }' >> "$ws/repo/.git/packed-refs"
+expect 0 "a commit in a repository with 20,001 refs" -- C -- git commit -q --allow-empty -m many
+assert "the refs line names main" -- grep -q "$ws/repo/.git refs/heads/main ${id:0:12}\.\.[0-9a-f]* (+1 commit)" "$ERR"
+# A loose ref that is a symbolic link: git reads through it, so does cordon.
+fresh
+expect 0 "a branch whose loose ref is a link to a file holding a new commit" -- C -- sh -c \
+	'git commit -q --allow-empty -m hidden && git rev-parse HEAD > hidden-id && git reset -q --hard HEAD~1 &&
+	 ln -s ../../../hidden-id .git/refs/heads/hidden'
+assert "control: a host git sees the branch" -- test "$(G -C "$ws/repo" rev-parse hidden)" = "$(cat "$ws/repo/hidden-id")"
+assert "the refs line names it" -- grep -q "$ws/repo/.git refs/heads/hidden (new)\.\.$(cut -c1-12 "$ws/repo/hidden-id") (+1 commit)" "$ERR"
+# Terminal control sequences in a ref name (a file git itself would not
+# make): escaped on stderr, kept raw and valid in the JSON report.
+fresh
+expect 0 "a loose ref whose name holds an escape sequence and a byte that is not UTF-8" -- \
+	C --report "$ws/repo/rep.json" -- sh -c 'git rev-parse HEAD > ".git/refs/heads/$(printf "x\033[2K\rcordon: all clean\377")"'
+assert "stderr carries no escape character, no CR and no invalid byte" -- \
+	test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0 -a "$(tr -d '\n' < "$ERR" | grep -c "$(printf '\r')")" -eq 0 -a \
+	"$(LC_ALL=C grep -c "$(printf '\377')" "$ERR")" -eq 0
+assert "the name is shown escaped" -- grep -qF 'refs/heads/x\x1b[2K\x0dcordon: all clean\xff (new)' "$ERR"
+assert "the report is valid JSON and holds the raw name" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))
+sys.exit(0 if [g['ref'] for g in r['git_refs']] == ['refs/heads/x\x1b[2K\rcordon: all clean\u00ff'] and r['git_refs_incomplete'] == [] else 1)"
+# A ref git reads that cordon cannot (a link to a directory) is never a
+# silent gap: the run says the list may be incomplete.
+fresh
+expect_err 0 "may be more than listed: cordon could not read them all" \
+	"a loose ref that is a link to a directory: said" -- \
+	C --report "$ws/repo/rep.json" -- ln -s /usr .git/refs/heads/dirlink
+assert "and the report lists the gap" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))
+sys.exit(0 if [g['repo'] for g in r['git_refs_incomplete']] == ['$ws/repo/.git'] else 1)"
+
+# --- the counting git never fetches (issue 30, item 10) ------------------------------
+# A partial clone whose promisor remote runs a marker on contact: the
+# command points a ref at a commit only the remote has.
+fresh
+PC="$W/pc"
+rm -rf "$PC" && mkdir -p "$PC" && G init -q "$PC/srv" && G -C "$PC/srv" commit -q --allow-empty -m c1 &&
+	G clone -q "$PC/srv" "$ws/pc" && G -C "$PC/srv" commit -q --allow-empty -m c2 &&
+	printf '#!/bin/sh\ntouch %s\nexec git upload-pack "$@"\n' "$PC/CONTACTED" > "$PC/up.sh" && chmod +x "$PC/up.sh" &&
+	G -C "$ws/pc" config core.repositoryformatversion 1 && G -C "$ws/pc" config extensions.partialClone origin &&
+	G -C "$ws/pc" config remote.origin.promisor true && G -C "$ws/pc" config remote.origin.uploadpack "$PC/up.sh" &&
+	G -C "$ws/pc" config remote.origin.url "file://$PC/srv" ||
+	{ echo "t_gitcommit: cannot build the partial clone" >&2; exit 1; }
+c2=$(G -C "$PC/srv" rev-parse HEAD)
+expect 0 "a ref pointed at a commit only the promisor remote has" -- \
+	"$CORDON" --git commit -w "$ws/pc" -C "$ws/pc" -- sh -c "echo $c2 > .git/refs/heads/x"
+assert "the refs line names it, its count unknown" -- grep -q "$ws/pc/.git refs/heads/x (new)\.\.${c2:0:12}\$" "$ERR"
+assert "the host git did not contact the remote" -- test ! -e "$PC/CONTACTED"
+# (not asked of git: in a partial clone, asking fetches)
+assert "and fetched nothing" -- test ! -e "$ws/pc/.git/objects/${c2:0:2}/${c2:2}" -a \
+	-z "$(ls "$ws/pc/.git/objects/pack/" | grep promisor)"
+(cd "$ws/pc" && G cat-file -t "$c2") >/dev/null 2>&1
+assert "control: a host git in the partial clone does contact it" -- test -e "$PC/CONTACTED"
+
 # --- writes to a read-only part fail with git's error ----------------------------------
 fresh
 for op in "git config foo.bar 1" "git remote add o /x" "git checkout -q -b x && git branch -u main"; do
