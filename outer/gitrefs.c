@@ -249,14 +249,16 @@ static int read_loose(int dirfd, char *prefix, size_t plen, int depth, struct re
  * read), or -ENOMEM. */
 static int snapshot(int gitfd, struct refs *r)
 {
-	char prefix[PATH_MAX] = "refs/", buf[128], id[72];
+	char buf[128], id[72];
 	int rc = read_packed(gitfd, r);
 	struct stat st;
 	if (rc < 0)
 		return rc;
 	AUTO_FD refs = openat(gitfd, "refs", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (refs >= 0)
+	if (refs >= 0) {
+		char prefix[PATH_MAX] = "refs/";
 		rc = read_loose(refs, prefix, 5, 0, r);
+	}
 	else if (fstatat(gitfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 		missed(r, "refs: not a directory cordon can open");
 	if (rc < 0)

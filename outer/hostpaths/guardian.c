@@ -34,29 +34,25 @@
 /* The watched roots cordon named (GWIRE_WATCH): as many as cordon watches
  * (a repository with many submodules has two or three per git dir), each
  * kept whole; the table grows geometrically. */
-struct watched_root {
-	struct gwire_watch w;
-	const char *root, *names; /* into w */
-};
 struct watched {
-	struct watched_root **v;
+	struct gwire_watch *v;  /* as parsed: the root's path, then its names */
 	size_t n, cap;
 };
 
 /* A new entry at the end of wd, or NULL without memory (that root then goes
  * unrechecked: the guardian has nobody to tell, and the next cordon's sweep
  * and the user's git still see what is there). */
-static struct watched_root *watched_add(struct watched *wd)
+static struct gwire_watch *watched_add(struct watched *wd)
 {
 	if (wd->n == wd->cap) {
 		size_t cap = wd->cap ? wd->cap * 2 : 16;
-		struct watched_root **v = realloc(wd->v, cap * sizeof(*v));
+		struct gwire_watch *v = realloc(wd->v, cap * sizeof(*v));
 		if (!v)
 			return NULL;
 		wd->v = v;
 		wd->cap = cap;
 	}
-	return wd->v[wd->n] = malloc(sizeof(struct watched_root));
+	return &wd->v[wd->n];
 }
 
 /* cordon is gone and so is the sandbox: every watched name that is there
@@ -69,20 +65,22 @@ static struct watched_root *watched_add(struct watched *wd)
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
-		const struct watched_root *wr = wd->v[i];
+		const struct gwire_watch *wr = &wd->v[i];
+		/* gwire_watch_parse checked the layout: the path, NUL, the names */
+		const char *rootpath = wr->text, *wnames = wr->text + strlen(wr->text) + 1;
 		char moved[NAME_MAX + 1], names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
 		 * checked against the identity cordon sent. */
 		int64_t bs = 0;
 		uint32_t bn = 0;
-		AUTO_FD root = open(wr->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wr->w.dev ||
-		    st.st_ino != wr->w.ino ||
+		AUTO_FD root = open(rootpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wr->dev ||
+		    st.st_ino != wr->ino ||
 		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
-		    bs != wr->w.born_sec || bn != wr->w.born_nsec)
+		    bs != wr->born_sec || bn != wr->born_nsec)
 			continue;
-		(void)snprintf(names, sizeof(names), "%s", wr->names);
+		(void)snprintf(names, sizeof(names), "%s", wnames);
 		char *save = NULL;
 		for (char *n = strtok_r(names, "/", &save); n; n = strtok_r(NULL, "/", &save))
 			if (fstatat(root, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -90,8 +88,6 @@ static void recheck_watched(struct watched *wd)
 				/* Left in place: nothing else may be done with it. */
 			}
 	}
-	for (size_t i = 0; i < wd->n; i++)
-		free(wd->v[i]);
 	free(wd->v);
 	*wd = (struct watched){ NULL, 0, 0 };
 }
@@ -149,14 +145,15 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 			continue;
 		}
 		if (rec.type == GWIRE_WATCH) {
-			struct watched_root *wr = watched_add(wd);
+			struct gwire_watch *wr = watched_add(wd);
+			const char *root, *names;
 			if (!wr)
 				continue;
-			if (gwire_watch_parse(rec.data, rec.len, &wr->w, &wr->root, &wr->names) == 0) {
+			if (gwire_watch_parse(rec.data, rec.len, wr, &root, &names) == 0 &&
+			    root == wr->text && names == root + strlen(root) + 1) {
 				wd->n++;
 				continue;
 			}
-			free(wr);
 		}
 		sys_close(&rec.fd);
 		memset(sb, 0, sizeof(*sb));

@@ -199,11 +199,12 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e)
  * and the list is complete (it cannot clone while stopped). */
 static void kill_listed_children(const struct bwrap *b)
 {
-	char path[64], buf[512];
+	char buf[512];
 	int fd = b->children;
 	/* Not held (a kernel without the file, a struct filled by hand):
 	 * opened now, as long as a descriptor is left. */
 	if (fd < 0) {
+		char path[64];
 		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b->pid,
 			       (int)b->pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
