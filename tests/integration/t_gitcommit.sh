@@ -223,30 +223,20 @@ expect 0 "control: a run that commits nothing" -- C -- git status --short
 assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
 
 # --- no ref change hidden from the refs line (issue 30, item 8) -----------------------
-# A branch 17 directories deep.
+# In one run: a branch 17 directories deep; a loose ref that is a symbolic
+# link (git reads through it, so does cordon); a loose ref whose name holds
+# terminal control sequences and a byte that is not UTF-8 (a file git
+# itself would not make): escaped on stderr, raw and valid in the report.
 fresh
 deep=refs/heads/$(seq -f 'd%g' -s/ 17)
-expect 0 "a commit on a branch 17 directories deep" -- \
-	C -- sh -c "git commit -q --allow-empty -m deep && git update-ref $deep HEAD && git reset -q --hard HEAD~1"
-assert "the refs line names it" -- grep -q "$ws/repo/.git $deep (new)\.\.[0-9a-f]* (+1 commit)" "$ERR"
-# 20,001 refs before the run (one packed-refs file): a commit is still listed.
-fresh
-id=$(G -C "$ws/repo" rev-parse HEAD)
-seq 20001 | awk -v id="$id" '{ print id " refs/tags/many" $1 }' >> "$ws/repo/.git/packed-refs"
-expect 0 "a commit in a repository with 20,001 refs" -- C -- git commit -q --allow-empty -m many
-assert "the refs line names main" -- grep -q "$ws/repo/.git refs/heads/main ${id:0:12}\.\.[0-9a-f]* (+1 commit)" "$ERR"
-# A loose ref that is a symbolic link: git reads through it, so does cordon.
-fresh
-expect 0 "a branch whose loose ref is a link to a file holding a new commit" -- C -- sh -c \
-	'git commit -q --allow-empty -m hidden && git rev-parse HEAD > hidden-id && git reset -q --hard HEAD~1 &&
-	 ln -s ../../../hidden-id .git/refs/heads/hidden'
-assert "control: a host git sees the branch" -- test "$(G -C "$ws/repo" rev-parse hidden)" = "$(cat "$ws/repo/hidden-id")"
-assert "the refs line names it" -- grep -q "$ws/repo/.git refs/heads/hidden (new)\.\.$(cut -c1-12 "$ws/repo/hidden-id") (+1 commit)" "$ERR"
-# Terminal control sequences in a ref name (a file git itself would not
-# make): escaped on stderr, kept raw and valid in the JSON report.
-fresh
-expect 0 "a loose ref whose name holds an escape sequence and a byte that is not UTF-8" -- \
-	C --report "$ws/repo/rep.json" -- sh -c 'git rev-parse HEAD > ".git/refs/heads/$(printf "x\033[2K\rcordon: all clean\377")"'
+expect 0 "a deep branch, a branch whose loose ref is a link, a ref named with escape sequences" -- \
+	C --report "$ws/repo/rep.json" -- sh -c "git commit -q --allow-empty -m deep && git update-ref $deep HEAD &&
+	git commit -q --allow-empty -m hidden && git rev-parse HEAD > hidden-id && git reset -q --hard HEAD~2 &&
+	ln -s ../../../hidden-id .git/refs/heads/hidden &&
+	git rev-parse HEAD > \".git/refs/heads/\$(printf 'x\033[2K\rcordon: all clean\377')\""
+assert "the refs line names the deep branch" -- grep -q "$ws/repo/.git $deep (new)\.\.[0-9a-f]* (+1 commit)" "$ERR"
+assert "control: a host git sees the linked branch" -- test "$(G -C "$ws/repo" rev-parse hidden)" = "$(cat "$ws/repo/hidden-id")"
+assert "the refs line names the linked branch" -- grep -q "$ws/repo/.git refs/heads/hidden (new)\.\.$(cut -c1-12 "$ws/repo/hidden-id") (+2 commits)" "$ERR"
 assert "stderr carries no escape character, no CR and no invalid byte" -- \
 	test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0 -a "$(tr -d '\n' < "$ERR" | grep -c "$(printf '\r')")" -eq 0 -a \
 	"$(LC_ALL=C grep -c "$(printf '\377')" "$ERR")" -eq 0
@@ -254,7 +244,13 @@ assert "the name is shown escaped" -- grep -qF 'refs/heads/x\x1b[2K\x0dcordon: a
 assert "the report is valid JSON and holds the raw name" -- python3 -c "
 import json, sys
 r = json.load(open('$ws/repo/rep.json'))
-sys.exit(0 if [g['ref'] for g in r['git_refs']] == ['refs/heads/x\x1b[2K\rcordon: all clean\u00ff'] and r['git_refs_incomplete'] == [] else 1)"
+sys.exit(0 if 'refs/heads/x\x1b[2K\rcordon: all clean\u00ff' in [g['ref'] for g in r['git_refs']] and len(r['git_refs']) == 3 and r['git_refs_incomplete'] == [] else 1)"
+# 20,001 refs before the run (one packed-refs file): a commit is still listed.
+fresh
+id=$(G -C "$ws/repo" rev-parse HEAD)
+seq 20001 | awk -v id="$id" '{ print id " refs/tags/many" $1 }' >> "$ws/repo/.git/packed-refs"
+expect 0 "a commit in a repository with 20,001 refs" -- C -- git commit -q --allow-empty -m many
+assert "the refs line names main" -- grep -q "$ws/repo/.git refs/heads/main ${id:0:12}\.\.[0-9a-f]* (+1 commit)" "$ERR"
 # A ref git reads that cordon cannot (a link to a directory) is never a
 # silent gap: the run says the list may be incomplete.
 fresh
