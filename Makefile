@@ -39,7 +39,7 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
 COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c \
-              common/wstatus.c
+              common/termsafe.c common/wstatus.c
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <sys/inotify.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -112,6 +113,18 @@ void sys_sleep_ms(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+int sys_raise_nofile(unsigned long long *orig)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	*orig = rl.rlim_cur;
+	if (rl.rlim_cur == rl.rlim_max)
+		return 0;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
 }
 
 long long sys_now_ms(void)

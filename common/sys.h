@@ -48,6 +48,12 @@ long long sys_now_ms(void);
  * a name no other process can predict.  n at most 64. */
 int sys_random_hex(char *out, size_t n) WUR;
 
+/* Raise this process's soft RLIMIT_NOFILE to its hard limit (a run holds
+ * a descriptor for every root, pin and git dir it keeps: the usual soft
+ * 1024 runs out with a few dozen submodules).  *orig gets the soft limit as
+ * it was, for whoever must give it back to the command.  0 or -errno. */
+int sys_raise_nofile(unsigned long long *orig) WUR;
+
 #define AUTO_FD __attribute__((cleanup(sys_close))) int
 
 /* Transfer ownership out of an AUTO_FD variable: returns it, leaves -1. */

@@ -4,7 +4,7 @@
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock | --root-needs-landlock] [--full-write]
  *                [--tty] [--keep-ignored HEXMASK] [--net none|proxy|full]
- *                [--bridge FD] [--pid-inherit] -- COMMAND...
+ *                [--bridge FD] [--pid-inherit] [--nofile N] -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -42,6 +42,7 @@ struct inner_opts {
 	int pid_inherit;       /* the caller's PID namespace (pid1_share_host_pidns) */
 	int tty;               /* spawn.h: the command's own session on its terminal */
 	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
+	uint64_t nofile;       /* spawn.h: the caller's soft RLIMIT_NOFILE, 0: keep */
 	char **cmd;
 };
 
@@ -89,6 +90,11 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->keep_ignored = strtoull(argv[++i], &end, 16);
 			if (*end || !*argv[i])
 				return err_set(e, EINVAL, "cordon-inner: bad --keep-ignored %s", argv[i]);
+		} else if (strcmp(a, "--nofile") == 0 && i + 1 < argc) {
+			char *end;
+			o->nofile = strtoull(argv[++i], &end, 10);
+			if (*end || !*argv[i] || o->nofile == 0)
+				return err_set(e, EINVAL, "cordon-inner: bad --nofile %s", argv[i]);
 		} else {
 			return err_set(e, EINVAL, "cordon-inner: unknown argument %s "
 				       "(cordon-inner is started by cordon, not by hand)", a);
@@ -207,7 +213,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		goto out;
 	seccomp_bpf_program(o->allow_unix_sockets, &prog);
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog, o->tty, o->keep_ignored,
-				 !o->allow_unix_sockets };
+				 !o->allow_unix_sockets, o->nofile };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
 	/* PID 1's own filter comes after the fork (the command must not

@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,6 +141,18 @@ static int take_foreground(void)
 	return -1;
 }
 
+/* The command sees the descriptor limit it would see outside.  Only its
+ * soft part: the hard one is the caller's still.  Raw prlimit64, as
+ * async-signal-safe as the rest of the child. */
+static int set_nofile(uint64_t soft)
+{
+	struct { uint64_t cur, max; } rl; /* the kernel's struct rlimit64 */
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) < 0)
+		return -1;
+	rl.cur = soft < rl.max ? soft : rl.max;
+	return (int)syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+}
+
 static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int go_fd,
 		  int notify_fd)
 {
@@ -171,6 +184,8 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 
 	int keep[4] = { status_fd, go_fd, notify_fd, p->landlock_fd };
 	if (sys_close_except(keep, p->landlock_fd >= 0 ? 4 : 3) < 0)
+		child_fail(status_fd, SPAWN_SETUP, errno);
+	if (p->nofile && set_nofile(p->nofile) < 0)
 		child_fail(status_fd, SPAWN_SETUP, errno);
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

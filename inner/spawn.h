@@ -44,6 +44,9 @@ struct spawn_plan {
 	int supervised;              /* the filter has SECCOMP_RET_USER_NOTIF rows:
 					the child loads it with a new listener and
 					sends that to cordon-inner (spawn_listener) */
+	uint64_t nofile;             /* the soft RLIMIT_NOFILE the command starts
+					with: its caller's, which cordon raised for
+					the descriptors of the setup; 0: inherited */
 };
 
 struct spawn_handle {

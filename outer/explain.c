@@ -40,7 +40,7 @@ static int explain_plan(const struct config *c, struct prepared *p, struct prote
 			char *cache, size_t len, struct cordon_err *e)
 {
 	/* What a run from here would pass on (run.c). */
-	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored() };
+	struct inner_term t = { isatty(STDIN_FILENO) || isatty(STDOUT_FILENO), supervise_ignored(), 0 };
 	int r;
 	if ((r = prepare_plan(c, p, prot, e)) < 0)
 		return r;

@@ -5,9 +5,19 @@
  * stderr, so that a harness shows what was committed as it showed an
  * uncommitted diff.  Reads only (no host writes): it lives beside run.c.
  *
- * What is read lies in a writable root: bounded (GITREFS_MAX refs, names
- * of git's own length), never followed through a symbolic link, and a
- * value that is not an object id (a symbolic ref) is skipped.
+ * What is read lies in a writable root, and the command chose it: nothing
+ * it can do there may hide a ref that moved (issue 30, item 8).  Loose refs
+ * are read at any depth git reads them (up to GITREFS_DEPTH directories),
+ * a loose ref that is a symbolic link is read as git reads it (a link to
+ * "refs/..." is a symbolic ref, any other is followed to a regular file,
+ * opened by descriptor after it was checked to be one: never a device or a
+ * FIFO), and a value that is not an object id (a symbolic ref) is skipped.
+ * Whatever cannot be read as git would (past GITREFS_MAX refs or
+ * GITREFS_DEPTH, a link to a directory, a name too long, a directory that
+ * cannot be opened) makes the snapshot incomplete, and the run says so on
+ * stderr and in --report (git_refs_incomplete): a repository is never left
+ * out in silence.  Names reach stderr escaped (common/termsafe.h).  Lists
+ * are sorted once and compared by a merge: linear in the number of refs.
  *
  * Each ref that moved is also given the number of commits it gained (those
  * reachable from its new value and from no ref's value before the run), as
@@ -21,19 +31,23 @@
 #include "launch/gitcount.h"
 #include "report.h"
 
-#define GITREFS_MAX 20000
+#define GITREFS_MAX 500000
+#define GITREFS_DEPTH 256
+#define GITREFS_PACKED_MAX (256u << 20)
 #define GITREFS_COUNT_MAX 16
 #define GITREFS_COUNT_MS 3000
 
 struct gitrefs_ref {
 	char *name;        /* "refs/heads/main", "HEAD"; owned */
 	char id[72];       /* hex object id */
+	int loose;         /* read from a loose file: wins over packed-refs */
 };
 
 struct gitrefs_repo {
 	char *path;        /* the git dir, owned */
 	int fd;            /* O_PATH, owned */
-	struct gitrefs_ref *before; size_t nbefore;
+	struct gitrefs_ref *before; size_t nbefore; /* sorted by name */
+	char gap[200];     /* why the refs before the run are not all known, "" */
 };
 
 struct gitrefs {
@@ -46,8 +60,9 @@ struct gitrefs {
 
 /* Read the refs of each git dir of p (not a linked worktree's: its refs
  * are the common dir's), and open the git that will count (roots: the
- * run's writable roots, where no trusted git may lie).  Best effort: a
- * repository whose refs cannot be read is left out.  0 or -ENOMEM. */
+ * run's writable roots, where no trusted git may lie).  A repository whose
+ * refs cannot all be read is kept, with the reason, for gitrefs_settle to
+ * say.  0 or -ENOMEM. */
 int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
 		  size_t nroots);
 

@@ -186,30 +186,44 @@ int protect_watch_start(struct protect_watch *w, const struct resolved *r, const
 	return 0;
 }
 
+/* One GWIRE_WATCH of dir d's names, from name i on, as many as fit; *next
+ * the first name left for the next one.  0 or -errno. */
+static int tell_some(const struct protect_watch *w, size_t d, size_t i, size_t *next,
+		     struct guardian *g, struct cordon_err *e)
+{
+	char names[GWIRE_TEXT_MAX];
+	size_t len = 0, rl = strlen(w->dirs[d].path);
+	size_t room = rl + 2 < sizeof(names) ? sizeof(names) - rl - 2 : 0;
+	names[0] = '\0';
+	for (; i < w->nnames; i++) {
+		size_t l = strlen(w->names[i].name);
+		if (w->names[i].dir != d)
+			continue;
+		if (len + l + 2 > room && len)
+			break; /* the rest in the next record */
+		if (len + l + 2 > room)
+			continue; /* cannot fit even alone (a root path near PATH_MAX) */
+		if (len)
+			names[len++] = '/';
+		memcpy(names + len, w->names[i].name, l + 1);
+		len += l;
+	}
+	*next = i;
+	/* A root protect_watch_reserve took that holds no missing name. */
+	if (!names[0])
+		return 0;
+	return guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
+				    w->dirs[d].ino, names, &w->since, e);
+}
+
 int protect_watch_tell(const struct protect_watch *w, struct guardian *g, struct cordon_err *e)
 {
-	for (size_t d = 0; d < w->ndirs; d++) {
-		char names[GWIRE_TEXT_MAX];
-		size_t len = 0;
-		names[0] = '\0';
-		for (size_t i = 0; i < w->nnames; i++) {
-			size_t l = strlen(w->names[i].name);
-			if (w->names[i].dir != d || len + l + 2 > sizeof(names))
-				continue;
-			if (len)
-				names[len++] = '/';
-			memcpy(names + len, w->names[i].name, l + 1);
-			len += l;
+	for (size_t d = 0; d < w->ndirs; d++)
+		for (size_t i = 0; i < w->nnames;) {
+			int r = tell_some(w, d, i, &i, g, e);
+			if (r < 0)
+				return r;
 		}
-		/* A root protect_watch_reserve took that holds no missing name. */
-		if (!names[0])
-			continue;
-		int r = guardian_watch_names(g, w->dirs[d].fd, w->dirs[d].path, w->dirs[d].dev,
-					     w->dirs[d].ino,
-					     names, &w->since, e);
-		if (r < 0)
-			return r;
-	}
 	return 0;
 }
 

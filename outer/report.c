@@ -31,6 +31,7 @@ void report_init(struct report *r)
 	memset(&r->out, 0, sizeof(r->out));
 	r->nviolations = r->violations_dropped = 0;
 	r->nrefs = r->refs_dropped = 0;
+	r->nref_gaps = 0;
 	r->net_allowed = r->net_refused = 0;
 	r->nrefusals = 0;
 	(void)clock_gettime(CLOCK_MONOTONIC, &r->t0);
@@ -55,11 +56,20 @@ void report_add_ref(struct report *r, const char *repo, const char *name, const 
 		return;
 	}
 	struct report_ref *f = &r->refs[r->nrefs++];
-	(void)snprintf(f->repo, sizeof(f->repo), "%s", repo);
-	(void)snprintf(f->name, sizeof(f->name), "%s", name);
+	f->repo = strdup(repo);
+	f->name = strdup(name);
 	(void)snprintf(f->old_id, sizeof(f->old_id), "%s", old_id ? old_id : "");
 	(void)snprintf(f->new_id, sizeof(f->new_id), "%s", new_id ? new_id : "");
 	f->commits = commits;
+}
+
+void report_add_refs_gap(struct report *r, const char *repo, const char *why)
+{
+	if (!r || r->nref_gaps == REPORT_MAX_REF_GAPS)
+		return;
+	struct report_ref_gap *g = &r->ref_gaps[r->nref_gaps++];
+	g->repo = strdup(repo);
+	g->why = strdup(why);
 }
 
 void report_add_violation(struct report *r, const char *kind, const char *name,
@@ -188,8 +198,8 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 		for (size_t i = 0; i < r->nrefs; i++) {
 			const struct report_ref *f = &r->refs[i];
 			json_out_object(j, NULL);
-			json_out_str(j, "repo", f->repo);
-			json_out_str(j, "ref", f->name);
+			json_out_str(j, "repo", f->repo ? f->repo : "?");
+			json_out_str(j, "ref", f->name ? f->name : "?");
 			json_out_str(j, "old", f->old_id[0] ? f->old_id : NULL);
 			json_out_str(j, "new", f->new_id[0] ? f->new_id : NULL);
 			if (f->commits >= 0)
@@ -200,6 +210,16 @@ static void write_lists(struct json_out *j, const struct report *r, const struct
 		}
 		json_out_end(j);
 		json_out_uint(j, "git_refs_dropped", r->refs_dropped);
+		/* Never an empty list where refs could not be read: a harness
+		 * must not take git_refs for complete then. */
+		json_out_array(j, "git_refs_incomplete");
+		for (size_t i = 0; i < r->nref_gaps; i++) {
+			json_out_object(j, NULL);
+			json_out_str(j, "repo", r->ref_gaps[i].repo ? r->ref_gaps[i].repo : "?");
+			json_out_str(j, "reason", r->ref_gaps[i].why ? r->ref_gaps[i].why : "?");
+			json_out_end(j);
+		}
+		json_out_end(j);
 	}
 	json_out_object(j, "network");
 	json_out_str(j, "mode", c ? policy_out_net_mode(c->net) : NULL);
@@ -305,6 +325,15 @@ int report_write(struct report *r, const struct config *c, const struct resolved
 
 void report_close(struct report *r)
 {
+	for (size_t i = 0; i < r->nrefs; i++) {
+		free(r->refs[i].repo);
+		free(r->refs[i].name);
+	}
+	for (size_t i = 0; i < r->nref_gaps; i++) {
+		free(r->ref_gaps[i].repo);
+		free(r->ref_gaps[i].why);
+	}
+	r->nrefs = r->nref_gaps = 0;
 	sys_close(&r->dirfd);
 	free(r->name);
 	r->name = NULL;

@@ -29,11 +29,17 @@
 #define REPORT_MAX_VIOLATIONS 64
 #define REPORT_MAX_REFUSALS 64
 #define REPORT_MAX_REFS 64
+#define REPORT_MAX_REF_GAPS 16
+
+/* --git commit: a repository whose refs could not all be read (gitrefs.h). */
+struct report_ref_gap {
+	char *repo, *why;     /* owned */
+};
 
 /* --git commit: a ref whose value changed during the run (gitrefs.h). */
 struct report_ref {
-	char repo[512];       /* its git dir */
-	char name[256];       /* "refs/heads/main" */
+	char *repo;           /* its git dir, owned (NULL: out of memory) */
+	char *name;           /* "refs/heads/main" as read, any bytes, owned */
 	char old_id[72];      /* "": it is new */
 	char new_id[72];      /* "": it was deleted */
 	long commits;         /* commits it gained (gitrefs.h); -1: unknown */
@@ -83,6 +89,8 @@ struct report {
 	size_t nrefusals;
 	struct report_ref refs[REPORT_MAX_REFS];
 	size_t nrefs, refs_dropped;
+	struct report_ref_gap ref_gaps[REPORT_MAX_REF_GAPS];
+	size_t nref_gaps;
 	struct limits_plan limits; /* how the run's limits were enforced */
 	int have_limits;
 	/* Why missing protected names got placeholders instead of a watch
@@ -107,6 +115,9 @@ void report_add_violation(struct report *r, const char *kind, const char *name,
  * commits it gained, -1 unknown.  r may be NULL. */
 void report_add_ref(struct report *r, const char *repo, const char *name, const char *old_id,
 		    const char *new_id, long commits);
+/* --git commit: the refs of repo could not all be read, and why.  r may be
+ * NULL. */
+void report_add_refs_gap(struct report *r, const char *repo, const char *why);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
 /* One line of the bridge's --net-log format (bridge/netlog.h), as

@@ -10,46 +10,65 @@
 #include "path.h"
 #include "sys.h"
 
-/* What path leads to now, without following links: NULL if it is still the
- * object (dev, ino). */
-static const char *leads_elsewhere(const char *path, dev_t dev, ino_t ino)
+/* What path leads to now, without following links: 0 and *now NULL if
+ * it is still the object (dev, ino), 0 and *now what it leads to instead,
+ * or -errno when cordon could not look (EMFILE, ENOMEM, EACCES: an
+ * internal error, never a finding).  Only a missing component (ENOENT,
+ * ENOTDIR) says that the path leads elsewhere. */
+static int leads_elsewhere(const char *path, dev_t dev, ino_t ino, const char **now)
 {
 	char comp[NAME_MAX + 1];
 	struct stat st;
+	*now = NULL;
 	AUTO_FD at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (at < 0)
-		return "nothing cordon can open";
+		return -errno;
 	const char *p = path;
 	size_t len;
 	for (const char *s; (s = path_next(&p, &len)) && len > 0;) {
 		if (len > NAME_MAX)
-			return "nothing cordon can open";
+			return -ENAMETOOLONG;
 		memcpy(comp, s, len);
 		comp[len] = '\0';
 		int fd = openat(at, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+			*now = "nothing";
+			return 0;
+		}
 		if (fd < 0)
-			return errno == ENOENT || errno == ENOTDIR ? "nothing" : "nothing cordon can open";
+			return -errno;
 		sys_close(&at);
 		at = fd;
 		if (fstat(at, &st) < 0)
-			return "nothing cordon can inspect";
-		if (S_ISLNK(st.st_mode))
-			return "a symbolic link on the way";
+			return -errno;
+		if (S_ISLNK(st.st_mode)) {
+			*now = "a symbolic link on the way";
+			return 0;
+		}
 	}
 	if (fstat(at, &st) < 0)
-		return "nothing cordon can inspect";
-	if (st.st_dev == dev && st.st_ino == ino)
-		return NULL;
-	return S_ISDIR(st.st_mode) ? "another directory" : "another file";
+		return -errno;
+	if (st.st_dev != dev || st.st_ino != ino)
+		*now = S_ISDIR(st.st_mode) ? "another directory" : "another file";
+	return 0;
 }
 
-size_t rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx)
+int rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx,
+		     struct cordon_err *e)
 {
-	size_t n = 0;
+	int n = 0, failed = 0;
 	for (size_t i = 0; i < r->nroots; i++) {
 		const struct rpath *rt = &r->roots[i];
-		const char *now = leads_elsewhere(rt->path, rt->dev, rt->ino);
-		if (!now)
+		const char *now;
+		int rc = leads_elsewhere(rt->path, rt->dev, rt->ino, &now);
+		if (rc < 0 && !failed) {
+			failed = rc;
+			(void)err_sys(e, -rc, "cannot check that the writable root %s still leads to "
+				      "the directory the run started with, so the run cannot be "
+				      "called clean; check %s before a host tool acts on it",
+				      rt->path, rt->path);
+		}
+		if (rc < 0 || !now)
 			continue;
 		n++;
 		fprintf(stderr,
@@ -63,5 +82,5 @@ size_t rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx
 			moved(ctx, &m);
 		}
 	}
-	return n;
+	return failed ? failed : n;
 }

@@ -14,6 +14,7 @@
 #define CORDON_ROOTCHECK_H
 
 #include <stddef.h>
+#include "err.h"
 #include "plan/resolve.h"
 
 /* One root whose path no longer leads to it, for whoever records
@@ -31,7 +32,12 @@ typedef void rootcheck_fn(void *ctx, const struct rootcheck_moved *m);
  * and compare the (dev, ino) reached with the root's.  For each mismatch,
  * say on stderr what happened and what the user should do, and pass it to
  * moved (may be NULL) with ctx.  r's descriptors may be closed already
- * (resolved_close keeps paths and identities).  The number of mismatches. */
-size_t rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx);
+ * (resolved_close keeps paths and identities).  The number of mismatches,
+ * or, when any root could not be checked (out of descriptors, memory, a
+ * component cordon may not search), -errno with *e filled: an internal
+ * error that fails the run, never reported as a moved root.  The roots it
+ * could check are reported either way. */
+int rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx,
+		     struct cordon_err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "explain.h"
@@ -280,7 +281,9 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	 * nothing. */
 	if (out->reaped) {
 		size_t found = settle(w, c, rep);
-		size_t moved = rootcheck_settle(&p->res, report_moved, rep);
+		int moved = rootcheck_settle(&p->res, report_moved, rep, e);
+		if (moved < 0)
+			return moved; /* not known to be clean: fails closed */
 		if (found > 0 || moved > 0 || ctx.stopped) {
 			r = outcome_exit_code(out);
 			return ctx.stopped || r == 0 ? 1 : r;
@@ -341,6 +344,22 @@ static int open_net_log(const struct config *c, struct prepared *p, struct cordo
 	if (r == 0)
 		bridge_link_log(&p->bridge, fd);
 	return r;
+}
+
+/* A run holds descriptors for each root, pin and git dir until the
+ * sandbox is built: with a few dozen submodules the usual soft limit of
+ * 1024 ran out in the middle of the start.  cordon takes its hard limit;
+ * the command gets the caller's soft limit back (inner_term.nofile).  Not
+ * raised (it cannot fail short of a broken kernel): the run goes on, and a
+ * start that runs out fails with its EMFILE, as before.  The limit to give
+ * back, 0 when nothing changed. */
+static uint64_t raise_nofile(void)
+{
+	unsigned long long orig = 0;
+	if (sys_raise_nofile(&orig) < 0)
+		return 0;
+	struct rlimit now;
+	return getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur > orig ? orig : 0;
 }
 
 /* --net none: the sandbox's no-route counters, opened once its namespaces
@@ -500,7 +519,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	}
 	if ((r = pty_open(&pty, e)) < 0)
 		goto done;
-	struct inner_term t = { pty.master >= 0, sig.ignored };
+	struct inner_term t = { pty.master >= 0, sig.ignored, raise_nofile() };
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0)
 		goto done;
 	prepare_print_lost(&p);
@@ -537,8 +556,11 @@ done:
 	 * after the release may have let the command run too: the same
 	 * check, since the pins are what holds and this is how a miss shows
 	 * (before the release the paths are as resolved, and it finds none). */
-	if (!have_out && r < 0)
-		(void)rootcheck_settle(&p.res, report_moved, rep);
+	if (!have_out && r < 0) {
+		struct cordon_err re;
+		if (rootcheck_settle(&p.res, report_moved, rep, &re) < 0)
+			err_print(&re); /* the run failed already: said beside its own error */
+	}
 	protect_watch_free(&w);
 	/* bwrap is gone here on every path: the git dirs are final.  Their
 	 * end first: gitrefs reads them and runs git on them, which must not

@@ -32,14 +32,29 @@
 #define GONE_WAIT_MS 60000
 #define NAME "cordon-guardian"
 
-/* The watched roots cordon named (GWIRE_WATCH).  Past MAX_WATCHED the rest
- * are not rechecked (cordon's own recheck still covers them). */
-#define MAX_WATCHED 128
+/* The watched roots cordon named (GWIRE_WATCH): as many as cordon watches
+ * (a repository with many submodules has two or three per git dir), each
+ * kept whole; the table grows geometrically. */
 struct watched {
-	struct gwire_watch w[MAX_WATCHED];
-	const char *root[MAX_WATCHED], *names[MAX_WATCHED];
-	size_t n;
+	struct gwire_watch *v;  /* as parsed: the root's path, then its names */
+	size_t n, cap;
 };
+
+/* A new entry at the end of wd, or NULL without memory (that root then goes
+ * unrechecked: the guardian has nobody to tell, and the next cordon's sweep
+ * and the user's git still see what is there). */
+static struct gwire_watch *watched_add(struct watched *wd)
+{
+	if (wd->n == wd->cap) {
+		size_t cap = wd->cap ? wd->cap * 2 : 16;
+		struct gwire_watch *v = realloc(wd->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		wd->v = v;
+		wd->cap = cap;
+	}
+	return &wd->v[wd->n];
+}
 
 /* cordon is gone and so is the sandbox: every watched name that is there
  * now is moved aside, as cordon would have (outer/protect_watch.c); nothing is
@@ -51,6 +66,9 @@ struct watched {
 static void recheck_watched(struct watched *wd)
 {
 	for (size_t i = 0; i < wd->n; i++) {
+		const struct gwire_watch *wr = &wd->v[i];
+		/* gwire_watch_parse checked the layout: the path, NUL, the names */
+		const char *rootpath = wr->text, *wnames = wr->text + strlen(wr->text) + 1;
 		char names[GWIRE_TEXT_MAX];
 		struct stat st;
 		/* The root cordon watched, or nothing: opened by path now, so
@@ -58,13 +76,13 @@ static void recheck_watched(struct watched *wd)
 		 * the command may have set on the way (protect_quarantine.h). */
 		int64_t bs = 0;
 		uint32_t bn = 0;
-		AUTO_FD root = protect_quarantine_open_dir(wd->root[i]);
-		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wd->w[i].dev ||
-		    st.st_ino != wd->w[i].ino ||
+		AUTO_FD root = protect_quarantine_open_dir(rootpath);
+		if (root < 0 || fstat(root, &st) < 0 || st.st_dev != wr->dev ||
+		    st.st_ino != wr->ino ||
 		    protect_quarantine_time(root, "", AT_EMPTY_PATH, &bs, &bn) < 0 ||
-		    bs != wd->w[i].born_sec || bn != wd->w[i].born_nsec)
+		    bs != wr->born_sec || bn != wr->born_nsec)
 			continue;
-		(void)snprintf(names, sizeof(names), "%s", wd->names[i]);
+		(void)snprintf(names, sizeof(names), "%s", wnames);
 		char *save = NULL;
 		/* The last chance: what cannot be moved is disarmed
 		 * (protect_quarantine.h). */
@@ -76,7 +94,8 @@ static void recheck_watched(struct watched *wd)
 			}
 		}
 	}
-	wd->n = 0;
+	free(wd->v);
+	*wd = (struct watched){ NULL, 0, 0 };
 }
 
 /* The git dirs of --git commit cordon named (GWIRE_GITDIR), each with its
@@ -189,13 +208,16 @@ static int listen_to_cordon(int sock, struct gwire_sandbox *sb, int *pidfd, stru
 			gd->links[gd->n - 1] = rec.fd;
 			continue;
 		}
-		if (rec.type == GWIRE_WATCH && wd->n >= MAX_WATCHED)
-			continue;
-		if (rec.type == GWIRE_WATCH &&
-		    gwire_watch_parse(rec.data, rec.len, &wd->w[wd->n], &wd->root[wd->n],
-				      &wd->names[wd->n]) == 0) {
-			wd->n++;
-			continue;
+		if (rec.type == GWIRE_WATCH) {
+			struct gwire_watch *wr = watched_add(wd);
+			const char *root, *names;
+			if (!wr)
+				continue;
+			if (gwire_watch_parse(rec.data, rec.len, wr, &root, &names) == 0 &&
+			    root == wr->text && names == root + strlen(root) + 1) {
+				wd->n++;
+				continue;
+			}
 		}
 		sys_close(&rec.fd);
 		memset(sb, 0, sizeof(*sb));
@@ -298,7 +320,7 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	 * more to clean up. */
 	int sent = wire_send(sock, GWIRE_READY, NULL, 0, -1);
 	(void)sent;
-	static struct watched wd;
+	struct watched wd = { NULL, 0, 0 };
 	static struct gitdirs gd;
 	if (listen_to_cordon(sock, &sb, &pidfd, &wd, &gd))
 		_exit(0);

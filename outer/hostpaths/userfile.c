@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "plan/walk.h"
 #include "sys.h"
 
 int userfile_dir(const char *flag, const char *path, int *dirfd, char **name,
@@ -25,12 +26,34 @@ int userfile_dir(const char *flag, const char *path, int *dirfd, char **name,
 		free(n);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int err = errno;
+	/* Every directory on the way, not only FILE, may lie where an earlier
+	 * run's command could write: a link it planted (DIR -> ~/.ssh) would
+	 * send cordon's write elsewhere.  Opened as a writable root is
+	 * (plan/walk.h): only root's links, and for a root caller only the
+	 * system's own, are followed. */
+	struct walk_link bad;
+	int fd = walk_open(dir, geteuid() == 0 ? WALK_SYSTEM_LINKS : WALK_ROOT_LINKS, &bad);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		sys_close(&fd);
+		fd = -ENOTDIR;
+	}
 	free(dir);
+	if (fd == -EPERM) {
+		free(n);
+		if (bad.not_system)
+			return err_set(e, EPERM, "%s %s: its directory goes through the symbolic link "
+				       "%s; a root caller follows only the system's own links (directly "
+				       "in /, /usr or /var), since a sandbox run as root owns the links "
+				       "it plants: name the real directory", flag, path, bad.path);
+		return err_set(e, EPERM, "%s %s: its directory goes through the symbolic link %s, "
+			       "owned by uid %u; cordon follows only root's links (an earlier run "
+			       "may have planted it): name the real directory", flag, path, bad.path,
+			       (unsigned)bad.owner);
+	}
 	if (fd < 0) {
 		free(n);
-		return err_sys(e, err, "%s %s: cannot open its directory (it must exist)", flag, path);
+		return err_sys(e, -fd, "%s %s: cannot open its directory (it must exist)", flag, path);
 	}
 	*dirfd = fd;
 	*name = n;

@@ -43,6 +43,25 @@ size_t bwrap_keep(const struct bwrap *b, int keep[3])
 	return 3;
 }
 
+static int end_bwrap(struct bwrap *b);
+
+/* The list of bwrap's children, held from its start: a start that fails for
+ * want of descriptors (EMFILE) must still find bwrap's blocked child to kill
+ * it (kill_listed_children), or it waits for its release for ever.  A
+ * kernel without the file (CONFIG_PROC_CHILDREN off) is left as before: -1. */
+static int hold_children(struct bwrap *b, struct cordon_err *e)
+{
+	char path[64];
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b->pid, (int)b->pid);
+	b->children = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->children >= 0 || errno == ENOENT)
+		return 0;
+	int err = errno;
+	(void)end_bwrap(b); /* it has no options yet: no child */
+	return err_sys(e, err, "cannot open %s to keep track of bwrap (too many open files? "
+		       "check ulimit -n)", path);
+}
+
 int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err *e)
 {
 	struct argv argv = { 0 };
@@ -76,7 +95,7 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 	sys_close(&b->args[0]);
 	sys_close(&b->block[0]);
 	sys_close(&b->info[1]);
-	return 0;
+	return hold_children(b, e);
 }
 
 /* bwrap --args reads NUL-terminated options until end of file. */
@@ -178,12 +197,21 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e)
  * file ("1234 1240 ").  The caller stopped bwrap, so each is still its
  * child (a stopped bwrap reaps nothing: no pid in the list can be reused)
  * and the list is complete (it cannot clone while stopped). */
-static void kill_listed_children(pid_t bwrap)
+static void kill_listed_children(const struct bwrap *b)
 {
-	char path[64], buf[512];
-	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)bwrap, (int)bwrap);
-	AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+	char buf[512];
+	int fd = b->children;
+	/* Not held (a kernel without the file, a struct filled by hand):
+	 * opened now, as long as a descriptor is left. */
+	if (fd < 0) {
+		char path[64];
+		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)b->pid,
+			       (int)b->pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	ssize_t n = fd < 0 || lseek(fd, 0, SEEK_SET) < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+	if (fd != b->children)
+		sys_close(&fd);
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
@@ -216,7 +244,7 @@ static void kill_child(struct bwrap *b)
 	       errno == EINTR) {
 	}
 	if (r == 0 && si.si_code == CLD_STOPPED) {
-		kill_listed_children(b->pid);
+		kill_listed_children(b);
 		return;
 	}
 	/* It exited first: its child, if any, is no longer its own to find
@@ -316,7 +344,7 @@ void bwrap_close(struct bwrap *b)
 	(void)end_bwrap(b);
 	b->cgroup_kill = -1; /* borrowed: its owner closes it */
 	int *fds[] = { &b->args[0], &b->args[1], &b->info[0], &b->info[1],
-		       &b->block[0], &b->block[1] };
+		       &b->block[0], &b->block[1], &b->children };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		sys_close(fds[i]);
 }

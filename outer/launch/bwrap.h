@@ -44,10 +44,12 @@ struct bwrap {
 	int info[2];          /* --info-fd: [1] bwrap writes JSON, [0] cordon reads */
 	int block[2];         /* --userns-block-fd: [0] bwrap reads, [1] cordon writes */
 	int cgroup_kill;      /* the run's cgroup.kill, borrowed (bwrap_kill_cgroup), -1: none */
+	int children;         /* /proc/PID/task/PID/children of bwrap, opened at its start:
+			       * ending it must not need a descriptor (EMFILE) */
 	long long end_by;     /* bwrap_end's grace ends (ms, CLOCK_MONOTONIC), 0: not asked */
 };
 
-#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0 }
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, -1, 0 }
 
 int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
 

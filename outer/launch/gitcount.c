@@ -98,11 +98,19 @@ long gitcount_new(const struct gitcount *g, int gitfd, const char *new_id,
 		goto out;
 	char gitdir[64];
 	(void)snprintf(gitdir, sizeof(gitdir), "--git-dir=/proc/self/fd/%d", gitfd);
+	/* Never a fetch: in a partial clone, an object id the command chose
+	 * that is missing here would have this host git fetch it from the
+	 * promisor remote (a network the sandbox has none of, a remote's
+	 * helper run on the host).  --missing=allow-any turns git's lazy
+	 * fetch off in rev-list (git 2.15 and later; a missing tip then fails
+	 * the count, which is reported as unknown); GIT_NO_LAZY_FETCH does
+	 * it for every command of git 2.44 and later. */
 	char *argv[] = { "git", gitdir, "-c", "core.fsmonitor=false", "rev-list", "--count",
-			 "--stdin", NULL };
+			 "--missing=allow-any", "--stdin", NULL };
 	char *envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1",
 			 "GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1",
-			 "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", NULL };
+			 "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_NO_LAZY_FETCH=1",
+			 "GIT_PROTOCOL_FROM_USER=0", NULL };
 	/* The git dir crosses the exec: --git-dir names it by descriptor, so
 	 * git reads the directory gitrefs pinned, whatever its path is now. */
 	int keep[] = { gitfd };

@@ -46,6 +46,12 @@ static int build_args(const struct config *c, const struct inner_term *t, int br
 		r |= argv_push(a, "--keep-ignored");
 		r |= argv_push(a, mask);
 	}
+	if (t && t->nofile) {
+		char n[24];
+		(void)snprintf(n, sizeof(n), "%llu", (unsigned long long)t->nofile);
+		r |= argv_push(a, "--nofile");
+		r |= argv_push(a, n);
+	}
 	return r ? err_set(e, ENOMEM, "out of memory") : 0;
 }
 

@@ -29,6 +29,9 @@ struct inner_term {
 				     its controlling one */
 	uint64_t keep_ignored;    /* signals (bit sig-1) the caller ignored: the
 				     command starts with them ignored */
+	uint64_t nofile;          /* the caller's soft RLIMIT_NOFILE, which cordon
+				     raised for itself (sys_raise_nofile): the
+				     command starts with it again; 0: unchanged */
 };
 
 /* bridge_fd: cordon-inner's end of the socket to cordon-bridge (--net

@@ -222,6 +222,69 @@ assert "the planted git never ran on the host" -- test ! -e "$MARK"
 expect 0 "control: a run that commits nothing" -- C -- git status --short
 assert "control: says nothing of refs" -- test "$(grep -c 'refs changed' "$ERR")" -eq 0
 
+# --- no ref change hidden from the refs line (issue 30, item 8) -----------------------
+# In one run: a branch 17 directories deep; a loose ref that is a symbolic
+# link (git reads through it, so does cordon); a loose ref whose name holds
+# terminal control sequences and a byte that is not UTF-8 (a file git
+# itself would not make): escaped on stderr, raw and valid in the report.
+fresh
+deep=refs/heads/$(seq -f 'd%g' -s/ 17)
+expect 0 "a deep branch, a branch whose loose ref is a link, a ref named with escape sequences" -- \
+	C --report "$ws/repo/rep.json" -- sh -c "git commit -q --allow-empty -m deep && git update-ref $deep HEAD &&
+	git commit -q --allow-empty -m hidden && git rev-parse HEAD > hidden-id && git reset -q --hard HEAD~2 &&
+	ln -s ../../../hidden-id .git/refs/heads/hidden &&
+	git rev-parse HEAD > \".git/refs/heads/\$(printf 'x\033[2K\rcordon: all clean\377')\""
+assert "the refs line names the deep branch" -- grep -q "$ws/repo/.git $deep (new)\.\.[0-9a-f]* (+1 commit)" "$ERR"
+assert "control: a host git sees the linked branch" -- test "$(G -C "$ws/repo" rev-parse hidden)" = "$(cat "$ws/repo/hidden-id")"
+assert "the refs line names the linked branch" -- grep -q "$ws/repo/.git refs/heads/hidden (new)\.\.$(cut -c1-12 "$ws/repo/hidden-id") (+2 commits)" "$ERR"
+assert "stderr carries no escape character, no CR and no invalid byte" -- \
+	test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0 -a "$(tr -d '\n' < "$ERR" | grep -c "$(printf '\r')")" -eq 0 -a \
+	"$(LC_ALL=C grep -c "$(printf '\377')" "$ERR")" -eq 0
+assert "the name is shown escaped" -- grep -qF 'refs/heads/x\x1b[2K\x0dcordon: all clean\xff (new)' "$ERR"
+assert "the report is valid JSON and holds the raw name" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))
+sys.exit(0 if 'refs/heads/x\x1b[2K\rcordon: all clean\u00ff' in [g['ref'] for g in r['git_refs']] and len(r['git_refs']) == 3 and r['git_refs_incomplete'] == [] else 1)"
+# 20,001 refs before the run (one packed-refs file): a commit is still listed.
+fresh
+id=$(G -C "$ws/repo" rev-parse HEAD)
+seq 20001 | awk -v id="$id" '{ print id " refs/tags/many" $1 }' >> "$ws/repo/.git/packed-refs"
+expect 0 "a commit in a repository with 20,001 refs" -- C -- git commit -q --allow-empty -m many
+assert "the refs line names main" -- grep -q "$ws/repo/.git refs/heads/main ${id:0:12}\.\.[0-9a-f]* (+1 commit)" "$ERR"
+# A ref git reads that cordon cannot (a link to a directory) is never a
+# silent gap: the run says the list may be incomplete.
+fresh
+expect_err 0 "may be more than listed: cordon could not read them all" \
+	"a loose ref that is a link to a directory: said" -- \
+	C --report "$ws/repo/rep.json" -- ln -s /usr .git/refs/heads/dirlink
+assert "and the report lists the gap" -- python3 -c "
+import json, sys
+r = json.load(open('$ws/repo/rep.json'))
+sys.exit(0 if [g['repo'] for g in r['git_refs_incomplete']] == ['$ws/repo/.git'] else 1)"
+
+# --- the counting git never fetches (issue 30, item 10) ------------------------------
+# A partial clone whose promisor remote runs a marker on contact: the
+# command points a ref at a commit only the remote has.
+fresh
+PC="$W/pc"
+rm -rf "$PC" && mkdir -p "$PC" && G init -q "$PC/srv" && G -C "$PC/srv" commit -q --allow-empty -m c1 &&
+	G clone -q "$PC/srv" "$ws/pc" && G -C "$PC/srv" commit -q --allow-empty -m c2 &&
+	printf '#!/bin/sh\ntouch %s\nexec git upload-pack "$@"\n' "$PC/CONTACTED" > "$PC/up.sh" && chmod +x "$PC/up.sh" &&
+	G -C "$ws/pc" config core.repositoryformatversion 1 && G -C "$ws/pc" config extensions.partialClone origin &&
+	G -C "$ws/pc" config remote.origin.promisor true && G -C "$ws/pc" config remote.origin.uploadpack "$PC/up.sh" &&
+	G -C "$ws/pc" config remote.origin.url "file://$PC/srv" ||
+	{ echo "t_gitcommit: cannot build the partial clone" >&2; exit 1; }
+c2=$(G -C "$PC/srv" rev-parse HEAD)
+expect 0 "a ref pointed at a commit only the promisor remote has" -- \
+	"$CORDON" --git commit -w "$ws/pc" -C "$ws/pc" -- sh -c "echo $c2 > .git/refs/heads/x"
+assert "the refs line names it, its count unknown" -- grep -q "$ws/pc/.git refs/heads/x (new)\.\.${c2:0:12}\$" "$ERR"
+assert "the host git did not contact the remote" -- test ! -e "$PC/CONTACTED"
+# (not asked of git: in a partial clone, asking fetches)
+assert "and fetched nothing" -- test ! -e "$ws/pc/.git/objects/${c2:0:2}/${c2:2}" -a \
+	-z "$(ls "$ws/pc/.git/objects/pack/" | grep promisor)"
+(cd "$ws/pc" && G cat-file -t "$c2") >/dev/null 2>&1
+assert "control: a host git in the partial clone does contact it" -- test -e "$PC/CONTACTED"
+
 # --- writes to a read-only part fail with git's error ----------------------------------
 fresh
 for op in "git config foo.bar 1" "git remote add o /x" "git checkout -q -b x && git branch -u main"; do
@@ -318,5 +381,60 @@ expect_err 1 "no commondir file" "linked: a .git file naming /etc makes nothing 
 expect_err 128 "a writable root lies inside its common dir" "linked: a writable root inside the common dir: it stays read-only" -- \
 	LC -w "$m/refs" -- git commit -q --allow-empty -m x
 assert "linked: none of those moved a ref" -- test "$(refs "$LW/main")" = "$before"
+
+# --- seventy submodule git dirs (issue 30, items 13 and 14) ----------------------------
+# Each git dir costs cordon a few descriptors and the guardian two watched
+# directories.  Built once, with plain git: a bare repository copied.
+MS="$W/ms"
+mkdir -p "$MS" && G init -q "$MS/tpl" && G -C "$MS/tpl" commit -q --allow-empty -m one &&
+	G init -q --bare "$MS/m0.git" && mkdir "$MS/tpl/.git/modules" &&
+	for i in $(seq 70); do cp -a "$MS/m0.git" "$MS/tpl/.git/modules/m$i" || exit 1; done ||
+	{ echo "t_gitcommit: cannot build the submodules template" >&2; exit 1; }
+msfresh() { rm -rf "$MS/repo" && cp -a "$MS/tpl" "$MS/repo"; }
+# no_bwrap MARK: no bwrap (nor its child, which keeps its command line) of a
+# run whose command line ends in MARK is left.
+no_bwrap() { ! pgrep -f "^bwrap .* $1\$" >/dev/null; }
+# with_nofile SPEC COMMAND...: COMMAND under `ulimit SPEC`.
+with_nofile() { local spec=$1; shift; bash -c 'ulimit '"$spec"' && exec "$@"' sh "$@"; }
+msfresh
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ]; then
+	expect_out 0 "^1024$" "70 submodule git dirs with the usual soft limit of 1024: the run starts, and the command's limit is still 1024" -- \
+		with_nofile "-Sn 1024" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- sh -c 'ulimit -n'
+else
+	echo "  skip [$WHO] a hard RLIMIT_NOFILE below 4096: cordon cannot take more than 1024"
+fi
+mark="cordon-ms-$$-$RANDOM"
+expect_err 125 "No file descriptors available|Too many open files" \
+	"with a hard limit of 1024 the start runs out of descriptors: 125, said so" -- \
+	with_nofile "-n 1024" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- true "$mark"
+assert "and no bwrap of that run is left behind" -- wait_for 30 no_bwrap "$mark"
+expect_err 125 "cannot check that the writable root $MS/repo still leads" \
+	"out of descriptors earlier (hard limit 400): the root check fails as an error" -- \
+	with_nofile "-n 400" "$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- true "$mark"
+assert "and never says that a root moved" -- test "$(grep -c 'no longer leads' "$ERR")" -eq 0
+assert "and no bwrap of that run is left behind" -- wait_for 30 no_bwrap "$mark"
+# kill -9 of cordon after the command made a commondir in each of the 70
+# (cordon stopped first, so that it cannot react): the guardian moves
+# every one aside, past its old cap of 128 watched directories.
+msfresh
+mark="cordon-ms-$$-$RANDOM"
+"$CORDON" --git commit -w "$MS/repo" -C "$MS/repo" -- bash -c "touch ready; while [ ! -e go ]; do sleep 0.02; done
+	for d in .git/modules/m*; do echo $W/evil > \$d/commondir; done; touch made; exec -a $mark sleep 30" \
+	</dev/null >/dev/null 2>&1 &
+cpid=$!
+wait_for 100 test -e "$MS/repo/ready"
+kill -STOP "$cpid"
+touch "$MS/repo/go"
+wait_for 100 test -e "$MS/repo/made"
+assert "with cordon stopped, the command made 70 commondir files" -- \
+	test "$(ls "$MS"/repo/.git/modules/m*/commondir | wc -l)" -eq 70
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null
+mscommondirs() { ls "$MS"/repo/.git/modules/m*/commondir 2>/dev/null | wc -l; }
+no_commondir() { [ "$(mscommondirs)" -eq 0 ]; }
+wait_for 100 no_commondir
+assert "kill -9 of cordon: the guardian moved all 70 aside" -- test "$(mscommondirs)" -eq 0 -a \
+	"$(ls -d "$MS"/repo/.git/modules/m*/commondir.cordon-quarantine-* | wc -l)" -eq 70
+assert "and the sandbox is gone" -- wait_for 50 sh -c "! pgrep -f '^$mark 30\$' >/dev/null"
 
 finish

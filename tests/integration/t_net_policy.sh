@@ -44,6 +44,17 @@ ln -s "$W/created-by-link" "$ws/dangling.log"
 expect_err 125 'a symbolic link' "a dangling link is refused too" -- \
 	"${C[@]}" --allow-domain "allowed.test:$A" --net-log "$ws/dangling.log" -- touch ran
 assert "... and creates nothing where it points" -- test ! -e "$W/created-by-link" -a ! -e "$ws/ran"
+# A link in the directory part, planted by an earlier run (issue 30, item 12).
+mkdir -p "$W/logs-elsewhere" "$ws/logs"
+ln -s "$W/logs-elsewhere" "$ws/logs-link"
+expect_err 125 "^cordon: --net-log .*logs-link/n\.log: its directory goes through the symbolic link" \
+	"a link in the log's directory part is refused" -- \
+	"${C[@]}" --allow-domain "allowed.test:$A" --net-log "$ws/logs-link/n.log" -- touch ran
+assert "... before the command ran, and nothing was created where it leads" -- \
+	test ! -e "$ws/ran" -a ! -e "$W/logs-elsewhere/n.log"
+expect 0 "control: the log in a real directory" -- \
+	"${C[@]}" --allow-domain "allowed.test:$A" --net-log "$ws/logs/n.log" -- true
+assert "control: the log file is there" -- test -f "$ws/logs/n.log"
 mkfifo "$ws/fifo.log"
 expect_err 125 '^cordon: --net-log .*fifo\.log: not a regular file' "a FIFO is refused (no reader: no hang)" -- \
 	"${C[@]}" --allow-domain "allowed.test:$A" --net-log "$ws/fifo.log" -- touch ran

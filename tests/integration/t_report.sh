@@ -113,6 +113,17 @@ expect 0 "the command plants a link at the report's path" -- \
 assert "the link's target is untouched" -- test "$(cat "$W/target")" = precious
 assert "the report replaced the link" -- test -f "$ws/r.json" -a ! -L "$ws/r.json"
 assert "the report is JSON" -- jq -e .status "$ws/r.json" >/dev/null
+# A link planted in the directory part (an earlier run's command made
+# $ws/out a link to a directory of the caller's): the report is not
+# written through it (issue 30, item 12).
+mkdir -p "$W/elsewhere" "$ws/realout"
+rm -rf "$ws/out" && ln -s "$W/elsewhere" "$ws/out"
+expect_err 125 "--report $ws/out/r.json: its directory goes through the symbolic link $ws/out" \
+	"a link in the report's directory part is refused" -- \
+	"${C[@]}" --report "$ws/out/r.json" -- touch "$ws/ran"
+assert "nothing ran and nothing was written where it leads" -- test ! -e "$ws/ran" -a ! -e "$W/elsewhere/r.json"
+expect 0 "control: the real directory is fine" -- "${C[@]}" --report "$ws/realout/r.json" -- true
+assert "control: and the report is there" -- jq -e .status "$ws/realout/r.json" >/dev/null
 rm -f "$ws/ran"
 expect_err 125 "--report $W/no-such-dir/r.json: cannot open its directory" \
 	"a report that cannot be written stops the run before it starts" -- \

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,6 +143,41 @@ Test(bwrap_close, kills_the_waiting_child_of_bwrap)
 	cr_assert(dead(c), "the waiting child is killed");
 	cr_assert_eq(bw.pid, 0, "bwrap is reaped");
 	cr_assert_eq(bw.info[0], -1);
+}
+
+/* A start that failed for want of descriptors (issue 30, item 13): the
+ * list of bwrap's children, held since its start, still finds the child
+ * waiting for its release; opening it then would fail with EMFILE. */
+Test(bwrap_close, kills_the_waiting_child_with_no_descriptor_left)
+{
+	int info[2], fill[256];
+	size_t nfill = 0;
+	pid_t c = 0;
+	char path[64];
+	struct bwrap bw = BWRAP_INIT;
+	bw.pid = fake_bwrap(info, &c);
+	bw.args_sent = 1;
+	bw.info[0] = info[0];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)bw.pid, (int)bw.pid);
+	bw.children = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(bw.children, 0);
+	struct rlimit rl;
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = 64;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while (nfill < 256 && (fill[nfill] = open("/", O_PATH | O_CLOEXEC)) >= 0)
+		nfill++;
+	cr_assert_eq(errno, EMFILE, "every descriptor is taken");
+	bwrap_close(&bw);
+	for (size_t i = 0; i < nfill; i++)
+		close(fill[i]);
+	for (int i = 0; i < 200 && !dead(c); i++)
+		usleep(5000);
+	int killed = dead(c);
+	kill(c, SIGKILL);
+	cr_assert(killed, "bwrap's waiting child is killed");
+	cr_assert_eq(bw.pid, 0, "bwrap is reaped");
+	cr_assert_eq(bw.children, -1, "and the list closed");
 }
 
 /* bwrap between its clone and its --info-fd report (a loaded machine, or

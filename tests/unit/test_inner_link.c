@@ -27,7 +27,7 @@ Test(inner_link_open, options_follow_the_config_and_the_terminal)
 	c.tmp = TMP_PRIVATE;
 	c.full_write = 1;
 	struct inner_link l = INNER_LINK_INIT;
-	struct inner_term t = { 1, (1u << (SIGHUP - 1)) | (1u << (SIGINT - 1)) };
+	struct inner_term t = { 1, (1u << (SIGHUP - 1)) | (1u << (SIGINT - 1)), 1024 };
 	struct cordon_err e = { 0 };
 	/* inner_find looks beside the running binary: give it a file there. */
 	char self[4096];
@@ -57,6 +57,9 @@ Test(inner_link_open, options_follow_the_config_and_the_terminal)
 	i = has(&l.args, "--bridge");
 	cr_assert(i);
 	cr_assert_str_eq(l.args.v[i], "41", "cordon-inner's end of the bridge socket");
+	i = has(&l.args, "--nofile");
+	cr_assert(i);
+	cr_assert_str_eq(l.args.v[i], "1024", "the caller's soft RLIMIT_NOFILE, for the command");
 	inner_link_close(&l);
 	cr_assert_eq(l.ctrl[0], -1);
 }

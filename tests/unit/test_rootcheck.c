@@ -2,6 +2,9 @@
  * directory it was, or moved (renamed away, replaced by another directory
  * or by a link to the original), each mismatch counted and passed on. */
 #include <criterion/criterion.h>
+#include <sys/resource.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +78,7 @@ static void note(void *ctx, const struct rootcheck_moved *m)
 Test(rootcheck, roots_in_place_pass)
 {
 	struct resolved r;
+	struct cordon_err e;
 	int calls = 0;
 	memset(&r, 0, sizeof(r));
 	md("ws");
@@ -83,7 +87,7 @@ Test(rootcheck, roots_in_place_pass)
 	root(&r, "ws");
 	root(&r, "ws/a/R");
 	resolved_close(&r);
-	cr_assert_eq(rootcheck_settle(&r, note, &calls), 0);
+	cr_assert_eq(rootcheck_settle(&r, note, &calls, &e), 0);
 	cr_assert_eq(calls, 0);
 	resolved_free(&r);
 }
@@ -91,6 +95,7 @@ Test(rootcheck, roots_in_place_pass)
 Test(rootcheck, a_renamed_parent_and_a_fresh_directory_in_its_place)
 {
 	struct resolved r;
+	struct cordon_err e;
 	int calls = 0;
 	memset(&r, 0, sizeof(r));
 	md("ws");
@@ -99,11 +104,11 @@ Test(rootcheck, a_renamed_parent_and_a_fresh_directory_in_its_place)
 	root(&r, "ws");
 	root(&r, "ws/a/R");
 	mv("ws/a", "ws/b");
-	cr_assert_eq(rootcheck_settle(&r, note, &calls), 1, "nothing at the path");
+	cr_assert_eq(rootcheck_settle(&r, note, &calls, &e), 1, "nothing at the path");
 	cr_assert_str_eq(last_now, "nothing");
 	md("ws/a");
 	md("ws/a/R");
-	cr_assert_eq(rootcheck_settle(&r, note, &calls), 1);
+	cr_assert_eq(rootcheck_settle(&r, note, &calls, &e), 1);
 	cr_assert_str_eq(last_now, "another directory");
 	cr_assert_eq(calls, 2);
 	resolved_free(&r);
@@ -112,6 +117,7 @@ Test(rootcheck, a_renamed_parent_and_a_fresh_directory_in_its_place)
 Test(rootcheck, a_link_to_the_moved_root_does_not_pass)
 {
 	struct resolved r;
+	struct cordon_err e;
 	char link[PATH_MAX];
 	memset(&r, 0, sizeof(r));
 	md("ws");
@@ -121,6 +127,28 @@ Test(rootcheck, a_link_to_the_moved_root_does_not_pass)
 	mv("ws/a", "ws/b");
 	at(link, "ws/a");
 	cr_assert_eq(symlink("b", link), 0);
-	cr_assert_eq(rootcheck_settle(&r, NULL, NULL), 1);
+	cr_assert_eq(rootcheck_settle(&r, NULL, NULL, &e), 1);
+	resolved_free(&r);
+}
+
+/* Out of descriptors, the check cannot look: an error for the run, never a
+ * root reported as moved (issue 30, item 13). */
+Test(rootcheck, emfile_is_an_error_not_a_moved_root)
+{
+	struct resolved r;
+	struct cordon_err e;
+	int calls = 0;
+	memset(&r, 0, sizeof(r));
+	md("ws");
+	root(&r, "ws");
+	resolved_close(&r);
+	struct rlimit rl = { 16, 16 };
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while (open("/", O_PATH | O_CLOEXEC) >= 0) {
+	}
+	cr_assert_eq(errno, EMFILE);
+	cr_assert_eq(rootcheck_settle(&r, note, &calls, &e), -EMFILE);
+	cr_assert_eq(calls, 0, "no root reported as moved");
+	cr_assert(strstr(e.msg, "cannot check that the writable root"), "%s", e.msg);
 	resolved_free(&r);
 }
