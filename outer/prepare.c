@@ -108,6 +108,8 @@ static void prepare_pid_mode(const struct config *c, struct prepared *p)
 	p->pm.verdict = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
 	procmode_pick(c->pid, p->pm.verdict, &p->pm.inherit);
 	p->pm.decided = 1;
+	if (p->pm.inherit)
+		bwrap_share_pidns(&p->bwrap);
 }
 
 void prepare_print_lost(const struct prepared *p)

@@ -205,10 +205,14 @@ static void on_name(struct supervise_watch *sw, short revents)
 	if (protect_watch_on_event(x->w) != 1)
 		return;
 	/* Nothing inside may go on writing: the whole PID namespace dies
-	 * with its PID 1.  bwrap then exits, which ends the loop. */
+	 * with its PID 1.  bwrap then exits, which ends the loop.  In the
+	 * caller's PID namespace the end takes PID 1's kill(-1) first
+	 * (bwrap_kill): what the command made is moved aside once it is
+	 * done, by the settle after bwrap, never while it may still write. */
 	x->stopped = 1;
 	bwrap_kill(x->bwrap);
-	protect_watch_move_aside(x->w);
+	if (!x->bwrap->shared_pidns)
+		protect_watch_move_aside(x->w);
 	sw->fd = -1;
 }
 
@@ -258,6 +262,8 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		size_t found = settle(w, c, rep);
 		size_t moved = rootcheck_settle(&p->res, report_moved, rep);
 		if (found > 0 || moved > 0 || ctx.stopped) {
+			if (out->lost)
+				err_print(&out->lost_err);
 			r = outcome_exit_code(out);
 			return ctx.stopped || r == 0 ? 1 : r;
 		}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "argv.h"
 #include "launch/child.h"
@@ -62,9 +63,15 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 	 * creates takes them as the ceiling of the caller's whole count, so a
 	 * smaller one there would be shared by every sandbox of the caller
 	 * (launch/sandbox_limits.c gives each sandbox its budget instead). */
+	/* bwrap forwards no signal: one meant for the command (an agent stopping
+	 * it sends SIGTERM to every process it started) would end bwrap, and
+	 * the sandbox with it (--die-with-parent) before the command could
+	 * clean up.  Ignored, it reaches the command through cordon, which gets
+	 * it too, with --kill-after's grace.  cordon-inner and the command get
+	 * the default back (inner/main.c, inner/spawn.c). */
 	struct child_spec spec = {
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
-		NULL, 0,
+		NULL, 0, child_end_signals(),
 	};
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);
@@ -223,12 +230,18 @@ static void kill_child(struct bwrap *b)
 	 * here (the guardian ends whoever holds the sandbox's socket). */
 }
 
+static int sandbox_runs(const struct bwrap *b);
+
 /* End bwrap (if it runs) and its child, and reap it; its wait status. */
 static int end_bwrap(struct bwrap *b)
 {
 	int st = 0;
 	if (b->pid <= 0)
 		return 0;
+	/* The command may have run: in the caller's PID namespace only
+	 * cordon-inner's kill(-1) ends what it left (bwrap_kill). */
+	if (b->shared_pidns && sandbox_runs(b) && bwrap_kill_wait(b, &st, NULL) == 1)
+		return st;
 	kill_child(b);
 	(void)kill(b->pid, SIGKILL);
 	(void)sys_waitpid(b->pid, &st);
@@ -267,14 +280,45 @@ void bwrap_kill_cgroup(struct bwrap *b, int fd)
 	b->cgroup_kill = fd;
 }
 
-void bwrap_kill(const struct bwrap *b)
+void bwrap_share_pidns(struct bwrap *b)
 {
-	if (!sandbox_runs(b))
-		return;
+	b->shared_pidns = 1;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SIGKILL to PID 1, and the run's cgroup.kill. */
+static void kill_pid1(const struct bwrap *b)
+{
 	(void)kill(b->child, SIGKILL);
 	if (b->cgroup_kill >= 0 && pwrite(b->cgroup_kill, "1", 1, 0) < 0) {
 		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
 	}
+}
+
+void bwrap_kill(struct bwrap *b)
+{
+	if (!sandbox_runs(b))
+		return;
+	/* In the caller's PID namespace PID 1's death takes nothing with it:
+	 * its orphans would go on, adopted by the host's (or the container's)
+	 * init, unwatched.  Only cordon-inner's kill(-1), scoped by Landlock to
+	 * the sandbox's domain, reaches all of them at once, forks racing it
+	 * included: asked first, PID 1 killed after the grace. */
+	if (b->shared_pidns && kill(b->child, WIRE_END_SIGNAL) == 0) {
+		if (b->cgroup_kill >= 0 && pwrite(b->cgroup_kill, "1", 1, 0) < 0) {
+			/* PID 1's kill(-1) still ends them. */
+		}
+		if (!b->end_by)
+			b->end_by = mono_ms() + BWRAP_END_GRACE_MS;
+		return;
+	}
+	kill_pid1(b);
 }
 
 void bwrap_end(struct bwrap *b, long long now)
@@ -282,7 +326,7 @@ void bwrap_end(struct bwrap *b, long long now)
 	if (!sandbox_runs(b))
 		return;
 	if (kill(b->child, WIRE_END_SIGNAL) < 0)
-		bwrap_kill(b);
+		kill_pid1(b);
 	else if (!b->end_by)
 		b->end_by = now + BWRAP_END_GRACE_MS;
 }
@@ -291,9 +335,32 @@ long long bwrap_end_due(struct bwrap *b, long long now)
 {
 	if (b->end_by && now >= b->end_by) {
 		b->end_by = 0;
-		bwrap_kill(b);
+		if (sandbox_runs(b))
+			kill_pid1(b);
 	}
 	return b->end_by;
+}
+
+int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)
+{
+	bwrap_kill(b);
+	for (;;) {
+		int r = bwrap_reap(b, wstatus, ru);
+		if (r != 0)
+			return r;
+		if (!bwrap_end_due(b, mono_ms())) {
+			/* PID 1 was killed: bwrap exits with it. */
+			pid_t w;
+			while ((w = wait4(b->pid, wstatus, 0, ru)) < 0 && errno == EINTR) {
+			}
+			if (w < 0)
+				return -errno;
+			b->pid = 0;
+			return 1;
+		}
+		struct timespec ts = { 0, 10 * 1000000L };
+		(void)nanosleep(&ts, NULL);
+	}
 }
 
 int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
