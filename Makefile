@@ -124,7 +124,7 @@ GEN_HDR   := $(BUILD)/gen/seccomp_bpf_gen.h
 .SECONDARY:
 
 .PHONY: all deps demo check unit integration toolchains install clean lint check-asan bench fuzz \
-        fuzz-smoke deb check-package
+        fuzz-smoke deb check-package check-container
 all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordon-connect $(HELPER_BIN)
 
 deps:
@@ -317,6 +317,14 @@ deb:
 # nothing of cordon left (scripts/check-package.sh).
 check-package: deb
 	@scripts/check-package.sh build/cordon_$(VERSION)_amd64.deb
+
+# cordon inside a real container engine (podman from Debian, an image made
+# with debootstrap and kept): podman's defaults, systempaths=unconfined,
+# --cap-drop ALL and --read-only, as root and as a user in the container
+# (scripts/check-container.sh, as root; slow the first time: not in check).
+check-container: all
+	@scripts/deps.sh --full
+	@scripts/check-container.sh
 
 check: deps
 	$(MAKE) all

@@ -199,9 +199,8 @@ static int lose(const struct supervise_spec *s, struct run_outcome *out, const s
 {
 	if (!out->lost) {
 		out->lost = 1;
-		(void)err_set(&out->lost_err, why->err, "%s; the sandbox was killed, and what it "
-			      "left was checked as after any run (status %d: the command may have "
-			      "run; cordon doctor checks this machine)", why->msg, 128 + SIGKILL);
+		(void)err_set(&out->lost_err, why->err, "%s; the sandbox was killed and checked as "
+			      "after any run (the command may have run)", why->msg);
 	}
 	int r = bwrap_kill_wait(s->bwrap, &out->wstatus, &out->rusage);
 	if (r < 0)

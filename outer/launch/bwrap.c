@@ -177,6 +177,7 @@ int bwrap_release(struct bwrap *b, struct cordon_err *e)
 {
 	if (send(b->block[1], "m", 1, MSG_NOSIGNAL) != 1)
 		return bwrap_fail(b, e);
+	b->released = 1;
 	sys_close(&b->block[1]);
 	return 0;
 }
@@ -238,9 +239,9 @@ static int end_bwrap(struct bwrap *b)
 	int st = 0;
 	if (b->pid <= 0)
 		return 0;
-	/* The command may have run: in the caller's PID namespace only
+	/* Released, the command may have run: in the caller's PID namespace only
 	 * cordon-inner's kill(-1) ends what it left (bwrap_kill). */
-	if (b->shared_pidns && sandbox_runs(b) && bwrap_kill_wait(b, &st, NULL) == 1)
+	if (b->shared_pidns && b->released && sandbox_runs(b) && bwrap_kill_wait(b, &st, NULL) == 1)
 		return st;
 	kill_child(b);
 	(void)kill(b->pid, SIGKILL);
@@ -349,7 +350,9 @@ int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)
 		if (r != 0)
 			return r;
 		if (!bwrap_end_due(b, mono_ms())) {
-			/* PID 1 was killed: bwrap exits with it. */
+			/* PID 1 was killed; bwrap too, which may be waiting for
+			 * anything (a release that will not come). */
+			(void)kill(b->pid, SIGKILL);
 			pid_t w;
 			while ((w = wait4(b->pid, wstatus, 0, ru)) < 0 && errno == EINTR) {
 			}

@@ -46,9 +46,10 @@ struct bwrap {
 	int cgroup_kill;      /* the run's cgroup.kill, borrowed (bwrap_kill_cgroup), -1: none */
 	long long end_by;     /* bwrap_end's grace ends (ms, CLOCK_MONOTONIC), 0: not asked */
 	int shared_pidns;     /* the sandbox shares the caller's PID namespace (bwrap_share_pidns) */
+	int released;         /* bwrap_release sent the byte: it may mount, and the command run */
 };
 
-#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0, 0 }
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0, 0, 0 }
 
 int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
 
@@ -130,7 +131,7 @@ long long bwrap_end_due(struct bwrap *b, long long now);
 int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
 	__attribute__((warn_unused_result));
 
-/* Kill the sandbox (bwrap_kill, PID 1's SIGKILL after the grace) and wait
+/* Kill the sandbox (bwrap_kill, PID 1's and bwrap's SIGKILL after the grace) and wait
  * until bwrap has exited, for a supervisor that can no longer watch it:
  * as bwrap_reap, never 0. */
 int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)

@@ -69,8 +69,10 @@ for v in masks rosys both; do
 		fi
 	done
 done
-expect_err 125 'Can.t mount proc' "an explicit --pid-ns isolate is never relaxed (bwrap fails)" -- \
+expect_err 125 '^cordon: --pid-ns isolate: the kernel refuses the sandbox a /proc.*pass --pid-ns auto.*systempaths=unconfined' \
+	"an explicit --pid-ns isolate is never relaxed (refused with what would do)" -- \
 	incontainer both "$TU" "${C[@]}" --pid-ns isolate -- echo ok
+assert "... in one line" -- test "$(wc -l <"$ERR")" -eq 1
 if [ "$NOLL" = 1 ]; then
 	expect_err 125 '^cordon: --pid-ns inherit needs Landlock ABI 6' \
 		"no Landlock: an explicit --pid-ns inherit on a plain host is refused too" -- \
