@@ -36,6 +36,9 @@ incontainer() {
 	local home cache
 	home=$(getent passwd "$u" | cut -d: -f6)
 	cache="${XDG_CACHE_HOME%/*}/$u"
+	# run.sh makes one for its own test user; another's is made here, or
+	# doctor rightly says no cache directory can be created.
+	[ -d "$cache" ] || install -d -m 0700 -o "$u" "$cache"
 	RUNUSER=$RUNUSER unshare -m --propagation private -- bash -c '
 		v=$1; u=$2; home=$3; cache=$4; shift 4
 		case $v in masks|both)
