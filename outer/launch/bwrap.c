@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,6 +75,12 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
 		NULL, 0, child_end_signals(),
 	};
+	/* In the caller's PID namespace, what the sandbox's PID 1 leaves when
+	 * it dies comes to cordon rather than to the host's init (sweep_orphans). */
+	if (b->shared_pidns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		argv_free(&argv);
+		return err_sys(e, errno, "--pid-ns inherit: cannot make cordon a child subreaper");
+	}
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);
 	if (pid < 0)
@@ -170,7 +178,68 @@ int bwrap_map(struct bwrap *b, uid_t uid, gid_t gid, struct cordon_err *e)
 {
 	if (bwrap_read_child(b->info[0], -1, &b->child, e) < 0)
 		return bwrap_fail(b, e);
-	return userns_map(b->child, b->pid, uid, gid, e);
+	int r = userns_map(b->child, b->pid, uid, gid, e);
+	/* The sandbox's user namespace, which tells its processes from
+	 * cordon's own (sweep_orphans).  Still bwrap's unreaped child: its
+	 * pid is not reused meanwhile. */
+	char path[48];
+	struct stat st;
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)b->child);
+	if (r == 0 && b->shared_pidns && stat(path, &st) == 0) {
+		b->userns_dev = st.st_dev;
+		b->userns_ino = st.st_ino;
+	}
+	return r;
+}
+
+/* A process in the sandbox's user namespace (bwrap_map): the command can
+ * leave it neither by setns nor by a new user namespace (its filter). */
+static int in_sandbox(const struct bwrap *b, pid_t pid)
+{
+	char path[48];
+	struct stat st;
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return stat(path, &st) == 0 && st.st_dev == b->userns_dev && st.st_ino == b->userns_ino;
+}
+
+#define SWEEP_BATCH 256
+#define SWEEP_ROUNDS_MAX 10000
+
+/* In the caller's PID namespace, what outlived the sandbox's PID 1 (killed
+ * before its kill(-1) reached them, or dead of anything else) would live on
+ * unwatched; cordon, a child subreaper there (bwrap_start), has them as its
+ * children now.  Each round kills and reaps those of the sandbox's user
+ * namespace among them (not the bridge, nor a detached task of cordon's);
+ * what one of them forked meanwhile is the next round's, until none is
+ * left. */
+static void sweep_orphans(const struct bwrap *b)
+{
+	char path[64], buf[4096];
+	if (!b->shared_pidns || !b->userns_ino)
+		return;
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	for (int round = 0; round < SWEEP_ROUNDS_MAX; round++) {
+		AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		pid_t killed[SWEEP_BATCH];
+		size_t nk = 0;
+		for (char *p = buf, *end; *p && nk < SWEEP_BATCH; p = end) {
+			long c = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (c > 1 && in_sandbox(b, (pid_t)c) && kill((pid_t)c, SIGKILL) == 0)
+				killed[nk++] = (pid_t)c;
+		}
+		if (nk == 0)
+			return;
+		for (size_t i = 0; i < nk; i++) {
+			int st;
+			(void)sys_waitpid(killed[i], &st);
+		}
+	}
 }
 
 int bwrap_release(struct bwrap *b, struct cordon_err *e)
@@ -247,6 +316,7 @@ static int end_bwrap(struct bwrap *b)
 	(void)kill(b->pid, SIGKILL);
 	(void)sys_waitpid(b->pid, &st);
 	b->pid = 0;
+	sweep_orphans(b);
 	return st;
 }
 
@@ -359,6 +429,7 @@ int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)
 			if (w < 0)
 				return -errno;
 			b->pid = 0;
+			sweep_orphans(b);
 			return 1;
 		}
 		struct timespec ts = { 0, 10 * 1000000L };
@@ -374,6 +445,7 @@ int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
 	if (w == b->pid) {
 		b->pid = 0;
 		b->end_by = 0;
+		sweep_orphans(b);
 		return 1;
 	}
 	if (w < 0 && errno != EINTR)

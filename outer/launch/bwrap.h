@@ -47,9 +47,11 @@ struct bwrap {
 	long long end_by;     /* bwrap_end's grace ends (ms, CLOCK_MONOTONIC), 0: not asked */
 	int shared_pidns;     /* the sandbox shares the caller's PID namespace (bwrap_share_pidns) */
 	int released;         /* bwrap_release sent the byte: it may mount, and the command run */
+	dev_t userns_dev;     /* the sandbox's user namespace (bwrap_map), with shared_pidns */
+	ino_t userns_ino;     /* 0: unknown */
 };
 
-#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0, 0, 0 }
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, 0, 0, 0, 0, 0 }
 
 int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
 
@@ -101,7 +103,11 @@ void bwrap_signal(const struct bwrap *b, int sig);
 void bwrap_kill_cgroup(struct bwrap *b, int fd);
 
 /* --pid-ns inherit (plan/procmode.h): PID 1's death ends nothing else, so
- * bwrap_kill asks it to kill every process first (below). */
+ * bwrap_kill asks it to kill every process first (below); bwrap_start makes
+ * cordon a child subreaper, and once bwrap is reaped (bwrap_reap,
+ * bwrap_kill_wait, bwrap_close) every process of the sandbox's user
+ * namespace that outlived PID 1 and so became cordon's child is killed and
+ * reaped. */
 void bwrap_share_pidns(struct bwrap *b);
 
 /* Kill the sandbox now: SIGKILL to PID 1, which takes the whole PID

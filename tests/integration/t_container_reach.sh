@@ -116,5 +116,19 @@ assert "no process of the stopped command outlives cordon" -- \
 	sh -c "! pgrep -f '$ws/[s]topme.$$' >/dev/null"
 assert "it was moved aside" -- sh -c "test ! -e '$ws/.git' && ls -d '$ws'/.git.cordon-quarantine-* >/dev/null"
 assert "the command did not go on" -- test ! -e "$ws/after"
+
+# --- cordon-inner killed: what it leaves is still ended ---------------------
+# Its orphans reparent to cordon (a child subreaper there), which kills
+# every process of the sandbox's user namespace among its children.
+rm -f "$ws/ready"
+"${I[@]}" -- sh -c "\"$ws/stopme.$$\" 31 & \"$ws/stopme.$$\" 32 & touch ready; wait" \
+	>"$OUT" 2>"$ERR" </dev/null &
+pid=$!
+wait_for 100 test -e "$ws/ready"
+inner=$(pgrep -P "$(pgrep -P "$pid" -x bwrap)")
+kill -KILL "$inner"
+wait "$pid"
+assert "cordon-inner killed ($inner): cordon ends, nothing of the command left behind" -- \
+	sh -c "! pgrep -f '$ws/[s]topme.$$' >/dev/null"
 pkill -f "$ws/[s]topme.$$"
 finish
