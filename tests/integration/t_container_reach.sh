@@ -8,13 +8,18 @@
 # a SIGTERM to any of cordon's processes (bwrap included), as an agent
 # sends to every process it started when it stops a command, gives the
 # command's TERM trap its time, as one to cordon alone does (issue 32).
-# Runs as the caller in each pass; without Landlock inherit mode refuses.
+# And a cordon that can no longer watch its sandbox kills it and ends as
+# after any run, never with 125 ("nothing ran").  Runs as the caller in
+# each pass; without Landlock inherit mode refuses.
 . "$(dirname "$0")/lib.sh"
 
 ws="$W/ws"
 mkdir -p "$ws"
 NOLL=${CORDON_NO_LANDLOCK:-0}
 C=("$CORDON" -w "$ws" -C "$ws")
+# A sleep of a name of this run's own, to look for.
+cp "$(command -v sleep)" "$ws/stopme.$$"
+chmod 755 "$ws/stopme.$$"
 I=("${C[@]}" --pid-ns inherit)
 
 # --- signals to cordon's processes: the command's trap runs ---------------
@@ -75,6 +80,28 @@ for m in "${modes[@]}"; do
 	done
 done
 
+# --- cordon failing mid-run: the sandbox is killed, never status 125 --------
+# Its open file limit lowered from outside (what prlimit did from inside
+# before): its next poll fails.  SIGWINCH, forwarded, wakes it.
+for m in "${modes[@]}"; do
+	rm -f "$ws/ready"
+	"${C[@]}" --pid-ns "$m" -- sh -c "touch ready; exec \"$ws/stopme.$$\" 33" \
+		>"$OUT" 2>"$ERR" </dev/null &
+	pid=$!
+	wait_for 100 test -e "$ws/ready"
+	prlimit --pid "$pid" --nofile=3:3
+	kill -WINCH "$pid"
+	wait "$pid"
+	st=$?
+	if [ "$st" -eq 137 ] && grep -q 'watching the sandbox failed (poll).*the sandbox was killed' "$ERR"; then
+		ok "$m: cordon's poll failing kills the sandbox and says so (137, not 125)"
+	else
+		bad "$m: cordon's poll failing: status $st, wanted 137"
+		sed 's/^/         | /' "$ERR" | head -5
+	fi
+	assert "$m: nothing of the command is left" -- sh -c "! pgrep -f '$ws/[s]topme.$$' >/dev/null"
+done
+
 if [ "$NOLL" = 1 ]; then
 	expect_err 125 'Landlock ABI 6' "no Landlock: --pid-ns inherit is refused" -- \
 		"${I[@]}" -- true
@@ -107,8 +134,6 @@ expect_err 1 'not permitted' "the command cannot set cordon's own limits" -- \
 		test "$(ps -o comm= -p $c)" = cordon && prlimit --pid $c --nofile=3:3'
 
 # --- a stopped run leaves nothing running -----------------------------------
-cp "$(command -v sleep)" "$ws/stopme.$$"
-chmod 755 "$ws/stopme.$$"
 expect_err 1 'the sandbox was stopped' "creating .git stops the run" -- \
 	"${I[@]}" -- sh -c "mkdir .git; \"$ws/stopme.$$\" 30; echo on >after"
 # cordon waited for the sandbox's end: nothing of it may be left now.
