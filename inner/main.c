@@ -283,6 +283,21 @@ int main(int argc, char **argv)
 		err_print(&e);
 		return EXIT_CORDON_FAILED;
 	}
+	/* cordon starts bwrap with the end signals ignored (a SIGTERM to bwrap
+	 * must not end the sandbox), and an ignored signal stays ignored
+	 * across exec: ours are read from the signalfd, so back to the
+	 * default (blocked, nothing changes meanwhile).  Those the caller
+	 * ignored stay ignored (--keep-ignored): cordon forwards none of them. */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
+		if (sigismember(&watch, sig) == 1 && !(o.keep_ignored >> (sig - 1) & 1) &&
+		    sigaction(sig, &dfl, NULL) < 0) {
+			(void)err_sys(&e, errno, "cordon-inner: sigaction");
+			err_print(&e);
+			return EXIT_CORDON_FAILED;
+		}
 	AUTO_FD sfd = signalfd(-1, &watch, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		(void)err_sys(&e, errno, "cordon-inner: signalfd");

@@ -22,6 +22,7 @@
 #include "launch/bwrap_find.h"
 #include "config.h"
 #include "hostpaths/caches.h"
+#include "launch/userns.h"
 #include "hostpaths/cgroup.h"
 #include "hostpaths/registry.h"
 #include "plan/limits.h"
@@ -96,8 +97,12 @@ static void check_userns(void)
 		fclose(f);
 	}
 	long max = strtol(buf, NULL, 10);
-	line(max > 0, "user namespaces", "max_user_namespaces=%ld%s", max,
-	     max > 0 ? "" : "; set the sysctl user.max_user_namespaces to a positive value");
+	if (max > 0 && userns_root_lacks_setfcap())
+		line(0, "user namespaces", "max_user_namespaces=%ld, but every run is refused: "
+		     USERNS_SETFCAP_ADVICE, max);
+	else
+		line(max > 0, "user namespaces", "max_user_namespaces=%ld%s", max,
+		     max > 0 ? "" : "; set the sysctl user.max_user_namespaces to a positive value");
 }
 
 /* A trial run of `true` in the real sandbox, in a child so that its signal
@@ -232,9 +237,11 @@ static void check_container(void)
 		printf("  still enforced: Landlock's signal scope (the command cannot signal any\n"
 		       "    process outside the sandbox) and its ptrace rule (nor trace one, nor read\n"
 		       "    its /proc/PID/environ, mem, fd or root); seccomp, which also keeps it from\n"
-		       "    renicing or pinning them (setpriority, sched_set*, ioprio_set act on\n"
-		       "    itself only); cordon-inner reaps and at the end kills the command's\n"
-		       "    orphans (a child subreaper)\n"
+		       "    renicing, pinning or limiting them, cordon included (setpriority,\n"
+		       "    sched_set*, ioprio_set and prlimit act on itself only; prlimit may read\n"
+		       "    another's limits); cordon-inner reaps and at the end kills the\n"
+		       "    command's orphans (a child subreaper), and a run that cordon stops\n"
+		       "    ends only once every process of the sandbox is gone\n"
 		       "  lost: the command sees this machine's processes and their command lines;\n"
 		       "    a cordon killed with SIGKILL leaves the command's processes running,\n"
 		       "    still confined, until they exit; as root, processes are counted only\n"

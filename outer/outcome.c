@@ -20,6 +20,19 @@ int outcome_command_end(const struct run_outcome *o, struct wstatus_end *end)
 	return 0;
 }
 
+/* cordon lost the run (outcome.h): the command may have run, so never 125
+ * ("nothing ran"), never 0.  Its own status if it had ended, else that of
+ * a command killed (SIGKILL). */
+static int lost_exit_code(const struct run_outcome *o)
+{
+	struct wstatus_end end;
+	if (o->have_cmd_status && wstatus_decode(o->cmd_wstatus, &end) == 0) {
+		int code = wstatus_exit_code(&end);
+		return code ? code : 1;
+	}
+	return 128 + SIGKILL;
+}
+
 int outcome_exit_code(const struct run_outcome *o)
 {
 	if (o->timed_out)
@@ -29,6 +42,8 @@ int outcome_exit_code(const struct run_outcome *o)
 		return 128 + SIGXCPU;
 	if (o->cpu_unreadable)
 		return EXIT_CORDON_FAILED;
+	if (o->lost && !o->have_error)
+		return lost_exit_code(o);
 	if (o->have_error) {
 		/* An error record means the command never ran: only 126/127 may
 		 * pass through, anything else (0 included) is a setup failure. */
@@ -73,6 +88,10 @@ int outcome_finish(const struct run_outcome *o, const struct config *c, struct c
 			       "could not be read, so the limit no longer held; the sandbox was "
 			       "killed (cordon doctor says where the CPU time is counted; without "
 			       "a cgroup, --limit-cpu is per process only)");
+	} else if (o->lost) {
+		err_print(&o->lost_err);
+		if (o->have_error)
+			err_print(&o->inner_err);
 	} else if (o->have_error) {
 		err_print(&o->inner_err);
 	} else if (!o->started && !o->killed_by) {

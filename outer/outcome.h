@@ -23,6 +23,9 @@ struct run_outcome {
 				     the run by one, else 0 */
 	int escalated;            /* cordon had to SIGKILL the sandbox after that */
 	int reaped;               /* bwrap was waited for (wstatus is valid) */
+	int lost;                 /* cordon failed while the sandbox ran (lost_err says
+				     how): it killed the sandbox and waited for bwrap */
+	struct cordon_err lost_err;
 	struct rusage rusage;     /* bwrap's, with everything it waited for: the
 				   * sandbox's whole process tree (once reaped) */
 };

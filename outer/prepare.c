@@ -108,6 +108,8 @@ static void prepare_pid_mode(const struct config *c, struct prepared *p)
 	p->pm.verdict = c->pid == PID_AUTO ? procprobe_fresh_proc() : PROCMODE_NOT_PROBED;
 	procmode_pick(c->pid, p->pm.verdict, &p->pm.inherit);
 	p->pm.decided = 1;
+	if (p->pm.inherit)
+		bwrap_share_pidns(&p->bwrap);
 }
 
 void prepare_print_lost(const struct prepared *p)
@@ -151,12 +153,25 @@ static int check_inherit_landlock(const struct prepared *p, struct cordon_err *e
 		       abi > 0 ? "this kernel's Landlock is older" : "no Landlock here");
 }
 
+/* An explicit --pid-ns isolate is never relaxed: where the kernel refuses
+ * the sandbox a fresh /proc (a container's masked one), it is refused here,
+ * with what would do, rather than by bwrap's "Can't mount proc". */
+static int check_isolate_possible(const struct config *c, struct cordon_err *e)
+{
+	if (c->pid != PID_ISOLATE || procprobe_fresh_proc() != PROCMODE_FRESH_REFUSED)
+		return 0;
+	return err_set(e, EPERM, "--pid-ns isolate: the kernel refuses the sandbox a /proc of its "
+		       "own here (masked /proc entries, as in a container); pass --pid-ns auto "
+		       "(cordon doctor says what it loses) or unmask /proc (--security-opt "
+		       "systempaths=unconfined)");
+}
+
 int prepare_plan(const struct config *c, struct prepared *p, struct protect_run *prot,
 		 struct cordon_err *e)
 {
 	int r;
 	prepare_pid_mode(c, p);
-	if ((r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 ||
+	if ((r = check_isolate_possible(c, e)) < 0 || (r = check_inherit_landlock(p, e)) < 0 || (r = decide_limits(c, p, e)) < 0 ||
 	    (r = resolve_config(c, &p->res, e)) < 0)
 		return r;
 	print_notes(&p->res);

@@ -137,7 +137,6 @@ struct run_ctx {
 	struct bwrap *bwrap;
 	int stopped;          /* cordon killed the sandbox for a name */
 	struct termrelay *relay;
-	int shared_pidns;     /* --pid-ns inherit (plan/procmode.h) */
 };
 
 /* Each watched name found after the run is a violation in --report. */
@@ -203,26 +202,6 @@ static void on_stopped(void *ctx, int sig)
 	termrelay_stopped(((struct run_ctx *)ctx)->relay, sig);
 }
 
-/* In the caller's PID namespace without a cgroup of the run's, SIGKILL to
- * cordon-inner would leave the command's processes running, orphans of a
- * dead subreaper: they could make the name again once nobody watches, or
- * take write permission from the root while cordon moves it aside.  There
- * cordon-inner is asked to end the sandbox instead, which it does at once
- * with a kill(-1) scoped to the sandbox's Landlock domain (inner/pid1.c),
- * and gets SIGKILL only after the grace. */
-static int stop_needs_inner(const struct run_ctx *x)
-{
-	return x->shared_pidns && x->bwrap->cgroup_kill < 0;
-}
-
-static void stop_for_name(struct run_ctx *x)
-{
-	if (stop_needs_inner(x))
-		bwrap_end(x->bwrap, sys_now_ms());
-	else
-		bwrap_kill(x->bwrap);
-}
-
 static void on_name(struct supervise_watch *sw, short revents)
 {
 	struct run_ctx *x = sw->ctx;
@@ -230,10 +209,14 @@ static void on_name(struct supervise_watch *sw, short revents)
 	if (protect_watch_on_event(x->w) != 1)
 		return;
 	/* Nothing inside may go on writing: the whole PID namespace dies
-	 * with its PID 1.  bwrap then exits, which ends the loop. */
+	 * with its PID 1.  bwrap then exits, which ends the loop.  In the
+	 * caller's PID namespace the end takes PID 1's kill(-1) first
+	 * (bwrap_kill): what the command made is moved aside once it is
+	 * done, by the settle after bwrap, never while it may still write. */
 	x->stopped = 1;
-	stop_for_name(x);
-	protect_watch_move_aside(x->w);
+	bwrap_kill(x->bwrap);
+	if (!x->bwrap->shared_pidns)
+		protect_watch_move_aside(x->w);
 	sw->fd = -1;
 }
 
@@ -248,7 +231,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 {
 	struct supervise_watch watches[TERMRELAY_NWATCH + 1];
 	struct termrelay relay;
-	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay, p->pm.inherit };
+	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
 	int tty = pty->master >= 0;
 	termrelay_start(&relay, pty, watches, &p->inner, &p->bwrap);
 	watches[TERMRELAY_NWATCH] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
@@ -285,6 +268,8 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 		if (moved < 0)
 			return moved; /* not known to be clean: fails closed */
 		if (found > 0 || moved > 0 || ctx.stopped) {
+			if (out->lost)
+				err_print(&out->lost_err);
 			r = outcome_exit_code(out);
 			return ctx.stopped || r == 0 ? 1 : r;
 		}

@@ -189,6 +189,26 @@ static int clocks(struct loop *l)
 	return wake < 0 ? -1 : (int)(wake > 0 ? wake : 0);
 }
 
+/* cordon can no longer watch the sandbox (a failed poll or read: the
+ * command may have lowered cordon's limits, or the machine is out of
+ * something): the sandbox is killed, bwrap waited for, and the run ends as
+ * one cordon ended, its checks included (outcome.h: never 125, the command
+ * may have run).  0, or -errno if bwrap cannot even be waited for. */
+static int lose(const struct supervise_spec *s, struct run_outcome *out, const struct cordon_err *why,
+		struct cordon_err *e)
+{
+	if (!out->lost) {
+		out->lost = 1;
+		(void)err_set(&out->lost_err, why->err, "%s; the sandbox was killed and checked as "
+			      "after any run (the command may have run)", why->msg);
+	}
+	int r = bwrap_kill_wait(s->bwrap, &out->wstatus, &out->rusage);
+	if (r < 0)
+		return err_sys(e, -r, "waiting for bwrap after the sandbox was killed");
+	out->reaped = 1;
+	return 0;
+}
+
 int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struct cordon_err *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -215,8 +235,12 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 			out->reaped = 1;
 			break;
 		}
-		if (reaped < 0)
-			return err_sys(e, -reaped, "waiting for bwrap");
+		if (reaped < 0) {
+			struct cordon_err why;
+			(void)err_sys(&why, -reaped, "waiting for bwrap failed");
+			rc = lose(s, out, &why, e);
+			break;
+		}
 
 		int wake = clocks(&l);
 		struct pollfd p[2 + WATCH_MAX] = {
@@ -226,8 +250,12 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 		for (size_t i = 0; i < s->nwatch; i++)
 			p[2 + i] = (struct pollfd){ s->watch[i].fd, s->watch[i].events, 0 };
 		int n = poll(p, 2 + s->nwatch, wake);
-		if (n < 0 && errno != EINTR)
-			return err_sys(e, errno, "poll");
+		if (n < 0 && errno != EINTR) {
+			struct cordon_err why;
+			(void)err_sys(&why, errno, "watching the sandbox failed (poll)");
+			rc = lose(s, out, &why, e);
+			break;
+		}
 		if (n <= 0)
 			continue;
 
@@ -240,9 +268,9 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 			else if (r < 0 && r != -EAGAIN) {
 				/* A malformed record means cordon-inner is not
 				 * the program we started: end the sandbox. */
-				bwrap_kill(s->bwrap);
-				rc = r;
 				ctrl_open = 0;
+				rc = lose(s, out, e, e);
+				break;
 			}
 		}
 		for (size_t i = 0; i < s->nwatch; i++)
@@ -250,9 +278,13 @@ int supervise_run(const struct supervise_spec *s, struct run_outcome *out, struc
 				s->watch[i].ready(&s->watch[i], p[2 + i].revents);
 	}
 	if (ctrl_open && rc == 0) {
-		int r = drain_ctrl(s, &peer, out, e);
-		if (r < 0 && r != -EAGAIN)
+		struct cordon_err de;
+		int r = drain_ctrl(s, &peer, out, &de);
+		/* A lost run's last records are read for its status alone. */
+		if (r < 0 && r != -EAGAIN && !out->lost) {
+			*e = de;
 			rc = r;
+		}
 	}
 	return rc;
 }

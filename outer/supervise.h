@@ -23,6 +23,11 @@
  * second away, at least 10 ms): the overshoot is at most 10 ms per CPU.  A counter that cannot be read ends the sandbox too: the
  * limit would no longer hold.
  *
+ * A loop that can no longer watch (a failed poll or wait) does not leave:
+ * it kills the sandbox, waits for bwrap and returns 0 with run_outcome.lost
+ * set, so that the run's end checks still run and its status is never 125
+ * (the command may have run; outcome.h).
+ *
  * Other parts of a run add the descriptors they need watched to the same
  * loop (struct supervise_watch: the terminal relay of launch/pty.h). */
 #ifndef CORDON_SUPERVISE_H

@@ -7,6 +7,11 @@ set -eu
 # Debian packaging tools, lintian, debootstrap for the clean root).
 if [ "${1:-}" = --package ]; then
 	PKGS="debhelper fakeroot dpkg-dev lintian debootstrap"
+# --full: what `make check-container` needs besides (a real container
+# engine, runc for machines with hybrid cgroups where crun fails, and
+# debootstrap for its image); not part of `make check`.
+elif [ "${1:-}" = --full ]; then
+	PKGS="podman runc debootstrap"
 else
 PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3

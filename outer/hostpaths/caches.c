@@ -279,6 +279,22 @@ int caches_describe(char *msg, size_t len)
 	int missing;
 	AUTO_FD fd = open_base(base, sizeof(base), &missing, &e);
 	if (missing) {
+		/* The first run creates it: that needs the nearest directory
+		 * that exists to be writable (a container's --read-only root
+		 * is not, and every run would be refused). */
+		char up[PATH_MAX];
+		(void)snprintf(up, sizeof(up), "%s", base);
+		char *slash;
+		while ((slash = strrchr(up, '/')) && slash != up && access(up, F_OK) < 0)
+			*slash = '\0';
+		if (slash == up)
+			up[1] = '\0';
+		if (access(up, W_OK) < 0) {
+			(void)snprintf(msg, len, "%s cannot be created: %s is not writable (%s), so "
+				       "with --cache private (the default) every run keeps the tools' "
+				       "caches read-only and says so; " ADVICE, base, up, strerror(errno));
+			return 0;
+		}
 		(void)snprintf(msg, len, "%s, not created yet (--cache private makes one directory "
 			       "per workspace there)", base);
 		return 1;

@@ -122,9 +122,12 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
 		argv_free(&argv);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	/* These cross the exec on purpose (child_spawn clears their CLOEXEC). */
+	/* These cross the exec on purpose (child_spawn clears their CLOEXEC).
+	 * The end signals ignored, as bwrap's (launch/bwrap.c): the command's
+	 * cleanup may still need the network; the bridge ends with the
+	 * sandbox (end of file) or with cordon (its parent-death signal). */
 	struct child_spec s = { "cordon-bridge", bin, argv.v, environ, keep, nkeep, mask, NULL,
-				NULL, 0 };
+				NULL, 0, child_end_signals() };
 	pid_t pid = child_spawn(&s, e);
 	argv_free(&argv);
 	if (pid < 0)

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "argv.h"
 #include "launch/child.h"
@@ -81,10 +84,22 @@ int bwrap_start(struct bwrap *b, const struct bwrap_start *s, struct cordon_err 
 	 * creates takes them as the ceiling of the caller's whole count, so a
 	 * smaller one there would be shared by every sandbox of the caller
 	 * (launch/sandbox_limits.c gives each sandbox its budget instead). */
+	/* bwrap forwards no signal: one meant for the command (an agent stopping
+	 * it sends SIGTERM to every process it started) would end bwrap, and
+	 * the sandbox with it (--die-with-parent) before the command could
+	 * clean up.  Ignored, it reaches the command through cordon, which gets
+	 * it too, with --kill-after's grace.  cordon-inner and the command get
+	 * the default back (inner/main.c, inner/spawn.c). */
 	struct child_spec spec = {
 		"bwrap", s->exec_fd, argv.v, s->envp, s->keep, s->nkeep, s->mask, s->stdio,
-		NULL, 0,
+		NULL, 0, child_end_signals(),
 	};
+	/* In the caller's PID namespace, what the sandbox's PID 1 leaves when
+	 * it dies comes to cordon rather than to the host's init (sweep_orphans). */
+	if (b->shared_pidns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		argv_free(&argv);
+		return err_sys(e, errno, "--pid-ns inherit: cannot make cordon a child subreaper");
+	}
 	pid_t pid = child_spawn(&spec, e);
 	argv_free(&argv);
 	if (pid < 0)
@@ -182,13 +197,75 @@ int bwrap_map(struct bwrap *b, uid_t uid, gid_t gid, struct cordon_err *e)
 {
 	if (bwrap_read_child(b->info[0], -1, &b->child, e) < 0)
 		return bwrap_fail(b, e);
-	return userns_map(b->child, b->pid, uid, gid, e);
+	int r = userns_map(b->child, b->pid, uid, gid, e);
+	/* The sandbox's user namespace, which tells its processes from
+	 * cordon's own (sweep_orphans).  Still bwrap's unreaped child: its
+	 * pid is not reused meanwhile. */
+	char path[48];
+	struct stat st;
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)b->child);
+	if (r == 0 && b->shared_pidns && stat(path, &st) == 0) {
+		b->userns_dev = st.st_dev;
+		b->userns_ino = st.st_ino;
+	}
+	return r;
+}
+
+/* A process in the sandbox's user namespace (bwrap_map): the command can
+ * leave it neither by setns nor by a new user namespace (its filter). */
+static int in_sandbox(const struct bwrap *b, pid_t pid)
+{
+	char path[48];
+	struct stat st;
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return stat(path, &st) == 0 && st.st_dev == b->userns_dev && st.st_ino == b->userns_ino;
+}
+
+#define SWEEP_BATCH 256
+#define SWEEP_ROUNDS_MAX 10000
+
+/* In the caller's PID namespace, what outlived the sandbox's PID 1 (killed
+ * before its kill(-1) reached them, or dead of anything else) would live on
+ * unwatched; cordon, a child subreaper there (bwrap_start), has them as its
+ * children now.  Each round kills and reaps those of the sandbox's user
+ * namespace among them (not the bridge, nor a detached task of cordon's);
+ * what one of them forked meanwhile is the next round's, until none is
+ * left. */
+static void sweep_orphans(const struct bwrap *b)
+{
+	char path[64], buf[4096];
+	if (!b->shared_pidns || !b->userns_ino)
+		return;
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	for (int round = 0; round < SWEEP_ROUNDS_MAX; round++) {
+		AUTO_FD fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : sys_read_full(fd, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		pid_t killed[SWEEP_BATCH];
+		size_t nk = 0;
+		for (char *p = buf, *end; *p && nk < SWEEP_BATCH; p = end) {
+			long c = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (c > 1 && in_sandbox(b, (pid_t)c) && kill((pid_t)c, SIGKILL) == 0)
+				killed[nk++] = (pid_t)c;
+		}
+		if (nk == 0)
+			return;
+		for (size_t i = 0; i < nk; i++) {
+			int st;
+			(void)sys_waitpid(killed[i], &st);
+		}
+	}
 }
 
 int bwrap_release(struct bwrap *b, struct cordon_err *e)
 {
 	if (send(b->block[1], "m", 1, MSG_NOSIGNAL) != 1)
 		return bwrap_fail(b, e);
+	b->released = 1;
 	sys_close(&b->block[1]);
 	return 0;
 }
@@ -251,16 +328,23 @@ static void kill_child(struct bwrap *b)
 	 * here (the guardian ends whoever holds the sandbox's socket). */
 }
 
+static int sandbox_runs(const struct bwrap *b);
+
 /* End bwrap (if it runs) and its child, and reap it; its wait status. */
 static int end_bwrap(struct bwrap *b)
 {
 	int st = 0;
 	if (b->pid <= 0)
 		return 0;
+	/* Released, the command may have run: in the caller's PID namespace only
+	 * cordon-inner's kill(-1) ends what it left (bwrap_kill). */
+	if (b->shared_pidns && b->released && sandbox_runs(b) && bwrap_kill_wait(b, &st, NULL) == 1)
+		return st;
 	kill_child(b);
 	(void)kill(b->pid, SIGKILL);
 	(void)sys_waitpid(b->pid, &st);
 	b->pid = 0;
+	sweep_orphans(b);
 	return st;
 }
 
@@ -295,14 +379,45 @@ void bwrap_kill_cgroup(struct bwrap *b, int fd)
 	b->cgroup_kill = fd;
 }
 
-void bwrap_kill(const struct bwrap *b)
+void bwrap_share_pidns(struct bwrap *b)
 {
-	if (!sandbox_runs(b))
-		return;
+	b->shared_pidns = 1;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SIGKILL to PID 1, and the run's cgroup.kill. */
+static void kill_pid1(const struct bwrap *b)
+{
 	(void)kill(b->child, SIGKILL);
 	if (b->cgroup_kill >= 0 && pwrite(b->cgroup_kill, "1", 1, 0) < 0) {
 		/* Nothing more to do: PID 1's SIGKILL still ends the rest. */
 	}
+}
+
+void bwrap_kill(struct bwrap *b)
+{
+	if (!sandbox_runs(b))
+		return;
+	/* In the caller's PID namespace PID 1's death takes nothing with it:
+	 * its orphans would go on, adopted by the host's (or the container's)
+	 * init, unwatched.  Only cordon-inner's kill(-1), scoped by Landlock to
+	 * the sandbox's domain, reaches all of them at once, forks racing it
+	 * included: asked first, PID 1 killed after the grace. */
+	if (b->shared_pidns && kill(b->child, WIRE_END_SIGNAL) == 0) {
+		if (b->cgroup_kill >= 0 && pwrite(b->cgroup_kill, "1", 1, 0) < 0) {
+			/* PID 1's kill(-1) still ends them. */
+		}
+		if (!b->end_by)
+			b->end_by = mono_ms() + BWRAP_END_GRACE_MS;
+		return;
+	}
+	kill_pid1(b);
 }
 
 void bwrap_end(struct bwrap *b, long long now)
@@ -310,7 +425,7 @@ void bwrap_end(struct bwrap *b, long long now)
 	if (!sandbox_runs(b))
 		return;
 	if (kill(b->child, WIRE_END_SIGNAL) < 0)
-		bwrap_kill(b);
+		kill_pid1(b);
 	else if (!b->end_by)
 		b->end_by = now + BWRAP_END_GRACE_MS;
 }
@@ -319,9 +434,35 @@ long long bwrap_end_due(struct bwrap *b, long long now)
 {
 	if (b->end_by && now >= b->end_by) {
 		b->end_by = 0;
-		bwrap_kill(b);
+		if (sandbox_runs(b))
+			kill_pid1(b);
 	}
 	return b->end_by;
+}
+
+int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)
+{
+	bwrap_kill(b);
+	for (;;) {
+		int r = bwrap_reap(b, wstatus, ru);
+		if (r != 0)
+			return r;
+		if (!bwrap_end_due(b, mono_ms())) {
+			/* PID 1 was killed; bwrap too, which may be waiting for
+			 * anything (a release that will not come). */
+			(void)kill(b->pid, SIGKILL);
+			pid_t w;
+			while ((w = wait4(b->pid, wstatus, 0, ru)) < 0 && errno == EINTR) {
+			}
+			if (w < 0)
+				return -errno;
+			b->pid = 0;
+			sweep_orphans(b);
+			return 1;
+		}
+		struct timespec ts = { 0, 10 * 1000000L };
+		(void)nanosleep(&ts, NULL);
+	}
 }
 
 int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
@@ -332,6 +473,7 @@ int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
 	if (w == b->pid) {
 		b->pid = 0;
 		b->end_by = 0;
+		sweep_orphans(b);
 		return 1;
 	}
 	if (w < 0 && errno != EINTR)

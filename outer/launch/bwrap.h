@@ -47,9 +47,13 @@ struct bwrap {
 	int children;         /* /proc/PID/task/PID/children of bwrap, opened at its start:
 			       * ending it must not need a descriptor (EMFILE) */
 	long long end_by;     /* bwrap_end's grace ends (ms, CLOCK_MONOTONIC), 0: not asked */
+	int shared_pidns;     /* the sandbox shares the caller's PID namespace (bwrap_share_pidns) */
+	int released;         /* bwrap_release sent the byte: it may mount, and the command run */
+	dev_t userns_dev;     /* the sandbox's user namespace (bwrap_map), with shared_pidns */
+	ino_t userns_ino;     /* 0: unknown */
 };
 
-#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, -1, 0 }
+#define BWRAP_INIT { 0, 0, 0, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1, -1, 0, 0, 0, 0, 0 }
 
 int bwrap_open(struct bwrap *b, struct cordon_err *e) __attribute__((warn_unused_result));
 
@@ -100,9 +104,20 @@ void bwrap_signal(const struct bwrap *b, int sig);
  * cgroup once cgroup_run_enter returned. */
 void bwrap_kill_cgroup(struct bwrap *b, int fd);
 
+/* --pid-ns inherit (plan/procmode.h): PID 1's death ends nothing else, so
+ * bwrap_kill asks it to kill every process first (below); bwrap_start makes
+ * cordon a child subreaper, and once bwrap is reaped (bwrap_reap,
+ * bwrap_kill_wait, bwrap_close) every process of the sandbox's user
+ * namespace that outlived PID 1 and so became cordon's child is killed and
+ * reaped. */
+void bwrap_share_pidns(struct bwrap *b);
+
 /* Kill the sandbox now: SIGKILL to PID 1, which takes the whole PID
- * namespace with it, and the run's cgroup.kill. */
-void bwrap_kill(const struct bwrap *b);
+ * namespace with it, and the run's cgroup.kill.  In the caller's PID
+ * namespace (bwrap_share_pidns): WIRE_END_SIGNAL to PID 1, whose scoped
+ * kill(-1) ends every process of the sandbox at once, the cgroup.kill,
+ * and PID 1's SIGKILL after BWRAP_END_GRACE_MS (bwrap_end_due). */
+void bwrap_kill(struct bwrap *b);
 
 /* How long PID 1 gets to kill and reap every process before bwrap_kill:
  * killing a tree of thousands takes milliseconds. */
@@ -122,6 +137,12 @@ long long bwrap_end_due(struct bwrap *b, long long now);
  * rusage (bwrap is gone, and the whole sandbox with it), 0 while it runs,
  * or -errno. */
 int bwrap_reap(struct bwrap *b, int *wstatus, struct rusage *ru)
+	__attribute__((warn_unused_result));
+
+/* Kill the sandbox (bwrap_kill, PID 1's and bwrap's SIGKILL after the grace) and wait
+ * until bwrap has exited, for a supervisor that can no longer watch it:
+ * as bwrap_reap, never 0. */
+int bwrap_kill_wait(struct bwrap *b, int *wstatus, struct rusage *ru)
 	__attribute__((warn_unused_result));
 
 /* Ends bwrap if it still runs (see above) and closes every channel. */

@@ -48,12 +48,30 @@ static int child_main(void *arg)
 	for (size_t i = 0; i < s->nrlimits; i++)
 		if (syscall(SYS_prlimit64, 0, s->rlimits[i].resource, &s->rlimits[i].lim, NULL) < 0)
 			goto fail;
+	/* The raw call: libc's sigaction may write its own state, which this
+	 * child shares with cordon.  The kernel's struct, handler first
+	 * (SIG_IGN), no flags, no mask, on every layout. */
+	for (int sig = 1; sig <= 64; sig++) {
+		static const unsigned long ksa_ign[4] = { (unsigned long)SIG_IGN, 0, 0, 0 };
+		if ((s->ignore >> (sig - 1) & 1) &&
+		    syscall(SYS_rt_sigaction, sig, ksa_ign, NULL, (size_t)(_NSIG / 8)) < 0)
+			goto fail;
+	}
 	if (s->mask && sigprocmask(SIG_SETMASK, s->mask, NULL) < 0)
 		goto fail;
 	syscall(SYS_execveat, s->exec_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
 fail:
 	j->exec_err = errno ? errno : EIO;
 	return EXIT_CORDON_FAILED;
+}
+
+uint64_t child_end_signals(void)
+{
+	static const int end[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+	uint64_t m = 0;
+	for (size_t i = 0; i < sizeof(end) / sizeof(end[0]); i++)
+		m |= (uint64_t)1 << (end[i] - 1);
+	return m;
 }
 
 pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include "err.h"
@@ -29,12 +30,20 @@ struct child_spec {
 	const int *stdio;         /* NULL, or what goes on 0-2 (-1: cordon's own) */
 	const struct child_rlimit *rlimits;  /* set before the exec */
 	size_t nrlimits;
+	uint64_t ignore;          /* signals set to SIG_IGN before the exec, bit sig-1 */
 };
+
+/* The signals that end a process by default and that an agent sends to
+ * every process of a command it stops (SIGHUP SIGINT SIGQUIT SIGTERM
+ * SIGUSR1 SIGUSR2), as child_spec.ignore: a helper that must not end
+ * before the sandbox does (bwrap, the bridge) ignores them, and cordon,
+ * which gets them too, gives the command its --kill-after grace. */
+uint64_t child_end_signals(void);
 
 /* Start the binary (launch/vclone.h, then execveat) in a process group of
  * its own.  The child closes every descriptor but 0-2 and the keep list, puts stdio in place, makes
- * the keep list inheritable, sets the rlimits, restores the mask and
- * execs.  Returns its pid
+ * the keep list inheritable, sets the rlimits, ignores `ignore` (an ignored
+ * signal stays ignored across exec), restores the mask and execs.  Returns its pid
  * once it has exec'd, or -errno (the child reaped) if it could not. */
 pid_t child_spawn(const struct child_spec *s, struct cordon_err *e)
 	__attribute__((warn_unused_result));

@@ -117,7 +117,7 @@ long gitcount_new(const struct gitcount *g, int gitfd, const char *new_id,
 	int stdio[3] = { in[0], out[1], null };
 	sigset_t none;
 	sigemptyset(&none);
-	struct child_spec s = { "git", g->git.fd, argv, envp, keep, 1, &none, stdio, NULL, 0 };
+	struct child_spec s = { "git", g->git.fd, argv, envp, keep, 1, &none, stdio, NULL, 0, 0 };
 	struct cordon_err e;
 	pid_t pid = child_spawn(&s, &e);
 	sys_close(&in[0]);

@@ -33,9 +33,13 @@ static int set_limit(pid_t pid, int res, const char *flag, unsigned long long so
  * child lands in it), and have that child write /proc/sys/kernel/pid_max,
  * which the kernel applies to the writer's own PID namespace.  Only
  * async-signal-safe calls; the exit status carries the errno. */
-static void pid_max_helper(int nsfd, const char *value, size_t len)
+static void pid_max_helper(int usernsfd, int nsfd, const char *value, size_t len)
 {
-	if (setns(nsfd, CLONE_NEWPID) < 0)
+	/* The sandbox's user namespace first: cordon made it, so it has every
+	 * capability there, which entering its PID namespace and writing its
+	 * pid_max need; CAP_SYS_ADMIN in its own (which a container's root
+	 * lacks, podman's default) is then not needed. */
+	if (setns(usernsfd, CLONE_NEWUSER) < 0 || setns(nsfd, CLONE_NEWPID) < 0)
 		_exit(errno & 0x7f);
 	pid_t g = fork();
 	if (g < 0)
@@ -61,19 +65,24 @@ static int set_pid_max(pid_t sandbox, unsigned long pid_max, struct cordon_err *
 	AUTO_FD ns = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns < 0)
 		return err_sys(e, errno, "--limit-pids: cannot open the sandbox's PID namespace");
+	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)sandbox);
+	AUTO_FD userns = open(path, O_RDONLY | O_CLOEXEC);
+	if (userns < 0)
+		return err_sys(e, errno, "--limit-pids: cannot open the sandbox's user namespace");
 	pid_t c = fork();
 	if (c < 0)
 		return err_sys(e, errno, "--limit-pids: cannot fork");
 	if (c == 0)
-		pid_max_helper(ns, value, (size_t)len);
+		pid_max_helper(userns, ns, value, (size_t)len);
 	int st = 0;
 	if (sys_waitpid(c, &st) < 0)
 		return err_sys(e, errno, "--limit-pids: waiting for the helper");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		int err = WIFEXITED(st) ? WEXITSTATUS(st) & 0x7f : EIO;
 		return err_sys(e, err ? err : EIO,
-			       "cannot set pid_max in the sandbox's PID namespace (Linux 6.14+ "
-			       "needed to count a root caller's processes)");
+			       "--limit-pids: as root, cordon counts processes by the pid_max of the "
+			       "sandbox's PID namespace (Linux 6.14+), which could not be set; run "
+			       "cordon as another user, or give it a cgroup with the pids controller");
 	}
 	return 0;
 }

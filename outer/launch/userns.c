@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "procstat.h"
 #include "sys.h"
@@ -17,11 +19,24 @@ static int write_file(int dirfd, const char *name, const char *text, pid_t child
 		return err_sys(e, errno, "cannot open /proc/%d/%s to map the sandbox's user namespace",
 			       (int)child, name);
 	ssize_t n = write(fd, text, strlen(text));
+	if (n < 0 && errno == EPERM && strcmp(name, "uid_map") == 0 && userns_root_lacks_setfcap())
+		return err_set(e, EPERM, "cannot write /proc/%d/%s: " USERNS_SETFCAP_ADVICE,
+			       (int)child, name);
 	if (n != (ssize_t)strlen(text))
 		return err_sys(e, n < 0 ? errno : EIO,
 			       "cannot write /proc/%d/%s to map the sandbox's user namespace",
 			       (int)child, name);
 	return 0;
+}
+
+int userns_root_lacks_setfcap(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (geteuid() != 0 || syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return !(d[CAP_TO_INDEX(CAP_SETFCAP)].effective & CAP_TO_MASK(CAP_SETFCAP));
 }
 
 int userns_check_parent(int dirfd, pid_t parent)

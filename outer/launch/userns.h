@@ -28,4 +28,14 @@ int userns_check_parent(int dirfd, pid_t parent) __attribute__((warn_unused_resu
 int userns_map(pid_t child, pid_t bwrap, uid_t uid, gid_t gid, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
+/* 1 when a map of uid 0 is bound to fail here: the caller is root without
+ * CAP_SETFCAP in its effective set (Linux 5.12+ wants it to map uid 0; a
+ * container's --cap-drop ALL drops it), else 0. */
+int userns_root_lacks_setfcap(void);
+
+/* What a root caller without CAP_SETFCAP can do, for the messages. */
+#define USERNS_SETFCAP_ADVICE "mapping root into the sandbox needs CAP_SETFCAP, which this " \
+	"process lacks (a container's --cap-drop ALL): add it back (--cap-add SETFCAP) or run " \
+	"cordon as another user"
+
 #endif

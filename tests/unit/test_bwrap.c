@@ -278,7 +278,7 @@ static const char standin[] =
 	"eval \"printf '{\\n    \\\"child-pid\\\": %d\\n}\\n' $c >&$info\"\n"
 	"eval \"head -c1 <&$block\" >\"$OUT/released\"\n"
 	"cat /proc/$c/uid_map >\"$OUT/uid_map\"\n"
-	"kill $c\n"
+	"kill -KILL $c\n" /* SIGTERM is ignored: bwrap starts with the end signals ignored */
 	"wait\n"
 	"exit 0\n";
 
@@ -507,4 +507,38 @@ Test(bwrap_running, a_pid1_that_does_not_end_it_is_killed_after_the_grace)
 	cr_assert_eq(bwrap_end_due(&b, 1000 + BWRAP_END_GRACE_MS), 0);
 	st = reap(&b);
 	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+}
+
+/* In the caller's PID namespace PID 1's death ends nothing else: a kill
+ * asks it first (its scoped kill(-1) ends every process), with the
+ * cgroup's kill, and SIGKILLs it only after the grace. */
+Test(bwrap_running, shared_pidns_kill_asks_pid1_first)
+{
+	struct bwrap b = BWRAP_INIT;
+	char path[] = "/tmp/cordon-test-cgkill.XXXXXX", got[8] = { 0 };
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	(void)unlink(path);
+	bwrap_share_pidns(&b);
+	running(&b, 0);
+	bwrap_kill_cgroup(&b, fd);
+	bwrap_kill(&b);
+	cr_assert_gt(b.end_by, 0, "the grace runs");
+	int st = reap(&b);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == WIRE_END_SIGNAL, "status 0x%x", st);
+	cr_assert_eq(pread(fd, got, sizeof(got) - 1, 0), 1);
+	cr_assert_str_eq(got, "1", "the run's cgroup killed too");
+	close(fd);
+}
+
+Test(bwrap_running, shared_pidns_kill_wait_ends_a_pid1_that_ignores_it)
+{
+	struct bwrap b = BWRAP_INIT;
+	bwrap_share_pidns(&b);
+	running(&b, 1);
+	int st = 0;
+	struct rusage ru;
+	cr_assert_eq(bwrap_kill_wait(&b, &st, &ru), 1);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+	cr_assert_eq(b.pid, 0, "reaped");
 }

@@ -31,7 +31,7 @@ Test(child_spawn, only_the_keep_list_crosses_into_bwrap)
 	int keep[] = { kept, out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL, NULL, 0 };
+	struct child_spec spec = { "sh", sh, argv, envp, keep, 2, &mask, NULL, NULL, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -69,7 +69,7 @@ Test(child_spawn, stdio_goes_where_it_is_asked)
 	int stdio[3] = { -1, out[1], out[1] };
 	sigset_t mask;
 	sigemptyset(&mask);
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio, NULL, 0 };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio, NULL, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -103,7 +103,7 @@ Test(child_spawn, an_exec_failure_is_returned_with_its_reason)
 	unlink(path);
 	char *argv[] = { "x", NULL };
 	char *envp[] = { NULL };
-	struct child_spec spec = { "the-helper", notexec, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct child_spec spec = { "the-helper", notexec, argv, envp, NULL, 0, NULL, NULL, NULL, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = child_spawn(&spec, &e);
 	cr_assert_lt(pid, 0, "a file that is no program did not start");
@@ -122,7 +122,7 @@ Test(child_spawn, the_callers_descriptors_and_errno_are_untouched)
 	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
 	char *argv[] = { "sh", "-c", "exit 0", NULL };
 	char *envp[] = { NULL };
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0, 0 };
 	struct cordon_err e = { 0 };
 	errno = 1234;
 	pid_t pid = child_spawn(&spec, &e);
@@ -144,7 +144,7 @@ Test(child_spawn, the_child_has_a_process_group_of_its_own)
 	cr_assert_geq(sh, 0);
 	char *argv[] = { "sh", "-c", "read -r _ _ _ _ g _ < /proc/$$/stat; [ \"$g\" = \"$$\" ]", NULL };
 	char *envp[] = { NULL };
-	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0 };
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, NULL, NULL, NULL, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t before = getpgrp();
 	pid_t pid = child_spawn(&spec, &e);
@@ -153,5 +153,43 @@ Test(child_spawn, the_child_has_a_process_group_of_its_own)
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "its group is its own pid");
 	cr_assert_eq(getpgrp(), before, "cordon's own group is unchanged");
+	close(sh);
+}
+
+/* ignore: the end signals set to SIG_IGN before the exec stay ignored in
+ * the program (bwrap survives a SIGTERM meant for the command); others
+ * keep their default. */
+Test(child_spawn, the_end_signals_are_ignored_across_exec)
+{
+	int out[2];
+	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+	int sh = open("/bin/sh", O_PATH | O_CLOEXEC);
+	cr_assert_geq(sh, 0);
+	char *argv[] = { "sh", "-c", "grep SigIgn /proc/self/status", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	int stdio[3] = { -1, out[1], -1 };
+	sigset_t mask;
+	sigemptyset(&mask);
+	struct child_spec spec = { "sh", sh, argv, envp, NULL, 0, &mask, stdio, NULL, 0,
+				   child_end_signals() };
+	struct cordon_err e = { 0 };
+	pid_t pid = child_spawn(&spec, &e);
+	cr_assert_gt(pid, 0, "%s", e.msg);
+	close(out[1]);
+	char buf[128] = { 0 };
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	unsigned long long ign = strtoull(strchr(buf, ':') + 1, NULL, 16);
+	unsigned long long want = child_end_signals();
+	cr_assert_eq(ign & want, want, "ignored: %llx, wanted %llx", ign, want);
+	cr_assert_eq(ign & (1ULL << (SIGCHLD - 1)), 0, "SIGCHLD keeps its default");
+	struct sigaction sa;
+	cr_assert_eq(sigaction(SIGTERM, NULL, &sa), 0);
+	cr_assert(sa.sa_handler != SIG_IGN, "cordon's own disposition is untouched");
+	close(out[0]);
 	close(sh);
 }

@@ -1,6 +1,7 @@
 /* test_hostpidns.c: the filter cordon-inner loads where the sandbox shares
  * the caller's PID namespace: the nice value, CPU affinity, scheduling and
- * I/O priority of another process are refused, the caller's own are not.
+ * I/O priority and resource limits of another process are refused, the
+ * caller's own are not.
  * Each test runs in a process of its own (criterion forks), which loads it. */
 #include <criterion/criterion.h>
 
@@ -74,4 +75,24 @@ Test(hostpidns, io_priority)
 	cr_assert_eq(syscall(SYS_ioprio_set, 3, (int)getuid(), prio), -1);
 	cr_assert_eq(errno, EPERM);
 	cr_assert_eq(syscall(SYS_ioprio_set, 1, 0, prio), 0, "control: itself");
+}
+
+Test(hostpidns, resource_limits)
+{
+	struct rlimit one = { 1, 1 }, got;
+	cr_assert_eq(prlimit(other, RLIMIT_CPU, &one, NULL), -1, "another process's");
+	cr_assert_eq(errno, EPERM);
+	cr_assert_eq(prlimit(other, RLIMIT_NOFILE, &one, &got), -1, "set and read");
+	cr_assert_eq(errno, EPERM);
+	cr_assert_eq(prlimit(other, RLIMIT_NOFILE, NULL, &got), 0, "control: reading it");
+	cr_assert_eq(prlimit(0, RLIMIT_NOFILE, NULL, &got), 0, "control: its own");
+	cr_assert_eq(prlimit(0, RLIMIT_NOFILE, &got, NULL), 0, "control: setting its own");
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &got), 0, "control: setrlimit");
+}
+
+Test(hostpidns, pages_of_another)
+{
+	unsigned long mask = 1;
+	cr_assert_eq(syscall(SYS_migrate_pages, (int)other, 8 * sizeof(mask), &mask, &mask), -1);
+	cr_assert_eq(errno, EPERM);
 }

@@ -189,3 +189,23 @@ Test(outcome_command_end, without_the_record_bwrap_tells_how_pid1_ended)
 	cr_assert_eq(outcome_command_end(&o, &end), -EINVAL);
 	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED);
 }
+
+/* cordon lost the run (a failed poll, say) after the command may have
+ * started: the sandbox was killed; never 125 ("nothing ran"), never 0. */
+Test(outcome_exit_code, a_lost_run_is_never_125_nor_0)
+{
+	struct run_outcome o = started(EXITED(137));
+	o.lost = 1;
+	cr_assert_eq(outcome_exit_code(&o), 128 + SIGKILL, "killed before its end");
+	o.started = 0;
+	cr_assert_eq(outcome_exit_code(&o), 128 + SIGKILL, "even before the start was read");
+	o.have_cmd_status = 1;
+	o.cmd_wstatus = EXITED(3);
+	cr_assert_eq(outcome_exit_code(&o), 3, "it had ended: its own status");
+	o.cmd_wstatus = EXITED(0);
+	cr_assert_eq(outcome_exit_code(&o), 1, "ended well, but the run was lost");
+	o.have_cmd_status = 0;
+	o.have_error = 1;
+	o.inner_err.exit_code = EXIT_CORDON_FAILED;
+	cr_assert_eq(outcome_exit_code(&o), EXIT_CORDON_FAILED, "cordon-inner said it never ran");
+}
