@@ -265,8 +265,16 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	if (out->reaped) {
 		size_t found = settle(w, c, rep);
 		int moved = rootcheck_settle(&p->res, report_moved, rep, e);
-		if (moved < 0)
-			return moved; /* not known to be clean: fails closed */
+		if (moved < 0) {
+			/* Not known to be clean: fails closed, but the command
+			 * may have run, so never 125 ("nothing ran"): its own
+			 * status, 1 for 0 (issue 30 (d)). */
+			err_print(e);
+			if (out->lost)
+				err_print(&out->lost_err);
+			r = outcome_exit_code(out);
+			return r == 0 || r == EXIT_CORDON_FAILED ? 1 : r;
+		}
 		if (found > 0 || moved > 0 || ctx.stopped) {
 			if (out->lost)
 				err_print(&out->lost_err);
