@@ -227,6 +227,11 @@ if in_landlock_pass "the paste, Ctrl-Z, fg and bg cases" "the pty relay and job 
 		sleep 0.3
 		screen | grep -Eq -- "$1"
 	}
+	# job_foreground NAME: a process of the pane's terminal whose command line
+	# starts with NAME is in its foreground process group and not stopped.
+	job_foreground() {
+		ps -t "$(pane_tty)" -o stat=,args= | grep -Eq -- "^[^T ]*\+ +([^ ]*/)?$1"
+	}
 	# bg_stop HOW WHY CMDLINE TYPED WANT: the job runs in the background after
 	# Ctrl-Z and bg, stops with "Stopped (WHY)", and after fg shows WANT.
 	bg_stop() {
@@ -245,6 +250,10 @@ if in_landlock_pass "the paste, Ctrl-Z, fg and bg cases" "the pty relay and job 
 		keys clear Enter
 		keys 'fg; echo ST=$?' Enter
 		[ "$how" = cordon ] && wait_for 50 is_raw
+		# Type only once the job is running in the foreground: keys sent
+		# while the shell is still between its prompt and fg were seen
+		# lost under load (CI, the outside case).
+		wait_for 50 job_foreground "$name"
 		[ -n "$typed" ] && keys "$typed" Enter
 		assert "$how: fg, and it goes on ($5)" -- screen_wait "$5"
 		assert "$how: and it ends with status 0" -- screen_wait '^ST=0$'
