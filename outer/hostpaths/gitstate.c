@@ -5,6 +5,7 @@
  * the submodule entries gitlinks.c's. */
 #include "hostpaths/gitstate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,6 +38,7 @@ static int add_file(struct gitstate *g, const struct gitstate_spec *d, const str
 	*f = (struct gitstate_file){ .gitfd = -1, .rel = r->path };
 	f->todo = strstr(r->path, "todo") != NULL;
 	f->opts = strcmp(path_base(r->path), "opts") == 0;
+	f->rrcache = strcmp(r->path, "rr-cache") == 0;
 	size_t len = strlen(d->path) + strlen(r->path) + 2;
 	if (!(f->path = malloc(len)))
 		return err_set(e, ENOMEM, "out of memory");
@@ -301,15 +303,44 @@ static const char *verdict(const struct gitstate_file *f, int fd, const struct s
 		? "it names a merge strategy that is not built in (git would run git-merge-NAME)"
 		: NULL;
 }
+/* Move victim (in movefd; what: its path, for messages) aside, say so
+ * and pass it to found; the last resort where it cannot be moved.  1. */
+static size_t set_aside(int movefd, const char *victim, const char *what, const char *why,
+			gitstate_found_fn *found, void *ctx)
+{
+	char moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
+	int r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
+	if (r == -ENOENT)
+		return 0; /* moved already (the guardian redoing cordon's end) */
+	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
+	/* The last resort (hostpaths/protect_quarantine.h): left in place,
+	 * unreadable to host tools running as the caller. */
+	int disarmed = r < 0 && protect_quarantine_disarm(movefd, victim) == 0;
+	char said[256];
+	(void)snprintf(said, sizeof(said), "%s%s", why,
+		       disarmed ? "; NOT moved aside: left in place, made mode 000" :
+		       r < 0 ? "; NOT moved aside: left in place" : "");
+	if (r == 0)
+		fprintf(stderr, "cordon: %s was written during the run and %s: moved aside, not "
+			"deleted, to %s (--git commit)\n", what, why, where);
+	else
+		fprintf(stderr, "cordon: %s was written during the run and %s, and it could NOT be "
+			"moved aside (%s)%s: remove it before running git there on the host\n",
+			what, why, strerror(-r), disarmed ? "; cordon made it mode 000 instead" : "");
+	if (found)
+		found(ctx, what, r == 0 ? where : NULL, said);
+	return 1;
+}
+
 static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
 			 gitstate_found_fn *found, void *ctx)
 {
-	char dir[PATH_MAX], moved[NAME_MAX + 1], where[PATH_MAX + NAME_MAX + 2];
+	char dir[PATH_MAX];
 	const char *base = path_base(f->rel), *why = NULL;
 	struct stat st;
 	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - f->rel - 1), f->rel);
 	AUTO_FD dfd = openat(f->gitfd, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int movefd = dfd, r;
+	int movefd = dfd;
 	const char *victim = base;
 	if (dfd < 0) {
 		/* rebase-merge turned into a link or a file: git would follow
@@ -344,27 +375,77 @@ static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
 	char what[PATH_MAX];
 	int gitlen = (int)(strlen(f->path) - strlen(f->rel) - 1);
 	(void)snprintf(what, sizeof(what), "%.*s/%s", gitlen, f->path, victim == dir ? dir : f->rel);
-	r = protect_quarantine_move(movefd, victim, moved, sizeof(moved));
-	if (r == -ENOENT)
-		return 0; /* moved already (the guardian redoing cordon's end) */
-	(void)snprintf(where, sizeof(where), "%.*s/%s", (int)(path_base(what) - what - 1), what, moved);
-	/* The last resort (hostpaths/protect_quarantine.h): left in place,
-	 * unreadable to host tools running as the caller. */
-	int disarmed = r < 0 && protect_quarantine_disarm(movefd, victim) == 0;
-	char said[256];
-	(void)snprintf(said, sizeof(said), "%s%s", why,
-		       disarmed ? "; NOT moved aside: left in place, made mode 000" :
-		       r < 0 ? "; NOT moved aside: left in place" : "");
-	if (r == 0)
-		fprintf(stderr, "cordon: %s was written during the run and %s: moved aside, not "
-			"deleted, to %s (--git commit)\n", what, why, where);
-	else
-		fprintf(stderr, "cordon: %s was written during the run and %s, and it could NOT be "
-			"moved aside (%s)%s: remove it before running git there on the host\n",
-			what, why, strerror(-r), disarmed ? "; cordon made it mode 000 instead" : "");
-	if (found)
-		found(ctx, what, r == 0 ? where : NULL, said);
-	return 1;
+	return set_aside(movefd, victim, what, why, found, ctx);
+}
+
+/* rerere's recorded resolutions (rr-cache/HASH/{preimage,postimage}): a
+ * later host `git merge` whose conflict hashes to HASH writes postimage
+ * into the worktree in silence ("Resolved 'f' using previous resolution"),
+ * and the directory's mere existence turns rerere on.  So a resolution the
+ * run recorded or changed is content the command chose for a merge the
+ * user has not made yet: moved aside (git looks entries up by their exact
+ * hash name, so HASH.cordon-quarantine-X is never applied, and rerere gc
+ * skips names that are not a hash).  A directory changes when an entry is
+ * added to it; a file rewritten in place changes only itself: both are
+ * looked at, one level deep (rerere writes no deeper). */
+static int rrcache_entry_changed(const struct gitstate *g, int dirfd, const char *name,
+				 const struct stat *st)
+{
+	if (changed(g, st))
+		return 1;
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 1; /* unchanged but unreadable to us: not ours to vouch for */
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		(void)close(fd);
+		return 1;
+	}
+	int res = 0;
+	struct dirent *de;
+	struct stat fst;
+	while (!res && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			res = fstatat(fd, de->d_name, &fst, AT_SYMLINK_NOFOLLOW) < 0 ||
+			      changed(g, &fst);
+	(void)closedir(d);
+	return res;
+}
+
+static size_t settle_rrcache(const struct gitstate *g, struct gitstate_file *f,
+			     gitstate_found_fn *found, void *ctx)
+{
+	struct stat st;
+	if (fstatat(f->gitfd, f->rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		return 0; /* none, or not a directory git would use (the walk said a link) */
+	int fd = openat(f->gitfd, f->rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return changed(g, &st) ? set_aside(f->gitfd, f->rel, f->path,
+						   "it cannot be looked at", found, ctx) : 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		(void)close(fd);
+		return 0;
+	}
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat est;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strstr(de->d_name, ".cordon-quarantine-") ||
+		    fstatat(fd, de->d_name, &est, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !rrcache_entry_changed(g, fd, de->d_name, &est))
+			continue;
+		char what[PATH_MAX + NAME_MAX + 2];
+		(void)snprintf(what, sizeof(what), "%s/%s", f->path, de->d_name);
+		n += set_aside(fd, de->d_name, what,
+			       "it is a merge resolution a later host git merge would apply "
+			       "to the worktree (rerere)", found, ctx);
+	}
+	(void)closedir(d);
+	return n;
 }
 
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
@@ -375,7 +456,8 @@ size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 	for (size_t i = 0; i < g->ntops; i++)
 		n += gitaudit_walk(g->tops[i].fd, g->tops[i].path, &g->since, geteuid(), found, ctx);
 	for (size_t i = 0; i < g->n; i++)
-		n += settle_one(g, &g->v[i], found, ctx);
+		n += g->v[i].rrcache ? settle_rrcache(g, &g->v[i], found, ctx)
+				     : settle_one(g, &g->v[i], found, ctx);
 	for (size_t i = 0; i < g->nrepos; i++)
 		n += gitlinks_settle(&g->since, &g->repos[i], found, ctx);
 	return n;

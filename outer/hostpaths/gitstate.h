@@ -59,6 +59,7 @@ struct gitstate_file {
 	const char *rel;            /* the rule's path, relative to gitfd */
 	int opts;                   /* the strategy lies in a config file (sequencer/opts) */
 	int todo;                   /* a todo list */
+	int rrcache;                /* rerere's rr-cache: each entry changed goes */
 };
 
 /* Git writes its config through CONFIG.lock beside it: one appearing in a

@@ -58,7 +58,7 @@ const struct gitdir_rule gitdir_rules[] = {
 	{ "shallow", R, GITDIR_DATA, 0, "" },
 	{ "gc.pid", R, GITDIR_DATA, 0, "" },
 	{ "gc.log", R, GITDIR_DATA, 0, "" },
-	{ "rr-cache", R, GITDIR_DATA, 0, "rerere's recorded resolutions" },
+	{ "rr-cache", R, GITDIR_STATE, 0, "rerere's recorded resolutions, applied to the worktree by a later git merge: each one the run recorded or changed is moved aside at the end" },
 	{ "*.lock", R | W, GITDIR_DATA, 0, "git's lock files beside each of the above" },
 };
 const size_t gitdir_nrules = sizeof(gitdir_rules) / sizeof(gitdir_rules[0]);

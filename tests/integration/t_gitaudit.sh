@@ -25,8 +25,16 @@ G init -q "$tpl/repo" && (
 	cd "$tpl/repo" && echo a > a && G add a && G commit -qm one &&
 	echo b > b && G add b && G commit -qm two && G branch side &&
 	G init -q lib/emb && G -C lib/emb commit -q --allow-empty -m e && G add lib/emb &&
-	G commit -qm emb && G init -q lib/evilrepo && cat "$FSM" >> lib/evilrepo/.git/config
+	G commit -qm emb && G init -q lib/evilrepo && cat "$FSM" >> lib/evilrepo/.git/config &&
+	G checkout -q -b ry && echo Y > a && G commit -qam y &&
+	G checkout -q -b rx HEAD~1 && echo X > a && G commit -qam x && G checkout -q main
 ) >/dev/null 2>&1 || { echo "t_gitaudit: cannot build the template" >&2; exit 1; }
+# The conflict of merging rx into ry, as rerere names it (from a scratch copy).
+cp -a "$tpl/repo" "$W/rrscratch" && (cd "$W/rrscratch" && G checkout -q ry &&
+	G -c rerere.enabled=true merge rx) >/dev/null 2>&1
+RRH=$(ls "$W/rrscratch/.git/rr-cache" 2>/dev/null | head -1)
+rm -rf "$W/rrscratch"
+[ -n "$RRH" ] || { echo "t_gitaudit: git made no rerere record" >&2; exit 1; }
 
 ws="$W/ws"
 # fresh [REPO]: a copy of the template's REPO (default repo) in $ws.
@@ -200,6 +208,38 @@ expect 0 "control: the rest of a repository with a linked hook stays writable" -
 expect_err 0 "hook .*/hooks/pre-commit runs .*/tools/pre-commit, inside a writable root: read-only" \
 	"the note names the hook and its target" -- "$CORDON" -w "$ws/hk" -C "$ws/hk" -- true
 
+# --- rerere: a resolution the command records is applied by a later host merge ------
+# (issue 30: "keep looking past the list").  rr-cache/HASH/postimage is
+# written into the worktree by the user's next `git merge` whose conflict
+# hashes to HASH, and rr-cache's existence alone turns rerere on.
+rr_plant="mkdir -p .git/rr-cache/$RRH && printf '<<<<<<<\\nX\\n=======\\nY\\n>>>>>>>\\n' > .git/rr-cache/$RRH/preimage &&
+	echo INJECTED > .git/rr-cache/$RRH/postimage"
+rr_merge() { H sh -c 'git checkout -q ry && git merge -q rx'; }
+fresh
+expect 0 "rerere: a planted resolution, the run's status is the command's" -- C -- sh -c "$rr_plant"
+assert "rerere: said on stderr" -- grep -q "rr-cache/$RRH was written during the run and it is a merge resolution" "$ERR"
+rr_merge
+assert "rerere: the host merge afterwards is not resolved by it" -- \
+	sh -c "! grep -q INJECTED '$ws/repo/a' && grep -q '^<<<<<<<' '$ws/repo/a'"
+fresh
+(cd "$ws/repo" && sh -c "$rr_plant")
+rr_merge
+assert "rerere: control: outside, the same plant resolves the host merge" -- grep -qx INJECTED "$ws/repo/a"
+# The user's own resolution, recorded before the run, stays and is applied;
+# rewritten in place during the run (its directory unchanged), it goes.
+fresh
+(cd "$ws/repo" && sh -c "$rr_plant")
+expect 0 "rerere: control: a run that leaves the user's resolution alone" -- C -- git status
+assert "rerere: control: nothing said" -- sh -c "! grep -q rr-cache '$ERR'"
+rr_merge
+assert "rerere: control: the user's resolution still resolves the host merge" -- grep -qx INJECTED "$ws/repo/a"
+fresh
+(cd "$ws/repo" && sh -c "$rr_plant")
+C -- sh -c "echo REWRITTEN > .git/rr-cache/$RRH/postimage" >/dev/null 2>&1
+rr_merge
+assert "rerere: the user's resolution rewritten in place during the run is not applied" -- \
+	sh -c "! grep -q REWRITTEN '$ws/repo/a'"
+
 # --- issue 31: kill -9 of cordon; its guardian does the same end -----------------------
 fresh
 mark="cordon-gitaudit-$$-$RANDOM"
@@ -236,7 +276,7 @@ mark="cordon-gitaudit-$$-$RANDOM"
 env RUN_MARK="$mark" "$CORDON" --git commit -w "$ws/repo" -C "$ws/repo" -- \
 	sh -c "touch ready; while [ ! -e go ]; do sleep 0.02; done
 	       mkdir -p .git/rebase-merge && echo 'exec touch $MARK' > .git/rebase-merge/git-rebase-todo
-	       ln -sf $RC .git/COMMIT_EDITMSG; touch done" </dev/null >/dev/null 2>&1 &
+	       ln -sf $RC .git/COMMIT_EDITMSG; $rr_plant; touch done" </dev/null >/dev/null 2>&1 &
 cpid=$!
 wait_for 100 test -e "$ws/repo/ready"
 kill -STOP "$cpid"
@@ -247,6 +287,7 @@ wait "$cpid" 2>/dev/null
 assert "stopped, then killed: the guardian finished" -- no_guardian_left "$mark"
 assert "stopped, then killed: the todo and the link were moved aside" -- \
 	test ! -e "$ws/repo/.git/rebase-merge/git-rebase-todo" -a ! -L "$ws/repo/.git/COMMIT_EDITMSG"
+assert "stopped, then killed: the planted resolution was moved aside" -- test ! -e "$ws/repo/.git/rr-cache/$RRH"
 H timeout 10 git rebase --continue
 H timeout 10 git commit -q --amend -m host
 assert "stopped, then killed: the host git runs and writes nothing of the command's" -- \
