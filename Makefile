@@ -132,7 +132,8 @@ deps:
 	@scripts/deps.sh
 
 # The README's first command: install, build, run one sandboxed command.
-demo: deps
+demo:
+	@scripts/deps.sh --run
 	@$(MAKE) -s all
 	@scripts/demo.sh
 

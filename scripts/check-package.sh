@@ -27,6 +27,12 @@ rm -f "$root.log"
 echo "check-package: debootstrap took $(( $(date +%s) - t0 )) s"
 cp "$deb" "$root/tmp/cordon.deb"
 cp scripts/demo.sh "$root/tmp/demo.sh"
+# The source package's tree (make-deb.sh's copy): built again inside from
+# debian/control's Build-Depends alone, so a missing one fails here.
+src=$(dirname "$deb")/deb
+src=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'cordon-*' | head -1)
+[ -n "$src" ] || { echo "check-package: no source tree beside $deb (make deb makes it)" >&2; exit 1; }
+mkdir -p "$root/tmp/src" && cp -a "$src" "$root/tmp/src/"
 cat >"$root/tmp/inside.sh" <<'INSIDE'
 #!/bin/bash
 # Runs in the new root as its root user.
@@ -39,6 +45,12 @@ export DEBIAN_FRONTEND=noninteractive
 check "apt installs the package and what it depends on" \
 	sh -c 'apt-get update -qq && apt-get install -y -qq /tmp/cordon.deb git python3'
 check "bubblewrap came with it" test -x /usr/bin/bwrap
+check "the source builds here from its Build-Depends alone" sh -c \
+	'apt-get install -y -qq --no-install-recommends dpkg-dev fakeroot >/dev/null &&
+	 cd /tmp/src/cordon-* && apt-get build-dep -y -qq ./ >/dev/null &&
+	 DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -b -us -uc -rfakeroot >/tmp/build.log 2>&1 ||
+	 { tail -20 /tmp/build.log; exit 1; }; ls /tmp/src/cordon_*_amd64.deb'
+rm -rf /tmp/src /tmp/build.log
 check "cordon is on PATH, its helpers in /usr/libexec/cordon" \
 	sh -c 'command -v cordon && test -x /usr/libexec/cordon/cordon-inner'
 check "man pages installed" test -f /usr/share/man/man1/cordon.1.gz -a -f /usr/share/man/man1/cordon-prefix.1.gz

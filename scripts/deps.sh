@@ -12,6 +12,10 @@ if [ "${1:-}" = --package ]; then
 # debootstrap for its image); not part of `make check`.
 elif [ "${1:-}" = --full ]; then
 	PKGS="podman runc debootstrap"
+# --run: what building cordon and `make demo` need, nothing of the tests.
+elif [ "${1:-}" = --run ]; then
+	PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools gcc make
+pkg-config libjansson-dev git python3"
 else
 PKGS="bubblewrap libseccomp-dev libnl-3-dev libnl-route-3-dev musl-tools
 libcriterion-dev gcc make pkg-config file git util-linux procps passwd python3

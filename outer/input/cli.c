@@ -616,6 +616,10 @@ static int parse_flags(int argc, const char *const argv[], struct config *c, int
 		if (o->has_value && !v) {
 			if (i + 1 >= argc)
 				return err_set(e, EINVAL, "--%s needs a value", o->name);
+			/* `cordon -w -- make` is a forgotten path, not a root named --. */
+			if (strcmp(argv[i + 1], "--") == 0)
+				return err_set(e, EINVAL, "--%s needs a value before --, which ends "
+					       "cordon's options (a file named -- is ./--)", o->name);
 			v = argv[++i];
 		}
 		int r = apply(c, o, v, e);

@@ -101,6 +101,36 @@ refuse:
 	return 0;
 }
 
+/* The directories already searched, by identity: on a merged /usr, /bin is
+ * /usr/bin, and PATH repeats the trusted ones; each is named once. */
+struct searched {
+	struct { dev_t dev; ino_t ino; } v[32];
+	size_t n;
+};
+
+/* 1 if cand's directory was searched already (or cannot be told apart);
+ * else it is noted as searched. */
+static int searched_before(struct searched *s, const char *cand)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	(void)snprintf(dir, sizeof(dir), "%s", cand);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	slash[slash == dir] = '\0';
+	if (stat(dir, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].dev == st.st_dev && s->v[i].ino == st.st_ino)
+			return 1;
+	if (s->n < sizeof(s->v) / sizeof(s->v[0])) {
+		s->v[s->n].dev = st.st_dev;
+		s->v[s->n++].ino = st.st_ino;
+	}
+	return 0;
+}
+
 int bwrap_find(const struct rpath *roots, size_t nroots, struct bwrap_bin *out,
 	       struct cordon_err *e)
 {
@@ -113,8 +143,10 @@ int bwrap_find(const struct rpath *roots, size_t nroots, struct bwrap_bin *out,
 			return 0;
 		return err_set(e, EPERM, "CORDON_BWRAP refused: %s", report);
 	}
+	struct searched seen = { .n = 0 };
 	for (const char *const *c = bwrap_trusted; *c; c++)
-		if (try_candidate(*c, roots, nroots, out, report, sizeof(report)))
+		if (!searched_before(&seen, *c) &&
+		    try_candidate(*c, roots, nroots, out, report, sizeof(report)))
 			return 0;
 	const char *path = getenv("PATH");
 	if (path) {
@@ -126,7 +158,7 @@ int bwrap_find(const struct rpath *roots, size_t nroots, struct bwrap_bin *out,
 			char cand[PATH_MAX];
 			if (d[0] != '/' || path_join(d, "bwrap", cand, sizeof(cand)) < 0)
 				continue;
-			if (access(cand, F_OK) < 0)
+			if (access(cand, F_OK) < 0 || searched_before(&seen, cand))
 				continue;
 			if (try_candidate(cand, roots, nroots, out, report, sizeof(report))) {
 				free(copy);
@@ -145,11 +177,12 @@ int bwrap_find_tool(const char *name, const struct rpath *roots, size_t nroots,
 {
 	static const char *const dirs[] = { "/usr/bin", "/usr/local/bin", "/bin", NULL };
 	char report[ERR_MSG_MAX] = "";
+	struct searched seen = { .n = 0 };
 	for (const char *const *d = dirs; *d; d++) {
 		char cand[PATH_MAX];
 		if (path_join(*d, name, cand, sizeof(cand)) < 0)
 			continue;
-		if (access(cand, F_OK) == 0 &&
+		if (access(cand, F_OK) == 0 && !searched_before(&seen, cand) &&
 		    try_candidate(cand, roots, nroots, out, report, sizeof(report)))
 			return 0;
 	}

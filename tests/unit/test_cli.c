@@ -644,6 +644,16 @@ Test(cli, missing_values)
 	}
 }
 
+Test(cli, end_of_options_is_no_value)
+{
+	struct parsed p;
+	expect_refused(PARSE(&p, "-w", "--", "true"), "--write needs a value before --");
+	expect_refused(PARSE(&p, "--read-only", "--", "true"), "--read-only needs a value before --");
+	expect_refused(PARSE(&p, "--net", "--", "true"), "--net needs a value before --");
+	expect_ok(PARSE(&p, "-w", "./--", "--", "true"));
+	config_free(&p.c);
+}
+
 Test(cli, empty_paths)
 {
 	struct parsed p;
