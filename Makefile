@@ -64,7 +64,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
               inner/pid1.c inner/spawn.c inner/unixsup.c inner/usock_addr.c inner/usock_set.c \
-              inner/hostpidns.c
+              inner/hostpidns.c inner/standin.c
 BRIDGE_SRC := bridge/addr.c bridge/allow.c bridge/chunked.c bridge/confine.c bridge/conn.c bridge/decision.c \
               bridge/host.c bridge/intake.c bridge/loop.c bridge/netlog.c bridge/proto_http.c bridge/proto_http_response.c bridge/http_lex.c \
               bridge/proto_socks5.c bridge/relay.c bridge/resolve.c bridge/upstream.c
@@ -341,6 +341,7 @@ STAGE = scripts/stage.sh $(STAGES)
 check:
 	@mkdir -p $(BUILD) && rm -f $(STAGES)
 	@$(STAGE) deps scripts/deps.sh
+	@$(STAGE) test-tools scripts/test-tools.sh
 	@$(STAGE) build $(MAKE) -s -j$(NPROC) all
 	@$(STAGE) lint $(MAKE) -s lint
 	@$(STAGE) unit $(MAKE) -s -j$(NPROC) unit

@@ -4,7 +4,8 @@
  *   cordon-inner --control FD [--tmp-private] [--allow-unix-sockets]
  *                [--require-landlock | --root-needs-landlock] [--full-write]
  *                [--tty] [--keep-ignored HEXMASK] [--net none|proxy|full]
- *                [--bridge FD] [--pid-inherit] [--nofile N] -- COMMAND...
+ *                [--bridge FD] [--pid-inherit] [--nofile N] [--standin PID]
+ *                -- COMMAND...
  * It checks the sandbox before anything of the command runs; any failed
  * check is reported to cordon as one error record and ends the run with 125,
  * the command never started. */
@@ -18,6 +19,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "binds.h"
+#include "standin.h"
 #include "caps.h"
 #include "err.h"
 #include "landlock.h"
@@ -43,6 +45,7 @@ struct inner_opts {
 	int tty;               /* spawn.h: the command's own session on its terminal */
 	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
 	uint64_t nofile;       /* spawn.h: the caller's soft RLIMIT_NOFILE, 0: keep */
+	pid_t standin;         /* standin.h: cordon's parent's host PID, 0: none */
 	char **cmd;
 };
 
@@ -90,6 +93,12 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->keep_ignored = strtoull(argv[++i], &end, 16);
 			if (*end || !*argv[i])
 				return err_set(e, EINVAL, "cordon-inner: bad --keep-ignored %s", argv[i]);
+		} else if (strcmp(a, "--standin") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 2 || v > (1 << 22))
+				return err_set(e, EINVAL, "cordon-inner: bad --standin %s", argv[i]);
+			o->standin = (pid_t)v;
 		} else if (strcmp(a, "--nofile") == 0 && i + 1 < argc) {
 			char *end;
 			o->nofile = strtoull(argv[++i], &end, 10);
@@ -127,11 +136,30 @@ static int check_pid1(int pid_inherit, struct cordon_err *e)
 		       "--as-pid-1, so check which bwrap runs (cordon doctor)", (int)getpid());
 }
 
-static int check_caps(struct cordon_err *e)
+/* Every set empty but for the capabilities in allowed. */
+static int check_caps(uint64_t allowed, struct cordon_err *e)
 {
 	struct cap_sets s;
 	int r = caps_read(&s, e);
-	return r < 0 ? r : caps_check_empty(&s, e);
+	if (r < 0)
+		return r;
+	s.effective &= ~allowed;
+	s.permitted &= ~allowed;
+	s.inheritable &= ~allowed;
+	s.ambient &= ~allowed;
+	s.bounding &= ~allowed;
+	return caps_check_empty(&s, e);
+}
+
+/* The stand-in is made (by the command's process): the capabilities for
+ * it go, and the sets are checked empty before the command may exec. */
+static int drop_standin_caps(struct cordon_err *e)
+{
+	int r = standin_drop();
+	if (r < 0)
+		return err_sys(e, -r, "cordon-inner: dropping the capabilities bwrap gave for the "
+			       "stand-in of cordon's parent PID");
+	return check_caps(0, e);
 }
 
 /* Write access for Landlock: the writable roots, the private /tmp and /dev
@@ -200,7 +228,10 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		r = err_set(e, EINVAL, "cordon-inner: no command");
 		goto out;
 	}
-	if ((r = check_pid1(o->pid_inherit, e)) < 0 || (r = check_caps(e)) < 0 ||
+	/* With a stand-in, the two capabilities bwrap gave for it and no
+	 * other until the fork; then none (check_caps below). */
+	if ((r = check_pid1(o->pid_inherit, e)) < 0 ||
+	    (r = check_caps(o->standin ? STANDIN_CAPS : 0, e)) < 0 ||
 	    (r = pid1_make_undumpable(e)) < 0)
 		goto out;
 	if ((r = binds_receive_and_check(o->ctrl, &b, e)) < 0)
@@ -213,9 +244,13 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 		goto out;
 	seccomp_bpf_program(o->allow_unix_sockets, &prog);
 	struct spawn_plan sp = { o->cmd, orig, landlock_fd, &prog, o->tty, o->keep_ignored,
-				 !o->allow_unix_sockets, o->nofile };
+				 !o->allow_unix_sockets, o->nofile, o->pid_inherit ? 0 : o->standin };
 	if ((r = spawn_start(&sp, &h, e)) < 0)
 		goto out;
+	if (o->standin && (r = drop_standin_caps(e)) < 0) {
+		spawn_abort(&h);
+		goto out;
+	}
 	/* PID 1's own filter comes after the fork (the command must not
 	 * inherit it) and after the network check (netlink), the proxy
 	 * listeners (socket, bind, listen) and the Unix socket supervisor's

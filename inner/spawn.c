@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fdpass.h"
+#include "caps.h"
 #include "landlock.h"
+#include "standin.h"
 #include "sys.h"
 
 struct report {
@@ -195,6 +197,18 @@ static void child(const struct spawn_plan *p, uint64_t reset, int status_fd, int
 		if (r < 0)
 			child_fail(status_fd, SPAWN_LANDLOCK, -r);
 		(void)close(p->landlock_fd);
+	}
+	/* In the command's domain, before its filter (standin.h); then the
+	 * capabilities for it go, and no set may hold anything. */
+	if (p->standin) {
+		(void)standin_make(p->standin);
+		struct cap_sets cs;
+		struct cordon_err ce;
+		int r = standin_drop();
+		if (r < 0)
+			child_fail(status_fd, SPAWN_SETUP, -r);
+		if (caps_read(&cs, &ce) < 0 || caps_check_empty(&cs, &ce) < 0)
+			child_fail(status_fd, SPAWN_SETUP, EPERM);
 	}
 	if (p->seccomp && p->supervised) {
 		int r = load_supervised(p->seccomp, notify_fd);

@@ -47,6 +47,9 @@ struct spawn_plan {
 	uint64_t nofile;             /* the soft RLIMIT_NOFILE the command starts
 					with: its caller's, which cordon raised for
 					the descriptors of the setup; 0: inherited */
+	pid_t standin;               /* standin.h: make it, after the Landlock domain; the
+					capabilities for it are dropped and checked gone
+					before the filter.  0: none */
 };
 
 struct spawn_handle {

@@ -200,6 +200,15 @@ int prepare_env(const struct config *c, struct prepared *p, struct cordon_err *e
 	return 0;
 }
 
+/* The PID cordon-inner stands in for (inner/standin.h): cordon's parent,
+ * the editor or agent that may have told a language server its PID.  None
+ * in the host's PID namespace, where the parent is visible as it is. */
+static pid_t standin_pid(const struct prepared *p)
+{
+	pid_t ppid = getppid();
+	return p->pm.inherit || ppid <= 1 ? 0 : ppid;
+}
+
 /* bwrap's options apart from the channels' descriptors. */
 static void fill_opts(const struct config *c, struct prepared *p)
 {
@@ -210,6 +219,7 @@ static void fill_opts(const struct config *c, struct prepared *p)
 		.new_session = 1,
 		.share_pid = p->pm.inherit,
 		.share_net = c->net == NET_FULL,
+		.standin = standin_pid(p) > 0,
 		.info_fd = -1,
 		.userns_block_fd = -1,
 		.cmd = c->cmd,
@@ -226,6 +236,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = bridge_link_open(&p->bridge, c, e)) < 0 ||
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
 	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
+	    (standin_pid(p) > 0 && (r = inner_link_standin(&p->inner, standin_pid(p), e)) < 0) ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = prepare_env(c, p, e)) < 0)
 		return r;
@@ -242,6 +253,7 @@ int prepare_explain(const struct config *c, const struct inner_term *t, const ch
 	int r;
 	if ((r = inner_link_plan(&p->inner, c, t, e)) < 0 ||
 	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
+	    (standin_pid(p) > 0 && (r = inner_link_standin(&p->inner, standin_pid(p), e)) < 0) ||
 	    (r = prepare_env(c, p, e)) < 0)
 		return r;
 	fill_opts(c, p);

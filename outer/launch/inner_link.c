@@ -72,6 +72,13 @@ int inner_link_open(struct inner_link *l, const struct config *c, const struct i
 	return build_args(c, t, bridge_fd, l, e);
 }
 
+int inner_link_standin(struct inner_link *l, pid_t pid, struct cordon_err *e)
+{
+	if (argv_push(&l->args, "--standin") < 0 || argv_push_int(&l->args, (int)pid) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	return 0;
+}
+
 int inner_link_share_pid(struct inner_link *l, struct cordon_err *e)
 {
 	if (argv_push(&l->args, "--pid-inherit") < 0)

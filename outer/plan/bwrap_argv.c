@@ -66,6 +66,14 @@ int bwrap_argv_options(const struct mount_plan *p, const struct bwrap_opts *o,
 		PUSH("--as-pid-1");
 	PUSH("--cap-drop");
 	PUSH("ALL");
+	if (o->standin && !o->share_pid) {
+		/* Over the sandbox's own namespaces only; cordon-inner drops
+		 * both before its check that every set is empty. */
+		PUSH("--cap-add");
+		PUSH("CAP_CHECKPOINT_RESTORE");
+		PUSH("--cap-add");
+		PUSH("CAP_SETPCAP");
+	}
 	if (o->info_fd >= 0) {
 		PUSH("--info-fd");
 		PUSHI(o->info_fd);

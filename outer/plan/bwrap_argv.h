@@ -13,6 +13,8 @@ struct bwrap_opts {
 	int new_session;          /* 0 when the command keeps the caller's terminal */
 	int share_pid;            /* --pid-ns inherit */
 	int share_net;            /* --net full: the host's network namespace */
+	int standin;              /* cordon-inner makes a stand-in (inner/standin.h): the two
+				   capabilities it needs, in the sandbox's user namespace */
 	int info_fd;              /* bwrap --info-fd, -1 for none */
 	int userns_block_fd;      /* bwrap --userns-block-fd (needs info_fd), -1 for none */
 	const char *inner_exec;   /* path bwrap execs for cordon-inner, e.g. /proc/self/fd/N */

@@ -87,7 +87,7 @@ static sigset_t empty_mask;
 
 static pid_t spawn(char *const *argv, const sigset_t *mask, struct cordon_err *e)
 {
-	struct spawn_plan p = { argv, mask ? mask : &empty_mask, -1, NULL, 0, 0, 0, 0 };
+	struct spawn_plan p = { argv, mask ? mask : &empty_mask, -1, NULL, 0, 0, 0, 0, 0 };
 	memset(e, 0, sizeof(*e));
 	return spawn_command(&p, e);
 }
@@ -400,7 +400,7 @@ Test(spawn_start, abort_never_runs_the_command, .init = init)
 	close(fd);
 	cr_assert_eq(unlink(marker), 0);
 	char *argv[] = { "/bin/touch", marker, NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0, 0, 0 };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0, 0, 0, 0 };
 	struct spawn_handle h;
 	struct cordon_err e;
 	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
@@ -420,7 +420,7 @@ Test(spawn_start, release_runs_the_command, .init = init)
 	close(fd);
 	cr_assert_eq(unlink(marker), 0);
 	char *argv[] = { "/bin/touch", marker, NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0, 0, 0 };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 0, 0, 0, 0 };
 	struct spawn_handle h;
 	struct cordon_err e;
 	cr_assert_eq(spawn_start(&p, &h, &e), 0, "%s", e.msg);
@@ -481,7 +481,7 @@ Test(spawn_command, keep_ignored_stays_ignored_and_only_that, .init = init)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	char *argv[] = { "sleep", "30", NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 1u << (SIGHUP - 1), 0, 0 };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 0, 1u << (SIGHUP - 1), 0, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = spawn_command(&p, &e);
 	cr_assert_gt(pid, 0, "%s", e.msg);
@@ -505,7 +505,7 @@ static int tty_child(void)
 		return 11;
 	pid_t outer_sid = getsid(0);
 	char *argv[] = { "sleep", "30", NULL };
-	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 1, 0, 0, 0 };
+	struct spawn_plan p = { argv, &empty_mask, -1, NULL, 1, 0, 0, 0, 0 };
 	struct cordon_err e = { 0 };
 	pid_t pid = spawn_command(&p, &e);
 	if (pid <= 0)
