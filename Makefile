@@ -43,7 +43,7 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
-OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print.c outer/gitrefs.c \
+OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_print.c outer/gitrefs.c \
               outer/nesting.c outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c \
               outer/prefix.c outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c outer/protect_watch.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
@@ -51,7 +51,7 @@ OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_print
               outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/prefix_decide.c outer/plan/shared_counts.c outer/plan/protect_decide.c outer/plan/linkwalk.c \
               outer/plan/resolve.c outer/plan/walk.c \
-              outer/plan/procmode.c \
+              outer/plan/procmode.c outer/plan/pathquery.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
               outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_apply.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitstate.c outer/hostpaths/gitaudit.c outer/hostpaths/gitlinks.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \

@@ -78,6 +78,7 @@ struct config {
 	size_t nowned;
 	const char *report;        /* --report FILE, NULL: none */
 	int json;                  /* explain --json */
+	struct strlist explain_paths; /* explain --path: only the verdicts on these */
 	int reclaim_caches;        /* reclaim --caches */
 	int die_with_parent;
 	/* limits; 0: none */

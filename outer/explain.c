@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "explain_path.h"
 #include "explain_print.h"
 #include "hostpaths/caches.h"
 #include "hostpaths/protect.h"
@@ -58,7 +59,9 @@ int explain_run(const struct config *c, struct cordon_err *e)
 	char cache[PATH_MAX];
 	prepare_init(&p);
 	int r = explain_plan(c, &p, &prot, cache, sizeof(cache), e);
-	if (r == 0) {
+	if (r == 0 && c->explain_paths.n)
+		r = explain_paths(stdout, c, &p.res, protect_decision(&prot), &p.plan, e);
+	else if (r == 0) {
 		struct explain_env env = { environ, &p.env };
 		r = explain_print(stdout, c, &p.res, protect_decision(&prot), cache, &env,
 				  &p.limits, &p.pm, &p.argv, e);

@@ -23,7 +23,7 @@ enum opt_id {
 	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_GIT, O_KILL_AFTER, O_ALLOW_DOMAIN,
 	O_DENY_DOMAIN, O_PROXY_UPSTREAM, O_ATTRIBUTION_TOKEN, O_NET_LOG, O_POLICY,
 	O_REPORT, O_JSON, O_CACHES, O_DIE_WITH_PARENT, O_TMP_SIZE, O_LIMIT_MEMORY,
-	O_LIMIT_PIDS, O_LIMIT_CPU,
+	O_LIMIT_PIDS, O_LIMIT_CPU, O_EXPLAIN_PATH,
 };
 
 struct opt {
@@ -64,6 +64,7 @@ static const struct opt opts[] = {
 	{ "policy", 0, 1, O_POLICY },
 	{ "report", 0, 1, O_REPORT },
 	{ "json", 0, 0, O_JSON },
+	{ "path", 0, 1, O_EXPLAIN_PATH },
 	{ "caches", 0, 0, O_CACHES },
 	{ "die-with-parent", 0, 0, O_DIE_WITH_PARENT },
 	{ "tmp-size", 0, 1, O_TMP_SIZE },
@@ -151,6 +152,8 @@ const char cli_usage[] =
 "\n"
 "cordon explain [--json] ...: every path rule and why, network, environment,\n"
 "seccomp rules and the bwrap argv; --json as one object.\n"
+"cordon explain --path P [--path P2...] [OPTIONS]: may the command of a run\n"
+"with OPTIONS read, write (or connect to) P, why, and what would allow it.\n"
 "cordon reclaim [--caches]\n"
 "\n"
 "Exit status: the command's; 128+N if it died of signal N; 124 timeout;\n"
@@ -367,6 +370,10 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 		struct strlist *l = o->id == O_WRITE ? &c->write
 				  : o->id == O_READ_ONLY ? &c->read_only : &c->deny_read;
 		return list_add(l, v, e);
+	}
+	case O_EXPLAIN_PATH: {
+		int r = check_path_value(flag, v, e);
+		return r < 0 ? r : list_add(&c->explain_paths, v, e);
 	}
 	case O_PROTECT: {
 		int r = check_protect_name(v, e);
@@ -662,6 +669,12 @@ int cli_parse(int argc, char *const argv[], struct config *c, struct cordon_err 
 	if (c->policy && (r = parse_with_policy(argc, (const char *const *)argv, c, &i, e)) < 0)
 		return r;
 	c->cmd = i < argc ? argv + i : NULL;
+	if (c->explain_paths.n && sub_mode != MODE_EXPLAIN)
+		return err_set(e, EINVAL, "--path goes with cordon explain");
+	/* explain --path asks about the sandbox, not a command: any will do. */
+	static char *const any_cmd[] = { "true", NULL };
+	if (sub_mode == MODE_EXPLAIN && c->explain_paths.n && !c->cmd)
+		c->cmd = any_cmd;
 	if ((sub_mode == MODE_RUN || sub_mode == MODE_EXPLAIN) && !c->cmd)
 		return err_set(e, EINVAL, "no command given; usage: cordon [OPTIONS] -- COMMAND [ARG...]");
 	if ((sub_mode == MODE_DOCTOR || sub_mode == MODE_RECLAIM) && c->cmd)
@@ -685,6 +698,7 @@ void config_free(struct config *c)
 	free(c->read_only.v);
 	free(c->deny_read.v);
 	free(c->protect.v);
+	free(c->explain_paths.v);
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
 	free(c->warnings.v);

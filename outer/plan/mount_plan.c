@@ -192,3 +192,16 @@ void mount_plan_free(struct mount_plan *p)
 	p->ops = NULL;
 	p->n = 0;
 }
+
+const struct mount_op *mount_plan_shown_at(const struct mount_plan *plan, const char *path)
+{
+	const struct mount_op *shown = NULL;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct mount_op *op = &plan->ops[i];
+		if (op->kind == MOUNT_CHDIR || op->kind == MOUNT_REMOUNT_RO || !op->dest)
+			continue;
+		if (path_is_under(path, op->dest))
+			shown = op;
+	}
+	return shown;
+}

@@ -113,4 +113,9 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 		     struct cordon_err *e) __attribute__((warn_unused_result));
 void mount_plan_free(struct mount_plan *p);
 
+/* The mount the command sees at path (absolute, clean): the last one of
+ * the plan whose destination holds it, as the kernel stacks them; NULL if
+ * none does (a plan always starts with /). */
+const struct mount_op *mount_plan_shown_at(const struct mount_plan *plan, const char *path);
+
 #endif

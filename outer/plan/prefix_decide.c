@@ -138,18 +138,6 @@ static int kind_writable(enum mount_kind k)
  * shallower paths first).  A remount and the working directory are not
  * mounts of their own: /dev's remount leaves /dev/shm writable, and
  * skipping it counts /dev as writable, which is the conservative side. */
-static const struct mount_op *shown_at(const struct mount_plan *plan, const char *path)
-{
-	const struct mount_op *shown = NULL;
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct mount_op *op = &plan->ops[i];
-		if (op->kind == MOUNT_CHDIR || op->kind == MOUNT_REMOUNT_RO || !op->dest)
-			continue;
-		if (path_is_under(path, op->dest))
-			shown = op;
-	}
-	return shown;
-}
 
 /* Why this replaces a probe sandbox: the command can change the policy for
  * the next run if it can write the file or any directory on its path (one
@@ -176,7 +164,7 @@ int prefix_check_not_writable_inside(const struct prefix_guard *g, const struct 
 	const char *file = g->v[0].path;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct prefix_guard_dir *d = &g->v[i];
-		const struct mount_op *op = shown_at(plan, d->path);
+		const struct mount_op *op = mount_plan_shown_at(plan, d->path);
 		/* Nothing covers it: the plan always starts with /, so a plan
 		 * without it is not one this check understands.  The message
 		 * names the writable mount, a directory on the path too: the

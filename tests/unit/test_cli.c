@@ -654,6 +654,17 @@ Test(cli, end_of_options_is_no_value)
 	config_free(&p.c);
 }
 
+Test(cli, explain_path)
+{
+	struct parsed p;
+	expect_refused(PARSE(&p, "--path", "/x", "--", "true"), "--path goes with cordon explain");
+	expect_ok(PARSE(&p, "explain", "--path", "/x", "--path", "y", "-w", "/tmp"));
+	cr_expect_eq(p.c.explain_paths.n, 2);
+	cr_expect_str_eq(p.c.cmd[0], "true", "no command needed: any will do");
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "explain", "--path", ""), "--path needs a non-empty path");
+}
+
 Test(cli, empty_paths)
 {
 	struct parsed p;
