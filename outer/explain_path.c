@@ -13,7 +13,8 @@
 
 #define JSON_CAP (1u << 20)
 
-/* p made absolute against the run's working directory, cleaned. */
+/* p made absolute against the run's working directory, cleaned, its links
+ * resolved where they exist. */
 static int absolute(const char *p, const struct resolved *r, char *out, size_t len)
 {
 	char joined[PATH_MAX];
@@ -22,7 +23,33 @@ static int absolute(const char *p, const struct resolved *r, char *out, size_t l
 			return -ENAMETOOLONG;
 		p = joined;
 	}
-	return path_clean(p, out, len);
+	char clean[PATH_MAX];
+	int rc = path_clean(p, clean, sizeof(clean));
+	if (rc < 0)
+		return rc;
+	/* Where the links on its path lead, as the kernel will resolve them:
+	 * the longest part that exists, made canonical, and the rest as given. */
+	size_t cut = strlen(clean);
+	char real[PATH_MAX];
+	for (;;) {
+		char head[PATH_MAX];
+		memcpy(head, clean, cut);
+		head[cut] = '\0';
+		if (realpath(cut ? head : "/", real))
+			break;
+		while (cut > 0 && clean[cut - 1] != '/')
+			cut--;
+		if (cut > 0)
+			cut--;
+	}
+	const char *rest = clean + cut;
+	if (strcmp(real, "/") == 0 && *rest == '/')
+		rest++;
+	size_t rl = strlen(real);
+	const char *sep = !*rest || *rest == '/' || real[rl - 1] == '/' ? "" : "/";
+	if ((size_t)snprintf(out, len, "%s%s%s", real, sep, rest) >= len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 static enum pathquery_kind kind_of(const char *path)

@@ -44,6 +44,8 @@ check() {
 R=(-w "$ws" -C "$ws")
 check "a file in the root" allowed "" -- "${R[@]}" -- "$ws/src/a.c"
 check "a file outside the roots" refused "-w $out" -- "${R[@]}" -- "$out/f"
+ln -s "$out" "$ws/outl"
+check "through a link in the root to a directory outside" refused "-w $out" -- "${R[@]}" -- "$ws/outl/f"
 check "the private /tmp" allowed "" -- "${R[@]}" -- /tmp/x
 check ".git/refs by default" refused "--git commit" -- "${R[@]}" -- "$ws/.git/refs/heads/x"
 check ".git/refs with --git commit" allowed "" -- --git commit "${R[@]}" -- "$ws/.git/refs/heads/x"
