@@ -33,6 +33,7 @@ struct config {
 	enum cordon_mode mode;
 	struct strlist write, read_only, deny_read, protect;
 	int default_protect;
+	struct strlist unprotect;  /* default names left unprotected (--unprotect) */
 	enum tmp_mode tmp;
 	int full_write;
 	const char *cwd;           /* NULL: the current directory */
@@ -96,6 +97,12 @@ struct config {
  * always watched: an empty directory named .bashrc would only break them). */
 extern const char *const config_default_protect[];
 extern const char *const config_default_dotfiles[];
+
+/* 1 if name is one of the two lists above. */
+int config_is_default_name(const char *name);
+/* 1 if c protects name as a default name: default_protect, and not
+ * --unprotect NAME. */
+int config_default_protects(const struct config *c, const char *name);
 
 void config_free(struct config *c);
 

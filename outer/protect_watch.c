@@ -300,27 +300,18 @@ static int listed(const struct strlist *l, const char *name)
 	return 0;
 }
 
-static int is_default(const char *name)
-{
-	for (const char *const *d = config_default_protect; *d; d++)
-		if (strcmp(*d, name) == 0)
-			return 1;
-	for (const char *const *d = config_default_dotfiles; *d; d++)
-		if (strcmp(*d, name) == 0)
-			return 1;
-	return 0;
-}
 
-/* The flag that would let the command create name. */
+/* The narrowest flag that would let the command create name. */
 static void allow_hint(const struct config *c, const char *name, char *out, size_t len)
 {
-	int def = c->default_protect && is_default(name), mine = listed(&c->protect, name);
+	int def = config_default_protects(c, name), mine = listed(&c->protect, name);
 	if (def && mine)
-		(void)snprintf(out, len, "--no-default-protect and no --protect %s", name);
+		(void)snprintf(out, len, "--unprotect %s and no --protect %s (policy: \"unprotect\": "
+			       "[\"%s\"])", name, name, name);
 	else if (mine)
 		(void)snprintf(out, len, "no --protect %s", name);
 	else
-		(void)snprintf(out, len, "--no-default-protect");
+		(void)snprintf(out, len, "--unprotect %s (policy: \"unprotect\": [\"%s\"])", name, name);
 }
 
 /* The tools that create a protected name as a side effect, and their own

@@ -305,10 +305,12 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 			continue;
 		if (c->default_protect) {
 			for (const char *const *n = config_default_protect; *n; n++)
-				if ((rc = gather_name(r, c, i, *n, 0, p, e)) < 0)
+				if (config_default_protects(c, *n) &&
+				    (rc = gather_name(r, c, i, *n, 0, p, e)) < 0)
 					return rc;
 			for (const char *const *n = config_default_dotfiles; *n; n++)
-				if ((rc = gather_name(r, c, i, *n, 1, p, e)) < 0)
+				if (config_default_protects(c, *n) &&
+				    (rc = gather_name(r, c, i, *n, 1, p, e)) < 0)
 					return rc;
 		}
 		for (size_t j = 0; j < c->protect.n; j++)

@@ -47,7 +47,8 @@ static int take_existing(struct protect_run *p, int rootfd, const char *name, co
 	if (S_ISLNK(st.st_mode))
 		return err_set(e, EPERM,
 			       "protected %s is a symbolic link, which cordon cannot keep read-only; "
-			       "replace it with what it points to, or pass --no-default-protect", path);
+			       "replace it with what it points to, or pass --unprotect %s", path,
+			       path_base(path));
 	int rc = resolve_open_at(rootfd, name, path, st.st_dev, st.st_ino, &o);
 	if (rc == -EAGAIN)
 		return err_set(e, EAGAIN, "protected %s changed while cordon looked at it; run again",

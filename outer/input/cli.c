@@ -16,6 +16,27 @@ const char *const config_default_dotfiles[] = {
 	".ripgreprc", ".mcp.json", ".vscode", ".idea", ".claude", ".cursor", NULL,
 };
 
+int config_is_default_name(const char *name)
+{
+	for (const char *const *d = config_default_protect; *d; d++)
+		if (strcmp(*d, name) == 0)
+			return 1;
+	for (const char *const *d = config_default_dotfiles; *d; d++)
+		if (strcmp(*d, name) == 0)
+			return 1;
+	return 0;
+}
+
+int config_default_protects(const struct config *c, const char *name)
+{
+	if (!c->default_protect || !config_is_default_name(name))
+		return 0;
+	for (size_t i = 0; i < c->unprotect.n; i++)
+		if (strcmp(c->unprotect.v[i], name) == 0)
+			return 0;
+	return 1;
+}
+
 enum opt_id {
 	O_WRITE, O_READ_ONLY, O_DENY_READ, O_PROTECT, O_NO_DEFAULT_PROTECT, O_TMP,
 	O_FULL_WRITE, O_CWD, O_NET, O_ALLOW_UNIX, O_PID_NS, O_SETENV, O_UNSETENV,
@@ -23,7 +44,7 @@ enum opt_id {
 	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_GIT, O_KILL_AFTER, O_ALLOW_DOMAIN,
 	O_DENY_DOMAIN, O_PROXY_UPSTREAM, O_ATTRIBUTION_TOKEN, O_NET_LOG, O_POLICY,
 	O_REPORT, O_JSON, O_CACHES, O_DIE_WITH_PARENT, O_TMP_SIZE, O_LIMIT_MEMORY,
-	O_LIMIT_PIDS, O_LIMIT_CPU, O_EXPLAIN_PATH,
+	O_LIMIT_PIDS, O_LIMIT_CPU, O_EXPLAIN_PATH, O_UNPROTECT,
 };
 
 struct opt {
@@ -39,6 +60,7 @@ static const struct opt opts[] = {
 	{ "deny-read", 0, 1, O_DENY_READ },
 	{ "protect", 0, 1, O_PROTECT },
 	{ "no-default-protect", 0, 0, O_NO_DEFAULT_PROTECT },
+	{ "unprotect", 0, 1, O_UNPROTECT },
 	{ "tmp", 0, 1, O_TMP },
 	{ "full-write", 0, 0, O_FULL_WRITE },
 	{ "cwd", 'C', 1, O_CWD },
@@ -90,6 +112,7 @@ const char cli_usage[] =
 "      --deny-read PATH     make PATH (file, directory or glob) unreadable\n"
 "      --protect NAME       protect NAME inside every writable root too\n"
 "      --no-default-protect do not protect .git .codex .agents .aws\n"
+"      --unprotect NAME     do not protect this one default name (repeatable)\n"
 "      --tmp private|host   /tmp is a private tmpfs (default) or the host's,\n"
 "                           writable\n"
 "      --full-write         the whole filesystem writable (protected names and\n"
@@ -213,11 +236,11 @@ static int check_path_value(const char *flag, const char *v, struct cordon_err *
 
 /* A protected name is one path component: "a/b", ".", ".." would let the
  * protection land somewhere else than directly inside each root. */
-static int check_protect_name(const char *v, struct cordon_err *e)
+static int check_protect_name(const char *flag, const char *v, struct cordon_err *e)
 {
 	if (!v[0] || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
 		return err_set(e, EINVAL,
-			       "--protect %s: give a single file name such as .git, not a path", v);
+			       "%s %s: give a single file name such as .git, not a path", flag, v);
 	return 0;
 }
 
@@ -376,8 +399,17 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 		return r < 0 ? r : list_add(&c->explain_paths, v, e);
 	}
 	case O_PROTECT: {
-		int r = check_protect_name(v, e);
+		int r = check_protect_name(flag, v, e);
 		return r < 0 ? r : list_add(&c->protect, v, e);
+	}
+	case O_UNPROTECT: {
+		int r = check_protect_name(flag, v, e);
+		if (r < 0)
+			return r;
+		if (!config_is_default_name(v))
+			return err_set(e, EINVAL, "--unprotect %s: not one of the names cordon protects "
+				       "by default (a name given with --protect: leave that out)", v);
+		return list_add(&c->unprotect, v, e);
 	}
 	case O_NO_DEFAULT_PROTECT:
 		c->default_protect = 0;
@@ -699,6 +731,7 @@ void config_free(struct config *c)
 	free(c->deny_read.v);
 	free(c->protect.v);
 	free(c->explain_paths.v);
+	free(c->unprotect.v);
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
 	free(c->warnings.v);

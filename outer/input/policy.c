@@ -513,6 +513,7 @@ static const struct key cordon_keys[] = {
 	{ "read_only", K_PATHS, "read-only", NULL, NULL },
 	{ "deny_read", K_PATHS, "deny-read", NULL, NULL },
 	{ "protect", K_LIST, "protect", NULL, NULL },
+	{ "unprotect", K_LIST, "unprotect", NULL, NULL },
 	{ "default_protect", K_BOOL, NULL, "no-default-protect", NULL },
 	{ "protect_missing", K_STR, "protect-missing", NULL, NULL },
 	{ "tmp", K_STR, "tmp", NULL, NULL },

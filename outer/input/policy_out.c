@@ -61,6 +61,7 @@ void policy_out_json(struct json_out *j, const char *key, const struct config *c
 	list(j, "read_only", &c->read_only);
 	list(j, "deny_read", &c->deny_read);
 	list(j, "protect", &c->protect);
+	list(j, "unprotect", &c->unprotect);
 	json_out_bool(j, "default_protect", c->default_protect);
 	json_out_str(j, "protect_missing",
 		     c->protect_missing == PROTECT_MISSING_WATCH ? "watch" : "mount");

@@ -132,7 +132,7 @@ static void git_verdict(const struct pathquery_rules *r, const char *path, size_
 		(void)snprintf(v->write_why, sizeof(v->write_why), "repository metadata git reads as "
 			       "code or configuration (%s): read-only in every mode", g->why);
 		(void)snprintf(v->allow, sizeof(v->allow), "not allowed in any mode short of "
-			       "--no-default-protect; change it outside cordon");
+			       "--unprotect .git; change it outside cordon");
 	} else if (!r->git_commit) {
 		(void)snprintf(v->write_why, sizeof(v->write_why), "repository metadata: %.*s is "
 			       "read-only as a whole by default", (int)off, path);
@@ -142,7 +142,7 @@ static void git_verdict(const struct pathquery_rules *r, const char *path, size_
 		(void)snprintf(v->write_why, sizeof(v->write_why), "repository metadata of %.*s kept "
 			       "read-only", (int)off, path);
 		(void)snprintf(v->allow, sizeof(v->allow), "not allowed in any mode short of "
-			       "--no-default-protect");
+			       "--unprotect .git");
 	}
 }
 
@@ -176,9 +176,8 @@ static void write_verdict(const struct pathquery_rules *r, const char *path, enu
 		(void)snprintf(v->write_why, sizeof(v->write_why), "%s is a protected name, missing "
 			       "now: creating it stops the run and moves it aside (host tools act on "
 			       "it)", watched->path);
-		(void)snprintf(v->allow, sizeof(v->allow), "not while %s is protected (a default "
-			       "name: --no-default-protect; else leave out --protect %s)",
-			       path_base(watched->path), path_base(watched->path));
+		(void)snprintf(v->allow, sizeof(v->allow), "--unprotect %s (a default name; one "
+			       "given with --protect: leave that out)", path_base(watched->path));
 		return;
 	}
 	if (goff) {
@@ -200,9 +199,8 @@ static void write_verdict(const struct pathquery_rules *r, const char *path, enu
 	if (bound) {
 		(void)snprintf(v->write_why, sizeof(v->write_why), "%s is a protected name, read-only "
 			       "(host tools act on it)", bound->path);
-		(void)snprintf(v->allow, sizeof(v->allow), "not while %s is protected (a default "
-			       "name: --no-default-protect; else leave out --protect %s)",
-			       path_base(bound->path), path_base(bound->path));
+		(void)snprintf(v->allow, sizeof(v->allow), "--unprotect %s (a default name; one "
+			       "given with --protect: leave that out)", path_base(bound->path));
 		return;
 	}
 	for (size_t i = 0; i < r->nread_only; i++)

@@ -114,13 +114,13 @@ static void protect_origin(const struct config *c, const char *name, char *buf, 
 		}
 	}
 	for (const char *const *n = config_default_protect; c->default_protect && *n; n++) {
-		if (strcmp(*n, name) == 0) {
+		if (strcmp(*n, name) == 0 && config_default_protects(c, name)) {
 			(void)snprintf(buf, size, "default protected name");
 			return;
 		}
 	}
 	for (const char *const *n = config_default_dotfiles; c->default_protect && *n; n++) {
-		if (strcmp(*n, name) == 0) {
+		if (strcmp(*n, name) == 0 && config_default_protects(c, name)) {
 			(void)snprintf(buf, size, "default protected dotfile");
 			return;
 		}

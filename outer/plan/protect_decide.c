@@ -152,7 +152,7 @@ static int decide_name(const struct protect_facts *f, size_t i, struct protect_d
 			return err_set(e, EPERM,
 				       "protected %s is a symbolic link, which cordon cannot keep "
 				       "read-only; replace it with what it points to, or pass "
-				       "--no-default-protect", n->path);
+				       "--unprotect %s", n->path, path_base(n->path));
 		if (n->pin)
 			return push(d, PROTECT_KEEP, n->path, i, -1, 0);
 		int shared = l != SIZE_MAX && n->is_dir && f->live[l].dev == n->dev &&

@@ -349,7 +349,7 @@ static void resolve_proc(struct resolved *r)
 
 static int protects_git(const struct config *c)
 {
-	if (c->default_protect)
+	if (config_default_protects(c, ".git"))
 		return 1;
 	for (size_t i = 0; i < c->protect.n; i++)
 		if (strcmp(c->protect.v[i], ".git") == 0)

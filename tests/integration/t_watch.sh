@@ -53,7 +53,7 @@ try() {
 	# Once per entry it reports: a dying git may make a second .git after
 	# the first was moved aside at the kill, which is then reported too.
 	assert "$desc: stderr names the flag that would allow it, once per entry" -- \
-		test "$(grep -o -- "--no-default-protect" "$ERR" | wc -l)" -eq "$(grep -c "was created during the run" "$ERR")"
+		test "$(grep -o -- "--unprotect $name" "$ERR" | wc -l)" -eq "$(grep -c "was created during the run" "$ERR")"
 	[ "$name" != .git ] || assert "$desc: stderr says how not to make a repository there" -- \
 		grep -Eq "subdirectory|--vcs none" "$ERR"
 }
@@ -94,6 +94,15 @@ fresh
 expect 0 "control: --no-default-protect lets the command create .git" -- \
 	C --no-default-protect -- mkdir .git
 assert "control: .git stays" -- test -d "$ws/.git" -a "$(snap "$ws")" = ".git "
+fresh
+expect 0 "--unprotect .codex lets the command create .codex" -- C --unprotect .codex -- mkdir .codex
+assert "and .codex stays" -- test -d "$ws/.codex" -a "$(snap "$ws")" = ".codex "
+fresh
+expect_err 1 "was created during the run" "--unprotect .codex: .git stays protected" -- \
+	C --unprotect .codex -- sh -c 'mkdir .git; sleep 5'
+fresh
+expect_err 125 "--unprotect .hg: not one of the names cordon protects by default" \
+	"--unprotect of a name that is not a default one is refused" -- C --unprotect .hg -- true
 fresh
 expect 0 "control: a sibling name is created normally" -- C -- sh -c 'mkdir .gitx && echo x > .git2'
 assert "control: the siblings are on the host" -- test "$(snap "$ws")" = ".git2 .gitx "

@@ -98,8 +98,8 @@ exit \$rc") >"$d.out" 2>"$d.err" </dev/null
 		why="fails even directly (status $st_direct): the scenario is broken"
 	elif [ "${EXPECT_INSIDE:-}" = stopped ]; then
 		if [ "$st_inside" -eq 0 ] || [ "$st_inside" -ge 124 ] ||
-		   ! grep -q -- '--no-default-protect' "$out_inside.err"; then
-			why="inside: status $st_inside, wanted the run stopped with a message naming --no-default-protect"
+		   ! grep -q -- '--unprotect ' "$out_inside.err"; then
+			why="inside: status $st_inside, wanted the run stopped with a message naming --unprotect"
 		fi
 	elif [ "$st_inside" -ne "$st_direct" ]; then
 		why="inside: status $st_inside, directly: $st_direct"

@@ -654,6 +654,20 @@ Test(cli, end_of_options_is_no_value)
 	config_free(&p.c);
 }
 
+Test(cli, unprotect)
+{
+	struct parsed p;
+	expect_ok(PARSE(&p, "--unprotect", ".vscode", "--unprotect=.git", "--", "true"));
+	cr_expect(!config_default_protects(&p.c, ".vscode"));
+	cr_expect(!config_default_protects(&p.c, ".git"));
+	cr_expect(config_default_protects(&p.c, ".codex"));
+	cr_expect(!config_default_protects(&p.c, ".hg"), "not a default name");
+	config_free(&p.c);
+	expect_refused(PARSE(&p, "--unprotect", ".hg", "--", "true"),
+		       "--unprotect .hg: not one of the names cordon protects by default");
+	expect_refused(PARSE(&p, "--unprotect", "a/b", "--", "true"), "--unprotect a/b");
+}
+
 Test(cli, explain_path)
 {
 	struct parsed p;

@@ -71,7 +71,7 @@ Test(pathquery, protected_names)
 	struct pathquery_verdict v = ask("/w/.codex/config.toml", PATHQUERY_MISSING, 0);
 	cr_expect(!v.write_ok, "a watched name is refused though its root is writable");
 	cr_expect(strstr(v.write_why, "stops the run"), "%s", v.write_why);
-	cr_expect(strstr(v.allow, ".codex"), "%s", v.allow);
+	cr_expect(strstr(v.allow, "--unprotect .codex"), "%s", v.allow);
 	v = ask("/w/.codexx", PATHQUERY_MISSING, 0);
 	cr_expect(v.write_ok, "a name beside it is not it");
 }

@@ -103,7 +103,7 @@ Test(protect_decide, symlink_is_refused_naming_it)
 	cr_assert_eq(protect_decide(&f, &d, &err), -EPERM);
 	cr_assert(strstr(err.msg, "/ws/.codex"), "%s", err.msg);
 	cr_assert(strstr(err.msg, "symbolic link"), "%s", err.msg);
-	cr_assert(strstr(err.msg, "--no-default-protect"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "--unprotect .codex"), "%s", err.msg);
 }
 
 Test(protect_decide, missing_name_is_created_and_bound_by_path)
