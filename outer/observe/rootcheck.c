@@ -1,5 +1,5 @@
 /* rootcheck.c: see rootcheck.h. */
-#include "rootcheck.h"
+#include "observe/rootcheck.h"
 
 #include <errno.h>
 #include <fcntl.h>

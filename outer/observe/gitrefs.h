@@ -3,7 +3,8 @@
  * under refs/, packed-refs, a detached HEAD) are read; after it, again; each
  * ref whose value changed goes to --report (git_refs) and to one line on
  * stderr, so that a harness shows what was committed as it showed an
- * uncommitted diff.  Reads only (no host writes): it lives beside run.c.
+ * uncommitted diff.  Reads only (no host writes): an observer
+ * (observe/observer.h).
  *
  * What is read lies in a writable root, and the command chose it: nothing
  * it can do there may hide a ref that moved (issue 30, item 8).  Loose refs

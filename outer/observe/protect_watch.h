@@ -13,8 +13,8 @@
  * gone protect_watch_settle looks at every watched name again (an event can race the
  * end) and moves what it finds aside (hostpaths/protect_quarantine.h).
  *
- * Reading inotify events and lstat are no host writes: this module lives
- * beside run.c, and only the quarantine's rename is in hostpaths/. */
+ * An observer (observe/observer.h): reading inotify events and lstat are
+ * no host writes, and the quarantine's rename is hostpaths/'s. */
 #ifndef CORDON_PROTECT_WATCH_H
 #define CORDON_PROTECT_WATCH_H
 

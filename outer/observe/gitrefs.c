@@ -1,5 +1,5 @@
 /* gitrefs.c: see gitrefs.h. */
-#include "gitrefs.h"
+#include "observe/gitrefs.h"
 
 #include <ctype.h>
 #include <dirent.h>

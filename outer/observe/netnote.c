@@ -1,5 +1,5 @@
 /* netnote.c: see netnote.h. */
-#include "netnote.h"
+#include "observe/netnote.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * for the user's next git command.  The pins stop the command; this check
  * is the backstop, and a mismatch is a violation.
  *
- * Reading only (no host writes): this module lives beside run.c. */
+ * Reading only (no host writes): an observer (observe/observer.h). */
 #ifndef CORDON_ROOTCHECK_H
 #define CORDON_ROOTCHECK_H
 

@@ -1,5 +1,5 @@
 /* protect_watch.c: see protect_watch.h. */
-#include "protect_watch.h"
+#include "observe/protect_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
