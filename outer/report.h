@@ -21,6 +21,7 @@
 #include "config.h"
 #include "err.h"
 #include "wstatus.h"
+#include "observe/findings.h"
 #include "plan/limits.h"
 #include "plan/procmode.h"
 #include "plan/protect_decide.h"
@@ -125,6 +126,10 @@ void report_add_net(struct report *r, int allowed, const char *host, unsigned po
  * with its reason.  A line that is not such an object is ignored.  The
  * signature fits bridge_decisions (ctx: the report, may be NULL). */
 void report_add_net_line(void *report, const char *line, size_t n);
+
+/* Every finding of the run's observers (observe/findings.h) that the
+ * report lists: violations, refs, net decisions.  r may be NULL. */
+void report_add_findings(struct report *r, const struct findings *f);
 
 /* Write the report: c (NULL when the flags could not be parsed), res (the
  * resolved paths, NULL if none yet), d (protect's decision, NULL if none), cordon's exit status and, for a

@@ -58,7 +58,7 @@ for f in outer/input/*.[ch]; do [ -f "$f" ] && check "$f" input/ config.h; done
 for f in outer/plan/*.[ch]; do [ -f "$f" ] && check "$f" plan/ input/ config.h; done
 for f in outer/hostpaths/*.[ch]; do [ -f "$f" ] && check "$f" hostpaths/ plan/ procstat.h config.h; done
 for f in outer/launch/*.[ch]; do [ -f "$f" ] && check "$f" launch/ plan/ procstat.h config.h; done
-for f in outer/observe/*.[ch]; do [ -f "$f" ] && check "$f" observe/ hostpaths/ launch/ plan/ input/ config.h report.h; done
+for f in outer/observe/*.[ch]; do [ -f "$f" ] && check "$f" observe/ hostpaths/ launch/ plan/ input/ config.h; done
 for f in outer/*.[ch]; do [ -f "$f" ] && check "$f" input/ plan/ hostpaths/ launch/ observe/ '*'; done
 
 # The verbs (main, doctor, explain) and the phases of a run, each with its
@@ -85,5 +85,23 @@ for f in outer/*.c; do
 		echo "lint-layout: $f: outer/'s top floor holds the verbs and the run's phases only; put it in a folder (observe/, plan/, hostpaths/, launch/, input/) or list it in TOP_FLOOR with its reason" >&2
 		fail=1
 	fi
+done
+# Every observer of a run says what the guardian redoes if cordon dies
+# (observe/observer.h): in each table of struct observer, each entry gives
+# its four entry points and .guardian = OBSERVE_GUARDIAN(fn) or
+# OBSERVE_GUARDIAN_NONE("why").
+for f in outer/observe/*.c; do
+	[ -f "$f" ] || continue
+	sed -n '/^const struct observer [a-z_]*\[\] = {/,/^};/p' "$f" >/tmp/lint-observers.$$
+	n=$(grep -c '\.name = ' /tmp/lint-observers.$$)
+	for m in '\.start = ' '\.event_fd = ' '\.event = ' '\.settle = ' \
+		 '\.guardian = OBSERVE_GUARDIAN\((\w+)\)|\.guardian = OBSERVE_GUARDIAN_NONE\("'; do
+		k=$(grep -cE "$m" /tmp/lint-observers.$$)
+		if [ "$k" != "$n" ]; then
+			echo "lint-layout: $f: $n observers, $k with ${m%% =*}: each entry of the observer table gives start, event_fd, event, settle and .guardian = OBSERVE_GUARDIAN(fn) or OBSERVE_GUARDIAN_NONE(\"why\")" >&2
+			fail=1
+		fi
+	done
+	rm -f /tmp/lint-observers.$$
 done
 exit $fail

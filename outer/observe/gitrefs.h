@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include "hostpaths/protect.h"
 #include "launch/gitcount.h"
-#include "report.h"
+#include "observe/findings.h"
 
 #define GITREFS_MAX 500000
 #define GITREFS_DEPTH 256
@@ -67,9 +67,11 @@ struct gitrefs {
 int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
 		  size_t nroots);
 
-/* The sandbox is gone: read again, add each change to rep (may be NULL),
- * and say them in one line on stderr.  The number of refs that changed. */
-size_t gitrefs_settle(struct gitrefs *g, struct report *rep);
+/* The sandbox is gone: read again, add each change (FINDING_GIT_REF) and
+ * each repository not read whole (FINDING_GIT_REFS_GAP) to found, then
+ * what the user is to be told of them (one line for the refs, one per
+ * gap) as a FINDING_NOTE.  The number of refs that changed. */
+size_t gitrefs_settle(struct gitrefs *g, struct findings *found);
 
 void gitrefs_free(struct gitrefs *g);
 
