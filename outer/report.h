@@ -8,9 +8,10 @@
  * cordon's write somewhere else.  The report is written to a new file in
  * that directory and renamed over FILE.
  *
- * Other parts add what they see while the run goes on:
- * report_add_violation (protected names created, paths quarantined) and
- * report_add_net (the bridge's decisions).  A NULL report ignores them. */
+ * What the run's observers found reaches it as one list at the end
+ * (report_add_findings, observe/findings.h): protected names created,
+ * roots moved, git state moved aside, refs, the bridge's decisions.  A
+ * NULL report ignores them. */
 #ifndef CORDON_REPORT_H
 #define CORDON_REPORT_H
 
