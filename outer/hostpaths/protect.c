@@ -210,10 +210,9 @@ static void release(struct protect_run *p, int dismiss)
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the
 	 * sandbox to go and cleans up itself. */
-	if (p->sandbox > 0 && sandbox_running(p->sandbox))
-		p->left_to_guardian = 1;
-	else if (p->name[0] && (registry_lock(&p->reg, &e) < 0 ||
-				registry_release(&p->reg, p->name, &p->rec, &e) < 0))
+	if ((p->sandbox > 0 && sandbox_running(p->sandbox)) ||
+	    (p->name[0] && (registry_lock(&p->reg, &e) < 0 ||
+			    registry_release(&p->reg, p->name, &p->rec, &e) < 0)))
 		p->left_to_guardian = 1;
 	if (dismiss) {
 		if (!p->left_to_guardian)

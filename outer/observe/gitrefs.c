@@ -432,14 +432,14 @@ size_t gitrefs_settle(struct gitrefs *g, struct findings *found)
 		n += found->v[i].kind == FINDING_GIT_REF;
 	if (s.from == found->n)
 		return n;
-	char *say = findings_compose(say_all, &s);
-	if (!say) {
+	char *text = findings_compose(say_all, &s);
+	if (!text) {
 		say_all(stderr, &s);
 		return n;
 	}
-	struct finding f = { .kind = FINDING_NOTE, .say = say };
+	struct finding f = { .kind = FINDING_NOTE, .say = text };
 	findings_add(found, &f);
-	free(say);
+	free(text);
 	return n;
 }
 
