@@ -43,9 +43,12 @@ COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c commo
 # fortify_shim.c stands in for glibc's checked functions in the musl builds
 # only (the glibc builds have the real ones).
 FORTIFY_SHIM := common/fortify_shim.c
-OUTER_SRC  := outer/budgets.c outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_print.c outer/gitrefs.c \
-              outer/nesting.c outer/netnote.c outer/outcome.c outer/prepare.c outer/procstat.c \
-              outer/prefix.c outer/report.c outer/rootcheck.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c outer/protect_watch.c \
+OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_print.c \
+              outer/outcome.c outer/prepare.c outer/procstat.c \
+              outer/prefix.c outer/report.c outer/run.c outer/supervise.c outer/termrelay.c outer/toolenv.c \
+              outer/observe/budgets.c outer/observe/gitrefs.c outer/observe/nesting.c outer/observe/netnote.c \
+              outer/observe/protect_watch.c outer/observe/rootcheck.c outer/observe/findings.c \
+              outer/observe/observe.c outer/observe/status.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/cgroup_pick.c outer/plan/env.c outer/plan/fstype.c \
               outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \

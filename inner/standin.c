@@ -17,12 +17,9 @@
 #define SYS_close_range 436
 #endif
 
-/* The kernel's struct clone_args up to set_tid_size (CLONE_ARGS_SIZE_VER1):
- * musl's headers do not carry it. */
-struct standin_clone_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-	uint64_t set_tid, set_tid_size;
-};
+/* The kernel's struct clone_args up to set_tid_size (CLONE_ARGS_SIZE_VER1,
+ * ten u64 fields), which musl's headers do not carry: the fields used. */
+enum { CA_FLAGS = 0, CA_SET_TID = 8, CA_SET_TID_SIZE = 9, CA_N = 10 };
 
 static int caps_zero(void)
 {
@@ -50,9 +47,11 @@ int standin_make(pid_t pid)
 	/* CLONE_PARENT: cordon-inner's child, not the command's (a shell's
 	 * `wait` would wait for it forever); exit_signal is then the
 	 * caller's own, SIGCHLD. */
-	struct standin_clone_args a = { .flags = CLONE_PARENT,
-					.set_tid = (uint64_t)(uintptr_t)&tid, .set_tid_size = 1 };
-	long r = syscall(SYS_clone3, &a, sizeof(a));
+	uint64_t a[CA_N] = { 0 };
+	a[CA_FLAGS] = CLONE_PARENT;
+	a[CA_SET_TID] = (uint64_t)(uintptr_t)&tid;
+	a[CA_SET_TID_SIZE] = 1;
+	long r = syscall(SYS_clone3, a, sizeof(a));
 	if (r == 0)
 		standin_child();
 	return r > 0 ? 1 : 0;

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "budgets.h"
+#include "observe/budgets.h"
 #include "launch/bwrap_find.h"
 #include "config.h"
 #include "hostpaths/caches.h"

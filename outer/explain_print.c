@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "budgets.h"
+#include "observe/budgets.h"
 #include "input/policy_out.h"
 #include "plan/caches.h"
 #include "plan/env.h"

@@ -125,6 +125,39 @@ void report_add_net_line(void *report, const char *line, size_t n)
 	json_decref(o);
 }
 
+void report_add_findings(struct report *r, const struct findings *f)
+{
+	for (size_t i = 0; r && i < f->n; i++) {
+		const struct finding *x = &f->v[i];
+		switch (x->kind) {
+		case FINDING_PROTECTED_NAME:
+			report_add_violation(r, "protected_name", x->name, x->path, x->moved,
+					     x->detail);
+			break;
+		case FINDING_ROOT_MOVED:
+			report_add_violation(r, "root_moved", NULL, x->path, NULL, x->detail);
+			break;
+		case FINDING_GIT_STATE:
+			report_add_violation(r, "git_state", x->name, x->path, x->moved, x->detail);
+			break;
+		case FINDING_GIT_REF:
+			report_add_ref(r, x->path, x->name, x->old_id[0] ? x->old_id : NULL,
+				       x->new_id[0] ? x->new_id : NULL, x->commits);
+			break;
+		case FINDING_GIT_REFS_GAP:
+			report_add_refs_gap(r, x->path, x->detail);
+			break;
+		case FINDING_NET_LINE:
+			report_add_net_line(r, x->name, x->len);
+			break;
+		case FINDING_NOTE:
+		case FINDING_ROOTS_UNCHECKED:
+		case FINDING_STOPPED:
+			break; /* said on stderr, and in the status */
+		}
+	}
+}
+
 /* Why the run ended, from what cordon saw; *signal gets the signal the
  * command died of, 0 if none.  The order matters: a timeout or violation
  * kills the sandbox, which then also ends by a signal. */

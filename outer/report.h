@@ -8,9 +8,10 @@
  * cordon's write somewhere else.  The report is written to a new file in
  * that directory and renamed over FILE.
  *
- * Other parts add what they see while the run goes on:
- * report_add_violation (protected names created, paths quarantined) and
- * report_add_net (the bridge's decisions).  A NULL report ignores them. */
+ * What the run's observers found reaches it as one list at the end
+ * (report_add_findings, observe/findings.h): protected names created,
+ * roots moved, git state moved aside, refs, the bridge's decisions.  A
+ * NULL report ignores them. */
 #ifndef CORDON_REPORT_H
 #define CORDON_REPORT_H
 
@@ -21,6 +22,7 @@
 #include "config.h"
 #include "err.h"
 #include "wstatus.h"
+#include "observe/findings.h"
 #include "plan/limits.h"
 #include "plan/procmode.h"
 #include "plan/protect_decide.h"
@@ -125,6 +127,10 @@ void report_add_net(struct report *r, int allowed, const char *host, unsigned po
  * with its reason.  A line that is not such an object is ignored.  The
  * signature fits bridge_decisions (ctx: the report, may be NULL). */
 void report_add_net_line(void *report, const char *line, size_t n);
+
+/* Every finding of the run's observers (observe/findings.h) that the
+ * report lists: violations, refs, net decisions.  r may be NULL. */
+void report_add_findings(struct report *r, const struct findings *f);
 
 /* Write the report: c (NULL when the flags could not be parsed), res (the
  * resolved paths, NULL if none yet), d (protect's decision, NULL if none), cordon's exit status and, for a

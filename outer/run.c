@@ -21,28 +21,14 @@
 #include "hostpaths/userfile.h"
 #include "launch/pty.h"
 #include "launch/sandbox_limits.h"
-#include "nesting.h"
-#include "netnote.h"
+#include "observe/nesting.h"
+#include "observe/observer.h"
+#include "observe/status.h"
 #include "outcome.h"
 #include "prepare.h"
-#include "rootcheck.h"
 #include "supervise.h"
 #include "termrelay.h"
-#include "protect_watch.h"
-#include "gitrefs.h"
-#include "hostpaths/gitstate.h"
-#include "path.h"
 #include "plan/prefix_decide.h"
-
-/* The guardian moves aside what the command created if cordon dies.  Best
- * effort (a guardian that is gone already: the run goes on, as without its
- * other records); the command has not started yet. */
-static int tell_guardian(const struct protect_watch *w, struct protect_run *prot)
-{
-	struct cordon_err ignored;
-	(void)protect_watch_tell(w, &prot->guard, &ignored);
-	return 0;
-}
 
 /* The watch's inotify instance, taken before the names are decided: when
  * the caller has none left, the run holds its missing names with
@@ -74,13 +60,6 @@ static void note_read_only_roots(const struct protect_run *prot, const struct re
 					"user's symbolic link %s, a protected name, leads to it; have "
 					"its owner remove the link, or run without --tmp host\n",
 					d->v[i].path, d->v[i].via);
-}
-
-/* Nothing of the command is left: the host paths can go before bwrap has
- * finished tearing the namespace down. */
-static void command_gone(struct protect_run *prot)
-{
-	protect_command_gone(prot);
 }
 
 /* The guardian ends whoever still holds cordon-inner's end of the control
@@ -128,58 +107,31 @@ static int send_checks(struct prepared *p, const struct protect_run *prot, struc
 	return r;
 }
 
-/* What the supervisor's callbacks need: the record and guardian, the
- * terminal relay, and the watched names (protect_watch.h). */
+/* What the supervisor's callbacks need: the record, the terminal relay,
+ * and the observers (observe/observer.h). */
 struct run_ctx {
 	struct protect_run *prot;
-	struct pty *pty;
-	struct protect_watch *w;
-	struct bwrap *bwrap;
-	int stopped;          /* cordon killed the sandbox for a name */
+	struct observe *o;
 	struct termrelay *relay;
 };
 
-/* Each watched name found after the run is a violation in --report. */
-static void report_found(void *rep, const struct protect_watch_found *f)
-{
-	char detail[PATH_MAX + 128];
-	(void)snprintf(detail, sizeof(detail), "%s created by the command%s%s%s", f->kind,
-		       f->disarmed ? "; NOT moved aside: left in place, made mode 000" :
-		       !f->moved ? "; NOT moved aside: left in place" :
-		       f->removed ? "; then removed by it" : "",
-		       f->via ? "; another user's symbolic link leads there: " : "",
-		       f->via ? f->via : "");
-	report_add_violation(rep, "protected_name", f->name, f->path, f->moved, detail);
-}
-
-/* Each root whose path leads elsewhere after the run is one too. */
-static void report_moved(void *rep, const struct rootcheck_moved *m)
-{
-	char detail[96];
-	(void)snprintf(detail, sizeof(detail), "the path now leads to %s", m->now);
-	report_add_violation(rep, "root_moved", NULL, m->path, NULL, detail);
-}
-
-/* A git state file moved aside (--git commit) is a violation in --report. */
-static void report_state(void *rep, const char *path, const char *moved, const char *why)
-{
-	report_add_violation(rep, "git_state", path_base(path), path, moved, why);
-}
-
-/* protect_watch_settle for this run: the names it finds go to the report too. */
-static size_t settle(struct protect_watch *w, const struct config *c, struct report *rep)
-{
-	return protect_watch_settle(w, c, report_found, rep);
-}
+/* One observer's descriptor in the supervisor's loop. */
+struct run_observed {
+	struct observe *o;
+	const struct observe_run *run;
+	const struct observer *ob;
+};
 
 static void on_exited(void *ctx)
 {
 	struct run_ctx *x = ctx;
-	command_gone(x->prot);
+	/* Nothing of the command is left: the host paths can go before bwrap
+	 * has finished tearing the namespace down. */
+	protect_command_gone(x->prot);
 	/* Nothing of the command is left to create a name: the watches go now
-	 * (protect_watch_settle looks at every name again after bwrap), and their
+	 * (the watch's settle looks at every name again after bwrap), and their
 	 * teardown with them, off the path to cordon's exit. */
-	protect_watch_stop(x->w);
+	protect_watch_stop(&x->o->watch);
 }
 
 static void on_winch(void *ctx)
@@ -202,22 +154,12 @@ static void on_stopped(void *ctx, int sig)
 	termrelay_stopped(((struct run_ctx *)ctx)->relay, sig);
 }
 
-static void on_name(struct supervise_watch *sw, short revents)
+static void on_observed(struct supervise_watch *sw, short revents)
 {
-	struct run_ctx *x = sw->ctx;
+	const struct run_observed *x = sw->ctx;
 	(void)revents;
-	if (protect_watch_on_event(x->w) != 1)
-		return;
-	/* Nothing inside may go on writing: the whole PID namespace dies
-	 * with its PID 1.  bwrap then exits, which ends the loop.  In the
-	 * caller's PID namespace the end takes PID 1's kill(-1) first
-	 * (bwrap_kill): what the command made is moved aside once it is
-	 * done, by the settle after bwrap, never while it may still write. */
-	x->stopped = 1;
-	bwrap_kill(x->bwrap);
-	if (!x->bwrap->shared_pidns)
-		protect_watch_move_aside(x->w);
-	sw->fd = -1;
+	if (x->ob->event(x->o, x->run) == 1)
+		sw->fd = -1;
 }
 
 static int tree_cpu_usec(void *cgroup, unsigned long long *usec)
@@ -225,23 +167,32 @@ static int tree_cpu_usec(void *cgroup, unsigned long long *usec)
 	return cgroup_run_cpu_usec(cgroup, usec);
 }
 
+/* The command runs, to its end: 0 with *out filled, or -errno (cordon
+ * failed and ended the sandbox).  The end phase (end_run) takes over. */
 static int supervise(const struct config *c, struct prepared *p, struct protect_run *prot,
-		     struct pty *pty, struct protect_watch *w, const struct supervise_signals *sig,
-		     struct report *rep, struct run_outcome *out, struct cordon_err *e)
+		     struct pty *pty, struct observe *o, const struct observe_run *run,
+		     const struct supervise_signals *sig, struct run_outcome *out, struct cordon_err *e)
 {
-	struct supervise_watch watches[TERMRELAY_NWATCH + 1];
+	struct supervise_watch watches[TERMRELAY_NWATCH + OBSERVE_N];
+	struct run_observed seen[OBSERVE_N];
+	size_t nwatch = TERMRELAY_NWATCH;
 	struct termrelay relay;
-	struct run_ctx ctx = { prot, pty, w, &p->bwrap, 0, &relay };
+	struct run_ctx ctx = { prot, o, &relay };
 	int tty = pty->master >= 0;
 	termrelay_start(&relay, pty, watches, &p->inner, &p->bwrap);
-	watches[TERMRELAY_NWATCH] = (struct supervise_watch){ w->fd, POLLIN, on_name, &ctx };
+	for (size_t i = 0; i < observe_ntable; i++) {
+		seen[i] = (struct run_observed){ o, run, &observe_table[i] };
+		int fd = observe_table[i].event_fd(o);
+		if (fd >= 0)
+			watches[nwatch++] = (struct supervise_watch){ fd, POLLIN, on_observed, &seen[i] };
+	}
 	struct supervise_spec s = {
 		.bwrap = &p->bwrap, .ctrl = p->inner.ctrl[0],
 		.timeout = c->timeout, .kill_after = c->kill_after, .sig = sig,
 		.on_exited = on_exited, .on_winch = tty ? on_winch : NULL,
 		.on_hangup = tty ? on_hangup : NULL, .on_cont = tty ? on_cont : NULL,
 		.on_stopped = tty ? on_stopped : NULL, .ctx = &ctx,
-		.watch = watches, .nwatch = TERMRELAY_NWATCH + 1,
+		.watch = watches, .nwatch = nwatch,
 		.cpu_limit = p->limits.cpu_tree, .cpu_usec = tree_cpu_usec, .cpu_ctx = &p->cgroup,
 	};
 	int r = pty_raw(pty, e);
@@ -255,34 +206,7 @@ static int supervise(const struct config *c, struct prepared *p, struct protect_
 	/* The sandbox is gone, so the bridge's socket is at end of file: it
 	 * logs its last connections and exits. */
 	bridge_end(&p->bridge, 2000);
-	if (r < 0)
-		return r;
-	/* bwrap is gone and everything in the sandbox with it: look at every
-	 * watched name again (an event can race the end), and at the path of
-	 * every root (rootcheck.h).  A name created or a root moved is status
-	 * 1 at least; killed by cordon, the command's own status means
-	 * nothing. */
-	if (out->reaped) {
-		size_t found = settle(w, c, rep);
-		int moved = rootcheck_settle(&p->res, report_moved, rep, e);
-		if (moved < 0) {
-			/* Not known to be clean: fails closed, but the command
-			 * may have run, so never 125 ("nothing ran"): its own
-			 * status, 1 for 0 (issue 30 (d)). */
-			err_print(e);
-			if (out->lost)
-				err_print(&out->lost_err);
-			r = outcome_exit_code(out);
-			return r == 0 || r == EXIT_CORDON_FAILED ? 1 : r;
-		}
-		if (found > 0 || moved > 0 || ctx.stopped) {
-			if (out->lost)
-				err_print(&out->lost_err);
-			r = outcome_exit_code(out);
-			return ctx.stopped || r == 0 ? 1 : r;
-		}
-	}
-	return outcome_finish(out, c, e);
+	return r;
 }
 
 /* --die-with-parent: the kernel sends cordon SIGTERM when the thread that
@@ -355,38 +279,17 @@ static uint64_t raise_nofile(void)
 	return getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur > orig ? orig : 0;
 }
 
-/* --net none: the sandbox's no-route counters, opened once its namespaces
- * exist, for the note after a failed run (netnote.h). */
-static int watch_network(const struct config *c, const struct prepared *p, struct netnote *n)
-{
-	if (c->net == NET_NONE)
-		netnote_open(n, p->bwrap.child);
-	return 0;
-}
-
-/* --net proxy: each line the bridge logged, to the report and to the
- * lines on refused hosts (netnote.h). */
-struct net_seen {
-	struct report *rep;
-	struct netnote_proxy note;
-};
-
-static void on_decision(void *ctx, const char *line, size_t n)
-{
-	struct net_seen *s = ctx;
-	report_add_net_line(s->rep, line, n);
-	netnote_proxy_add(&s->note, line, n);
-}
-
 /* The report is written before the host paths are released: it describes
  * the run, and the paths it names are still the resolved ones. */
 static void write_report(struct report *rep, const struct config *c, const struct prepared *p,
-			 const struct protect_run *prot, const struct run_outcome *out, int r,
-			 const struct cordon_err *e)
+			 const struct protect_run *prot, const struct findings *found,
+			 const struct run_outcome *out, int r, const struct cordon_err *e)
 {
 	struct cordon_err we;
 	if (!rep || rep->dirfd < 0)
 		return;
+	if (found)
+		report_add_findings(rep, found);
 	(void)snprintf(rep->cache_dir, sizeof(rep->cache_dir), "%s", p->cache_dir);
 	rep->cmd_env = p->env.n ? &p->env : NULL;
 	rep->limits = p->limits;
@@ -432,10 +335,10 @@ static int apply_limits(struct prepared *p, struct cordon_err *e)
  * the release, still blocked before it mounted anything; after it, with
  * cordon-inner waiting for the checks, the command unstarted. */
 static int release_window(const struct config *c, struct prepared *p, struct protect_run *prot,
-			  struct protect_watch *w, struct gitstate *gs, struct gitrefs *refs,
-			  struct netnote *net, struct cordon_err *e)
+			  struct observe *o, const struct observe_run *run, struct cordon_err *e)
 {
 	int r;
+	(void)c;
 	/* bwrap into the run's cgroup before it can clone: its child is born there. */
 	if ((r = cgroup_run_make(&p->cgroup, &p->limits, p->bwrap.pid, e)) < 0)
 		return r;
@@ -445,20 +348,14 @@ static int release_window(const struct config *c, struct prepared *p, struct pro
 	/* What bwrap binds by path, and the run's record, before it may mount. */
 	if ((r = protect_materialize(&p->res, prot, e)) < 0)
 		return r;
-	/* The missing protected names watched before the command can make one. */
-	if ((r = protect_watch_start(w, &p->res, prot, e)) < 0)
-		return r;
-	/* The git state files as they are before the command, to tell its changes. */
-	if ((r = gitstate_start(gs, prot, e)) < 0)
-		return r;
-	/* The refs as they are before the command, and the git that counts commits. */
-	if (gitrefs_start(refs, prot, p->res.roots, p->res.nroots) < 0)
-		return err_set(e, ENOMEM, "out of memory");
 	/* PID 1's pid, checked as bwrap's child, and its user namespace's map. */
 	if ((r = bwrap_map(&p->bwrap, geteuid(), getegid(), e)) < 0)
 		return r;
-	/* --net none: the namespace's no-route counters, which exist from now. */
-	if ((r = watch_network(c, p, net)) < 0)
+	/* Every observer's start (observe/observer.h) before the command can
+	 * make anything: the missing protected names watched, the git dirs and
+	 * refs as they are, the namespace's no-route counters (which exist
+	 * from bwrap_map on). */
+	if ((r = observe_start(o, run, e)) < 0)
 		return r;
 	/* bwrap mounts (its longest step): the rest runs meanwhile. */
 	if ((r = bwrap_release(&p->bwrap, e)) < 0)
@@ -466,11 +363,9 @@ static int release_window(const struct config *c, struct prepared *p, struct pro
 	/* The guardian has bwrap before the command can run: what to wait for. */
 	if ((r = protect_started(prot, p->bwrap.pid, e)) < 0)
 		return r;
-	/* The guardian moves aside what the command created if cordon dies. */
-	if ((r = tell_guardian(w, prot)) < 0)
-		return r;
-	/* And redoes the git end (gitstate.h): before the command can run. */
-	if ((r = gitstate_tell(gs, &prot->guard, e)) < 0)
+	/* And what it redoes of each observer's end if cordon dies: before the
+	 * command can run. */
+	if ((r = observe_tell_guardian(o, run, e)) < 0)
 		return r;
 	/* The limits, set while bwrap mounts, off the path the start waits on. */
 	if ((r = apply_limits(p, e)) < 0)
@@ -484,6 +379,51 @@ static int release_window(const struct config *c, struct prepared *p, struct pro
 	return send_checks(p, prot, e);
 }
 
+/* What the run's end says of the command itself (outcome.h), once the
+ * observers settled: with a violation only how cordon lost the run, if it
+ * did (the violation is the story); else the timeout, cordon-inner's
+ * error, a sandbox never built.  0, or -errno with *e filled. */
+static int say_outcome(const struct run_outcome *out, const struct config *c,
+		       const struct findings *found, struct cordon_err *e)
+{
+	if (observe_violated(found) && out->reaped) {
+		if (out->lost)
+			err_print(&out->lost_err);
+		return 0;
+	}
+	int r = outcome_finish(out, c, e);
+	return r < 0 ? r : 0;
+}
+
+/* The one end of a run, on every path: bwrap is ended, every observer
+ * settles (observe/observer.h), the exit status is computed once from the
+ * command's and the findings (observe/status.h), then said, reported, and
+ * the host paths released.  r: supervise's result (out set), or the
+ * failure that ended the run early (out NULL). */
+static int end_run(const struct config *c, struct prepared *p, struct protect_run *prot,
+		   struct observe *o, struct observe_run *run, struct report *rep,
+		   const struct run_outcome *out, int r, struct cordon_err *e)
+{
+	bwrap_close(&p->bwrap);
+	run->ran = out != NULL;
+	/* A run seen to its end, or a failure after the release, which may
+	 * have let the command run too: the same check, since the pins are
+	 * what holds and this is how a miss shows (before the release the
+	 * paths are as resolved, and it finds none).  Not after cordon lost
+	 * the supervision itself: that failure is the answer. */
+	run->look_roots = out ? r >= 0 && out->reaped : r < 0;
+	observe_settle(o, run);
+	int status = r < 0 ? r : observe_status(outcome_exit_code(out), &o->found);
+	if (r >= 0) {
+		int said = say_outcome(out, c, &o->found, e);
+		if (said < 0)
+			status = said;
+	}
+	findings_say(&o->found, 1, observe_status_failed(status));
+	write_report(rep, c, p, prot, &o->found, out, status, e);
+	return status;
+}
+
 int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e)
 {
 	struct run_outcome out = { 0 };
@@ -491,22 +431,20 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	struct supervise_signals sig;
 	struct prepared p;
 	struct protect_run prot = PROTECT_RUN_INIT;
-	struct protect_watch w = PROTECT_WATCH_INIT;
-	struct gitstate gs = GITSTATE_INIT;
-	struct gitrefs refs = GITREFS_INIT;
+	struct observe o = OBSERVE_INIT;
 	/* pty_init sets what is read; the 128 KiB of buffers are left
 	 * untouched (no -ftrivial-auto-var-init zeroing, no page faults). */
 	struct pty pty __attribute__((uninitialized));
-	struct netnote net = NETNOTE_INIT;
 	int r;
 	prepare_init(&p);
 	pty_init(&pty);
 	pid_t parent = getppid();
+	struct observe_run run = { c, &p.res, &prot, &p.bwrap, &p.bridge, 0, 0 };
 
 	if ((c->die_with_parent && (r = die_with_parent(parent, e)) < 0) ||
 	    (r = nesting_check(e)) < 0 || (r = cgroup_run_name_pick(e)) < 0 ||
 	    (r = supervise_block_signals(&sig, e)) < 0) {
-		write_report(rep, c, &p, &prot, NULL, r, e);
+		write_report(rep, c, &p, &prot, NULL, NULL, r, e);
 		prepare_free(&p);
 		return r;
 	}
@@ -516,7 +454,7 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 	if ((r = prepare_open(c, &t, &p, &prot, e)) < 0)
 		goto done;
 	prepare_print_lost(&p);
-	if ((r = reserve_watch(&w, &p, &prot, e)) < 0 ||
+	if ((r = reserve_watch(&o.watch, &p, &prot, e)) < 0 ||
 	    (r = open_net_log(c, &p, e)) < 0 ||
 	    (r = name_sandbox_socket(&p.inner, &prot, e)) < 0 ||
 	    (r = bridge_start(&p.bridge, c, &sig.old_mask, e)) < 0 ||
@@ -530,46 +468,16 @@ int run_sandbox(const struct config *c, struct report *rep, struct cordon_err *e
 		goto done;
 	if (c->verbose)
 		explain_verbose(&p.argv);
-	if ((r = release_window(c, &p, &prot, &w, &gs, &refs, &net, e)) < 0 ||
+	if ((r = release_window(c, &p, &prot, &o, &run, e)) < 0 ||
 	    (r = start_cache_prune(c, &p)) < 0)
 		goto done;
 	resolved_close(&p.res);
 	protect_close_fds(&prot);
-	r = supervise(c, &p, &prot, &pty, &w, &sig, rep, &out, e);
+	r = supervise(c, &p, &prot, &pty, &o, &run, &sig, &out, e);
 	have_out = 1;
-	netnote_finish(&net, r > 0 && r < EXIT_TIMEOUT);
 done:
-	netnote_finish(&net, 0);
-	bwrap_close(&p.bwrap);
-	/* A failure after the command may have started: bwrap is ended now,
-	 * so whatever it created is looked at and moved aside too. */
-	if (w.fd >= 0)
-		(void)settle(&w, c, rep);
-	/* supervise checks the roots after a run it saw to the end; a failure
-	 * after the release may have let the command run too: the same
-	 * check, since the pins are what holds and this is how a miss shows
-	 * (before the release the paths are as resolved, and it finds none). */
-	if (!have_out && r < 0) {
-		struct cordon_err re;
-		if (rootcheck_settle(&p.res, report_moved, rep, &re) < 0)
-			err_print(&re); /* the run failed already: said beside its own error */
-	}
-	protect_watch_free(&w);
-	/* bwrap is gone here on every path: the git dirs are final.  Their
-	 * end first: gitrefs reads them and runs git on them, which must not
-	 * open a link or a FIFO the command left there. */
-	(void)gitstate_settle(&gs, report_state, rep);
-	(void)gitrefs_settle(&refs, rep);
-	gitrefs_free(&refs);
-	gitstate_say_config(&gs);
-	gitstate_free(&gs);
-	/* supervise ended the bridge: what it logged is complete. */
-	if (have_out && c->net == NET_PROXY) {
-		struct net_seen seen = { rep, { 0 } };
-		bridge_decisions(&p.bridge, on_decision, &seen);
-		netnote_proxy_print(&seen.note, r > 0 && r < EXIT_TIMEOUT);
-	}
-	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
+	r = end_run(c, &p, &prot, &o, &run, rep, have_out ? &out : NULL, r, e);
+	observe_free(&o);
 	pty_close(&pty);
 	protect_release(&prot);
 	prepare_free(&p);

@@ -250,6 +250,7 @@ int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_e
 
 struct config_writes {
 	const struct gitstate *g;
+	FILE *out;
 	unsigned char said[64];
 };
 
@@ -266,7 +267,7 @@ static void say_config_write(void *ctx, const struct inotify_event *ev)
 			continue;
 		if (d < sizeof(c->said))
 			c->said[d] |= (unsigned char)bit;
-		fprintf(stderr, "cordon: git tried to write %s/%.*s, which --git commit "
+		fprintf(c->out, "cordon: git tried to write %s/%.*s, which --git commit "
 			"keeps read-only (git reads programs to run from it); commands "
 			"that change git's configuration (git config, git remote add, "
 			"git branch -u, git submodule init) fail inside: run them "
@@ -276,9 +277,9 @@ static void say_config_write(void *ctx, const struct inotify_event *ev)
 }
 
 /* The lock files git made during the run beside a read-only config. */
-static void say_config_writes(struct gitstate *g)
+static void say_config_writes(struct gitstate *g, FILE *out)
 {
-	struct config_writes c = { g, { 0 } };
+	struct config_writes c = { g, out, { 0 } };
 	sys_inotify_drain(g->ifd, say_config_write, &c);
 }
 
@@ -463,10 +464,10 @@ size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 	return n;
 }
 
-void gitstate_say_config(struct gitstate *g)
+void gitstate_say_config(struct gitstate *g, FILE *out)
 {
 	if (g->ifd >= 0)
-		say_config_writes(g);
+		say_config_writes(g, out);
 }
 
 void gitstate_free(struct gitstate *g)

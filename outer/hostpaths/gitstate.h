@@ -33,6 +33,7 @@
 #define CORDON_GITSTATE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "err.h"
@@ -140,9 +141,9 @@ int gitstate_tell(const struct gitstate *g, struct guardian *gd, struct cordon_e
  * The number moved. */
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx);
 
-/* Say which read-only configuration git tried to write during the run
- * (one line each): last, the line a user reads after git's own error. */
-void gitstate_say_config(struct gitstate *g);
+/* Say on out which read-only configuration git tried to write during the
+ * run (one line each): last, the line a user reads after git's own error. */
+void gitstate_say_config(struct gitstate *g, FILE *out);
 
 /* The guardian: the gitlinks at the start of the last repository added
  * (g->repos[g->nrepos - 1]), from the memfd gitstate_tell sent (fd, read

@@ -201,7 +201,8 @@ static int sandbox_running(pid_t pid)
 	return si.si_pid == 0;
 }
 
-void protect_release(struct protect_run *p)
+/* The registry's part of the release; dismiss: the guardian's too. */
+static void release(struct protect_run *p, int dismiss)
 {
 	struct cordon_err e;
 	protect_apply_drop_held(p);
@@ -209,19 +210,30 @@ void protect_release(struct protect_run *p)
 	/* While bwrap may still run its mount points are in use: then (and if
 	 * the release fails) the guardian, left without "done", waits for the
 	 * sandbox to go and cleans up itself. */
-	if (!(p->sandbox > 0 && sandbox_running(p->sandbox)) &&
-	    (!p->name[0] || (registry_lock(&p->reg, &e) == 0 &&
-			     registry_release(&p->reg, p->name, &p->rec, &e) == 0)))
-		guardian_done(&p->guard);
-	guardian_abandon(&p->guard);
+	if ((p->sandbox > 0 && sandbox_running(p->sandbox)) ||
+	    (p->name[0] && (registry_lock(&p->reg, &e) < 0 ||
+			    registry_release(&p->reg, p->name, &p->rec, &e) < 0)))
+		p->left_to_guardian = 1;
+	if (dismiss) {
+		if (!p->left_to_guardian)
+			guardian_done(&p->guard);
+		guardian_abandon(&p->guard);
+	}
 	registry_close(&p->reg);
 	record_free(&p->rec);
 	p->name[0] = '\0';
 	p->sandbox = 0;
 }
 
+void protect_release(struct protect_run *p)
+{
+	release(p, 1);
+}
+
+/* The guardian stays: cordon's end (observe/observer.h) is still to come,
+ * and the guardian redoes it if cordon dies before protect_release. */
 void protect_command_gone(struct protect_run *p)
 {
 	p->sandbox = 0;
-	protect_release(p);
+	release(p, 0);
 }

@@ -77,6 +77,8 @@ struct protect_run {
 	struct protect_gitdir *gitdirs; size_t ngitdirs;
 	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
 					child holds (guardian_start) */
+	int left_to_guardian;        /* a release could not be done: the guardian, never
+					told "done", does it */
 };
 
 #define PROTECT_RUN_INIT { .reg = REGISTRY_INIT, .guard = GUARDIAN_INIT }
@@ -153,7 +155,9 @@ void protect_release(struct protect_run *p);
 /* cordon-inner reported that every process of the sandbox but itself is
  * dead: release now, while bwrap is still exiting.  The mount points are in
  * use only in the sandbox's own mount namespace, which no untrusted process
- * can reach any more, and removing them on the host does not need it gone. */
+ * can reach any more, and removing them on the host does not need it gone.
+ * The guardian is not dismissed: it redoes the run's end (the observers',
+ * observe/observer.h) if cordon dies before protect_release. */
 void protect_command_gone(struct protect_run *p);
 
 /* For protect*.c only: --git commit, after the names are gathered: split

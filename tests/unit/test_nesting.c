@@ -1,7 +1,7 @@
 /* test_nesting.c: telling a cordon sandbox from the host. */
 #include <criterion/criterion.h>
 
-#include "nesting.h"
+#include "observe/nesting.h"
 
 Test(nesting, inside_only_with_both_signs)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "netnote.h"
+#include "observe/netnote.h"
 
 static const char snmp[] =
 	"Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams "

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "protect_watch.h"
+#include "observe/protect_watch.h"
 
 static const char *hint(const char *name, const char *a0, const char *a1, const char *a2)
 {

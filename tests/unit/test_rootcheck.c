@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "plan/resolve.h"
-#include "rootcheck.h"
+#include "observe/rootcheck.h"
 
 static char top[PATH_MAX];
 

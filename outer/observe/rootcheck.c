@@ -1,5 +1,5 @@
 /* rootcheck.c: see rootcheck.h. */
-#include "rootcheck.h"
+#include "observe/rootcheck.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdlib.h>
+#include "observe/findings.h"
 #include "path.h"
 #include "sys.h"
 
@@ -53,6 +55,17 @@ static int leads_elsewhere(const char *path, dev_t dev, ino_t ino, const char **
 	return 0;
 }
 
+static void say_moved(FILE *out, const void *arg)
+{
+	const struct rootcheck_moved *m = arg;
+	(void)fprintf(out,
+		       "cordon: writable root %s no longer leads to the directory the run started "
+		       "with (it now leads to %s): a directory on its path was renamed or replaced "
+		       "during the run, so the protected names cordon kept there were kept in the "
+		       "directory that moved, not at this path.  Check %s before a host tool acts "
+		       "on it.\n", m->path, m->now, m->path);
+}
+
 int rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx,
 		     struct cordon_err *e)
 {
@@ -71,16 +84,14 @@ int rootcheck_settle(const struct resolved *r, rootcheck_fn *moved, void *ctx,
 		if (rc < 0 || !now)
 			continue;
 		n++;
-		fprintf(stderr,
-			"cordon: writable root %s no longer leads to the directory the run started "
-			"with (it now leads to %s): a directory on its path was renamed or replaced "
-			"during the run, so the protected names cordon kept there were kept in the "
-			"directory that moved, not at this path.  Check %s before a host tool acts "
-			"on it.\n", rt->path, now, rt->path);
-		if (moved) {
-			struct rootcheck_moved m = { rt->path, now };
-			moved(ctx, &m);
-		}
+		struct rootcheck_moved mv = { rt->path, now, NULL };
+		char *say = moved ? findings_compose(say_moved, &mv) : NULL;
+		if (!say)
+			say_moved(stderr, &mv);
+		mv.say = say;
+		if (moved)
+			moved(ctx, &mv);
+		free(say);
 	}
 	return failed ? failed : n;
 }

@@ -1,5 +1,5 @@
 /* gitrefs.c: see gitrefs.h. */
-#include "gitrefs.h"
+#include "observe/gitrefs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -316,27 +316,27 @@ int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct r
 	return 0;
 }
 
-static void say(size_t *nsaid, const char *repo, const char *name, const char *old,
+static void say(FILE *out, size_t *nsaid, const char *repo, const char *name, const char *old,
 		const char *new, long commits)
 {
-	fputs((*nsaid)++ ? ", " : "cordon: refs changed (--git commit): ", stderr);
-	termsafe_fputs(stderr, repo);
-	fputc(' ', stderr);
-	termsafe_fputs(stderr, name);
-	fprintf(stderr, " %.12s..%.12s", old ? old : "(new)", new ? new : "(deleted)");
+	fputs((*nsaid)++ ? ", " : "cordon: refs changed (--git commit): ", out);
+	termsafe_fputs(out, repo);
+	fputc(' ', out);
+	termsafe_fputs(out, name);
+	fprintf(out, " %.12s..%.12s", old ? old : "(new)", new ? new : "(deleted)");
 	if (commits >= 0)
-		fprintf(stderr, " (+%ld commit%s)", commits, commits == 1 ? "" : "s");
+		fprintf(out, " (+%ld commit%s)", commits, commits == 1 ? "" : "s");
 }
 
 /* A repository whose refs were not all read: its own line, after the refs
  * line, so that the list is never taken for complete. */
-static void say_gap(const char *repo, const char *gap)
+static void say_gap(FILE *out, const char *repo, const char *gap)
 {
-	fputs("cordon: the refs changed in ", stderr);
-	termsafe_fputs(stderr, repo);
-	fputs(" may be more than listed: cordon could not read them all (", stderr);
-	termsafe_fputs(stderr, gap);
-	fputs("); check with git log --all there\n", stderr);
+	fputs("cordon: the refs changed in ", out);
+	termsafe_fputs(out, repo);
+	fputs(" may be more than listed: cordon could not read them all (", out);
+	termsafe_fputs(out, gap);
+	fputs("); check with git log --all there\n", out);
 }
 
 /* What a ref that now points at new_id gained: see gitrefs.h. */
@@ -358,34 +358,38 @@ static long count_new(struct gitrefs *g, const struct gitrefs_repo *r, const cha
 
 /* One ref whose value is not what it was (old or new NULL: created,
  * deleted). */
-static void changed(struct gitrefs *g, struct gitrefs_repo *r, struct report *rep,
+static void changed(struct gitrefs *g, struct gitrefs_repo *r, struct findings *found,
 		    const char *name, const char *old, const char *new, size_t *nsaid,
 		    size_t *ncounted, long long deadline)
 {
 	long commits = new ? count_new(g, r, new, ncounted, deadline) : -1;
-	say(nsaid, r->path, name, old, new, commits);
-	report_add_ref(rep, r->path, name, old, new, commits);
+	(*nsaid)++;
+	struct finding f = { .kind = FINDING_GIT_REF, .path = r->path, .name = (char *)name,
+			     .commits = commits };
+	(void)snprintf(f.old_id, sizeof(f.old_id), "%s", old ? old : "");
+	(void)snprintf(f.new_id, sizeof(f.new_id), "%s", new ? new : "");
+	findings_add(found, &f);
 }
 
 /* Both lists sorted by name: one merge. */
 static void compare(struct gitrefs *g, struct gitrefs_repo *r, const struct refs *now,
-		    struct report *rep, size_t *nsaid, size_t *ncounted, long long deadline)
+		    struct findings *found, size_t *nsaid, size_t *ncounted, long long deadline)
 {
 	size_t i = 0, j = 0;
 	while (i < r->nbefore || j < now->n) {
 		int c = i == r->nbefore ? 1 : j == now->n ? -1
 			: strcmp(r->before[i].name, now->v[j].name);
 		if (c < 0) {
-			changed(g, r, rep, r->before[i].name, r->before[i].id, NULL, nsaid, ncounted,
+			changed(g, r, found, r->before[i].name, r->before[i].id, NULL, nsaid, ncounted,
 				deadline);
 			i++;
 		} else if (c > 0) {
-			changed(g, r, rep, now->v[j].name, NULL, now->v[j].id, nsaid, ncounted,
+			changed(g, r, found, now->v[j].name, NULL, now->v[j].id, nsaid, ncounted,
 				deadline);
 			j++;
 		} else {
 			if (strcmp(r->before[i].id, now->v[j].id) != 0)
-				changed(g, r, rep, now->v[j].name, r->before[i].id, now->v[j].id,
+				changed(g, r, found, now->v[j].name, r->before[i].id, now->v[j].id,
 					nsaid, ncounted, deadline);
 			i++;
 			j++;
@@ -393,7 +397,53 @@ static void compare(struct gitrefs *g, struct gitrefs_repo *r, const struct refs
 	}
 }
 
-size_t gitrefs_settle(struct gitrefs *g, struct report *rep)
+/* The refs line, then a line per repository not read whole, from the
+ * findings gitrefs_settle added (found->v[from..]). */
+struct gitrefs_said {
+	const struct findings *found;
+	size_t from;
+};
+
+static void say_all(FILE *out, const void *arg)
+{
+	const struct gitrefs_said *s = arg;
+	size_t nsaid = 0;
+	for (size_t i = s->from; i < s->found->n; i++) {
+		const struct finding *f = &s->found->v[i];
+		if (f->kind == FINDING_GIT_REF)
+			say(out, &nsaid, f->path, f->name, f->old_id[0] ? f->old_id : NULL,
+			    f->new_id[0] ? f->new_id : NULL, f->commits);
+	}
+	if (nsaid)
+		fputc('\n', out);
+	for (size_t i = s->from; i < s->found->n; i++)
+		if (s->found->v[i].kind == FINDING_GIT_REFS_GAP)
+			say_gap(out, s->found->v[i].path, s->found->v[i].detail);
+}
+
+static void end_refs(struct gitrefs *g, struct findings *found);
+
+size_t gitrefs_settle(struct gitrefs *g, struct findings *found)
+{
+	struct gitrefs_said s = { found, found->n };
+	end_refs(g, found);
+	size_t n = 0;
+	for (size_t i = s.from; i < found->n; i++)
+		n += found->v[i].kind == FINDING_GIT_REF;
+	if (s.from == found->n)
+		return n;
+	char *text = findings_compose(say_all, &s);
+	if (!text) {
+		say_all(stderr, &s);
+		return n;
+	}
+	struct finding f = { .kind = FINDING_NOTE, .say = text };
+	findings_add(found, &f);
+	free(text);
+	return n;
+}
+
+static void end_refs(struct gitrefs *g, struct findings *found)
 {
 	size_t nsaid = 0, ncounted = 0, ngaps = 0;
 	long long deadline = sys_now_ms() + GITREFS_COUNT_MS;
@@ -408,18 +458,16 @@ size_t gitrefs_settle(struct gitrefs *g, struct report *rep)
 			(void)snprintf(r->gap, sizeof(r->gap), "after the run, %zu not read: %s",
 				       now.nmissed, now.gap);
 		if (r->fd >= 0 && rc == 0)
-			compare(g, r, &now, rep, &nsaid, &ncounted, deadline);
+			compare(g, r, &now, found, &nsaid, &ncounted, deadline);
 		refs_free(now.v, now.n);
 		ngaps += r->gap[0] != '\0';
 	}
-	if (nsaid)
-		fputc('\n', stderr);
 	for (size_t i = 0; ngaps && i < g->n; i++)
 		if (g->v[i].gap[0]) {
-			say_gap(g->v[i].path, g->v[i].gap);
-			report_add_refs_gap(rep, g->v[i].path, g->v[i].gap);
+			struct finding f = { .kind = FINDING_GIT_REFS_GAP, .path = g->v[i].path,
+					     .detail = g->v[i].gap };
+			findings_add(found, &f);
 		}
-	return nsaid;
 }
 
 void gitrefs_free(struct gitrefs *g)

@@ -1,5 +1,5 @@
 /* nesting.c: see nesting.h. */
-#include "nesting.h"
+#include "observe/nesting.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* budgets.c: see budgets.h. */
-#include "budgets.h"
+#include "observe/budgets.h"
 
 #include <dirent.h>
 #include <errno.h>

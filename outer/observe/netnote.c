@@ -1,5 +1,5 @@
 /* netnote.c: see netnote.h. */
-#include "netnote.h"
+#include "observe/netnote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,22 +70,28 @@ static void read_all(int fd, char *buf, size_t len)
 	buf[r > 0 ? r : 0] = '\0';
 }
 
-void netnote_finish(struct netnote *n, int print)
+uint64_t netnote_settle(struct netnote *n)
 {
-	if (print && (n->snmp >= 0 || n->snmp6 >= 0)) {
+	uint64_t tried = 0;
+	if (n->snmp >= 0 || n->snmp6 >= 0) {
 		static char snmp[8192], snmp6[16384];
 		read_all(n->snmp, snmp, sizeof(snmp));
 		read_all(n->snmp6, snmp6, sizeof(snmp6));
-		if (netnote_noroutes(snmp, snmp6) > 0) {
-			struct cordon_err e;
-			(void)err_set(&e, ENETUNREACH, "note: the command tried to reach the network, "
-				      "which this sandbox does not have (--net none)");
-			err_print(&e);
-		}
+		tried = netnote_noroutes(snmp, snmp6);
 	}
 	sys_close(&n->snmp);
 	sys_close(&n->snmp6);
+	return tried;
 }
+
+const char *const netnote_tried =
+	"cordon: note: the command tried to reach the network, which this sandbox does not "
+	"have (--net none)\n";
+
+const char *const netnote_no_connection =
+	"cordon: note: the command made no connection through cordon's proxy; some clients "
+	"ignore the proxy variables and need configuration (Node before 22.21: fetch and "
+	"https): see \"Clients\" in cordon's README\n";
 
 /* Refusals and the failures that name their cause; the rest (a client
  * that closed, a malformed request) are the client's own doing. */
@@ -199,18 +205,15 @@ void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap)
 		(void)snprintf(out, cap, "failed %s:%u (could not connect%s)", host, p, to);
 }
 
-void netnote_proxy_print(const struct netnote_proxy *s, int failed)
+void netnote_proxy_say(FILE *out, const void *proxy)
 {
+	const struct netnote_proxy *s = proxy;
 	char line[800];
 	for (size_t i = 0; i < s->n; i++) {
 		netnote_proxy_line(&s->v[i], line, sizeof(line));
-		fprintf(stderr, "cordon: %s\n", line);
+		fprintf(out, "cordon: %s\n", line);
 	}
 	if (s->more)
-		fprintf(stderr, "cordon: and %llu more refused or failed connections (--net-log FILE "
+		fprintf(out, "cordon: and %llu more refused or failed connections (--net-log FILE "
 			"lists each)\n", s->more);
-	if (failed && s->seen == 0)
-		fprintf(stderr, "cordon: note: the command made no connection through cordon's proxy; "
-			"some clients ignore the proxy variables and need configuration (Node before "
-			"22.21: fetch and https): see \"Clients\" in cordon's README\n");
 }

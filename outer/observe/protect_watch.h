@@ -13,8 +13,8 @@
  * gone protect_watch_settle looks at every watched name again (an event can race the
  * end) and moves what it finds aside (hostpaths/protect_quarantine.h).
  *
- * Reading inotify events and lstat are no host writes: this module lives
- * beside run.c, and only the quarantine's rename is in hostpaths/. */
+ * An observer (observe/observer.h): reading inotify events and lstat are
+ * no host writes, and the quarantine's rename is hostpaths/'s. */
 #ifndef CORDON_PROTECT_WATCH_H
 #define CORDON_PROTECT_WATCH_H
 
@@ -129,15 +129,17 @@ struct protect_watch_found {
 			       * through path (plan/linkwalk.h), or NULL */
 	int disarmed;         /* not moved aside, and made mode 000 instead (the last
 			       * resort, hostpaths/protect_quarantine.h) */
+	const char *say;      /* what the user is to be told, whole lines; NULL: it
+			       * was said on stderr already */
 };
 
 typedef void protect_watch_found_fn(void *ctx, const struct protect_watch_found *f);
 
 /* The sandbox is gone: take what protect_watch_move_aside moved, look at every
- * watched name, move each one found aside (hostpaths/protect_quarantine.h), say on
- * stderr what was created, that
- * it is protected and which flag would allow it, and pass it to found (may
- * be NULL) with ctx.  The number of names found (0: the run created none). */
+ * watched name, move each one found aside (hostpaths/protect_quarantine.h), and
+ * pass it to found with ctx, with what the user is to be told (what was
+ * created, that it is protected and which flag would allow it); found NULL:
+ * that is said on stderr here.  The number of names found (0: the run created none). */
 size_t protect_watch_settle(struct protect_watch *w, const struct config *c, protect_watch_found_fn *found, void *ctx);
 
 void protect_watch_free(struct protect_watch *w);

@@ -1,5 +1,5 @@
 /* protect_watch.c: see protect_watch.h. */
-#include "protect_watch.h"
+#include "observe/protect_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hostpaths/protect_quarantine.h"
+#include "observe/findings.h"
 #include "wire_guardian.h"
 #include "path.h"
 #include "sys.h"
@@ -382,58 +383,58 @@ const char *protect_watch_tool_hint(const char *name, char *const *argv)
 
 /* An entry left under the protected name: what was done instead, and what
  * the user must do before a host tool finds it. */
-static void say_not_moved(const struct protect_watch_found *f, const char *before)
+static void say_not_moved(FILE *out, const struct protect_watch_found *f, const char *before)
 {
 	if (f->disarmed)
-		fprintf(stderr, "; it could NOT be moved aside (%s), so cordon made it mode 000 "
+		fprintf(out, "; it could NOT be moved aside (%s), so cordon made it mode 000 "
 			"instead (nothing was deleted; %s): look at it and remove it before a "
 			"host %s", strerror(-f->move_err),
 			geteuid() == 0 ? "mode 000 does not keep root's own tools out" :
 					 "host tools running as you cannot read it", before);
 	else
-		fprintf(stderr, "; it could NOT be moved aside (%s) nor made unreadable: remove "
+		fprintf(out, "; it could NOT be moved aside (%s) nor made unreadable: remove "
 			"it before a host %s", strerror(-f->move_err), before);
 }
 
 /* What was found and what became of it, on stderr: the flag that allows it
  * once, and the tool's own way not to create it where the command tells. */
-static void say_found(const struct config *c, const struct protect_watch_found *f)
+static void say_found(FILE *out, const struct config *c, const struct protect_watch_found *f)
 {
 	char hint[NAME_MAX + 64];
 	if (f->git) {
-		fprintf(stderr, "cordon: %s was created during the run (%s): with --git commit git's "
+		fprintf(out, "cordon: %s was created during the run (%s): with --git commit git's "
 			"data is writable but this entry would make a later host git run a program "
 			"or read configuration, so the sandbox was stopped", f->path, f->kind);
 		if (f->moved)
-			fprintf(stderr, " and it was moved aside, not deleted, to %s.\n", f->moved);
+			fprintf(out, " and it was moved aside, not deleted, to %s.\n", f->moved);
 		else {
-			say_not_moved(f, "git runs there");
-			fputs(".\n", stderr);
+			say_not_moved(out, f, "git runs there");
+			fputs(".\n", out);
 		}
 		return;
 	}
 	allow_hint(c, f->name, hint, sizeof(hint));
 	if (f->via)
-		fprintf(stderr,
+		fprintf(out,
 			"cordon: %s was created during the run (%s): another user's symbolic link "
 			"%s, a protected name (host tools act on it), leads there, so the sandbox "
 			"was stopped", f->path, f->kind, f->via);
 	else
-		fprintf(stderr,
+		fprintf(out,
 			"cordon: %s was created during the run (%s): %s is a protected name (host "
 			"tools act on it), so the sandbox was stopped", f->path, f->kind, f->name);
 	if (f->moved && f->removed)
-		fprintf(stderr, " and it was moved aside, not deleted, to %s, where the command "
+		fprintf(out, " and it was moved aside, not deleted, to %s, where the command "
 			"removed it before it died", f->moved);
 	else if (f->moved)
-		fprintf(stderr, " and it was moved aside, not deleted, to %s", f->moved);
+		fprintf(out, " and it was moved aside, not deleted, to %s", f->moved);
 	else
-		say_not_moved(f, "tool acts on it");
+		say_not_moved(out, f, "tool acts on it");
 	const char *tool = f->via ? NULL : protect_watch_tool_hint(f->name, c->cmd);
 	if (tool)
-		fprintf(stderr, ".  %s; or, to allow it, run with %s.\n", tool, hint);
+		fprintf(out, ".  %s; or, to allow it, run with %s.\n", tool, hint);
 	else
-		fprintf(stderr, ".  To allow it, run with %s.\n", hint);
+		fprintf(out, ".  To allow it, run with %s.\n", hint);
 }
 
 /* Move name n aside if it is there (last: the run's end, disarm what cannot
@@ -472,12 +473,31 @@ static const char *found_name(const struct protect_watch_name *n)
 	return n->via ? path_base(n->via) : n->name;
 }
 
-static void tell(const struct config *c, const struct protect_watch_found *f, protect_watch_found_fn *found,
+struct said {
+	const struct config *c;
+	const struct protect_watch_found *f;
+};
+
+static void say_it(FILE *out, const void *arg)
+{
+	const struct said *s = arg;
+	say_found(out, s->c, s->f);
+}
+
+/* What the user is told goes with the finding (f->say) to found, which
+ * says it; without found, or without memory for the text, it is said
+ * here. */
+static void tell(const struct config *c, struct protect_watch_found *f, protect_watch_found_fn *found,
 		 void *ctx)
 {
-	say_found(c, f);
+	const struct said s = { c, f };
+	char *text = found ? findings_compose(say_it, &s) : NULL;
+	if (!text)
+		say_it(stderr, &s);
+	f->say = text;
 	if (found)
 		found(ctx, f);
+	free(text);
 }
 
 size_t protect_watch_settle(struct protect_watch *w, const struct config *c, protect_watch_found_fn *found, void *ctx)
@@ -494,7 +514,7 @@ size_t protect_watch_settle(struct protect_watch *w, const struct config *c, pro
 			struct protect_watch_found f = { found_name(n), n->path, n->early,
 						 kind_of(n->early_mode), 0,
 						 fstatat(w->dirs[n->dir].fd, path_base(n->early), &st,
-							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via, 0 };
+							 AT_SYMLINK_NOFOLLOW) < 0, n->git, n->via, 0, NULL };
 			nfound++;
 			tell(c, &f, found, ctx);
 		}
@@ -502,7 +522,7 @@ size_t protect_watch_settle(struct protect_watch *w, const struct config *c, pro
 		if (move_one(w, n, 1, where, sizeof(where), &t) != 1)
 			continue;
 		struct protect_watch_found f = { found_name(n), n->path, t.err == 0 ? where : NULL,
-					 kind_of(t.mode), t.err, 0, n->git, n->via, t.disarmed };
+					 kind_of(t.mode), t.err, 0, n->git, n->via, t.disarmed, NULL };
 		nfound++;
 		tell(c, &f, found, ctx);
 	}

@@ -9,7 +9,7 @@
  * for the user's next git command.  The pins stop the command; this check
  * is the backstop, and a mismatch is a violation.
  *
- * Reading only (no host writes): this module lives beside run.c. */
+ * Reading only (no host writes): an observer (observe/observer.h). */
 #ifndef CORDON_ROOTCHECK_H
 #define CORDON_ROOTCHECK_H
 
@@ -23,6 +23,8 @@ struct rootcheck_moved {
 	const char *path;     /* the root's path, as resolved at the start */
 	const char *now;      /* what the path leads to now: "another directory",
 			       * "nothing", "a symbolic link on the way", ... */
+	const char *say;      /* what the user is to be told, whole lines; NULL: it
+			       * was said on stderr already */
 };
 
 typedef void rootcheck_fn(void *ctx, const struct rootcheck_moved *m);
@@ -30,8 +32,8 @@ typedef void rootcheck_fn(void *ctx, const struct rootcheck_moved *m);
 /* Walk each root's path from "/" one component at a time without following
  * a link (the path was canonical at the start: a link on it now is a swap)
  * and compare the (dev, ino) reached with the root's.  For each mismatch,
- * say on stderr what happened and what the user should do, and pass it to
- * moved (may be NULL) with ctx.  r's descriptors may be closed already
+ * pass it to moved with ctx, with what happened and what the user should
+ * do (moved NULL: that is said on stderr here).  r's descriptors may be closed already
  * (resolved_close keeps paths and identities).  The number of mismatches,
  * or, when any root could not be checked (out of descriptors, memory, a
  * component cordon may not search), -errno with *e filled: an internal

@@ -3,7 +3,8 @@
  * under refs/, packed-refs, a detached HEAD) are read; after it, again; each
  * ref whose value changed goes to --report (git_refs) and to one line on
  * stderr, so that a harness shows what was committed as it showed an
- * uncommitted diff.  Reads only (no host writes): it lives beside run.c.
+ * uncommitted diff.  Reads only (no host writes): an observer
+ * (observe/observer.h).
  *
  * What is read lies in a writable root, and the command chose it: nothing
  * it can do there may hide a ref that moved (issue 30, item 8).  Loose refs
@@ -29,7 +30,7 @@
 #include <stddef.h>
 #include "hostpaths/protect.h"
 #include "launch/gitcount.h"
-#include "report.h"
+#include "observe/findings.h"
 
 #define GITREFS_MAX 500000
 #define GITREFS_DEPTH 256
@@ -66,9 +67,11 @@ struct gitrefs {
 int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
 		  size_t nroots);
 
-/* The sandbox is gone: read again, add each change to rep (may be NULL),
- * and say them in one line on stderr.  The number of refs that changed. */
-size_t gitrefs_settle(struct gitrefs *g, struct report *rep);
+/* The sandbox is gone: read again, add each change (FINDING_GIT_REF) and
+ * each repository not read whole (FINDING_GIT_REFS_GAP) to found, then
+ * what the user is to be told of them (one line for the refs, one per
+ * gap) as a FINDING_NOTE.  The number of refs that changed. */
+size_t gitrefs_settle(struct gitrefs *g, struct findings *found);
 
 void gitrefs_free(struct gitrefs *g);
 

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct netnote {
@@ -39,8 +40,12 @@ uint64_t netnote_noroutes(const char *snmp, const char *snmp6);
  * worth failing a run for). */
 void netnote_open(struct netnote *n, pid_t pid);
 
-/* If the namespace counted an attempt, print the note on stderr; close. */
-void netnote_finish(struct netnote *n, int print);
+/* Read how many attempts the namespace counted (0: none, or unreadable);
+ * close.  Safe to call again (then 0). */
+uint64_t netnote_settle(struct netnote *n);
+
+/* The note for a failed run whose namespace counted an attempt. */
+extern const char *const netnote_tried;
 
 #define NETNOTE_MAX_HOSTS 16
 
@@ -69,8 +74,12 @@ void netnote_proxy_add(void *ctx, const char *line, size_t len);
  * Bytes outside printable ASCII are shown as '?'. */
 void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap);
 
-/* Print s's lines on stderr; with failed (the command ended non-zero) and
- * no connection seen, the note on clients that ignore the proxy. */
-void netnote_proxy_print(const struct netnote_proxy *s, int failed);
+/* Write the lines of proxy (a struct netnote_proxy) to out: one per host
+ * listed, and one for those past the table. */
+void netnote_proxy_say(FILE *out, const void *proxy);
+
+/* The note for a failed run that made no connection (s->seen 0): some
+ * clients ignore the proxy variables. */
+extern const char *const netnote_no_connection;
 
 #endif
