@@ -130,6 +130,7 @@ all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordo
 
 deps:
 	@scripts/deps.sh
+	@scripts/agents-setup.sh
 
 # The README's first command: install, build, run one sandboxed command.
 demo:
@@ -341,6 +342,7 @@ STAGE = scripts/stage.sh $(STAGES)
 check:
 	@mkdir -p $(BUILD) && rm -f $(STAGES)
 	@$(STAGE) deps scripts/deps.sh
+	@$(STAGE) agents scripts/agents-setup.sh
 	@$(STAGE) build $(MAKE) -s -j$(NPROC) all
 	@$(STAGE) lint $(MAKE) -s lint
 	@$(STAGE) unit $(MAKE) -s -j$(NPROC) unit
