@@ -58,7 +58,7 @@ for name in claude codex; do
 	# The registry's scripts run: Claude Code's postinstall puts its native
 	# binary in place of the stub its command names.
 	if npm install --prefix "$tmp" --no-audit --no-fund --no-save --no-update-notifier \
-		--fetch-retries=1 --fetch-timeout=60000 "$pkg@$ver" >"$DIR/.npm.log" 2>&1 &&
+		--fetch-retries=0 --fetch-timeout=60000 "$pkg@$ver" >"$DIR/.npm.log" 2>&1 &&
 	   [ -x "$tmp/$cmd" ] && "$tmp/$cmd" --version >/dev/null 2>&1; then
 		chmod -R a+rX "$tmp" && mv "$tmp" "$DIR/$sub" ||
 			{ echo "agents-setup: cannot move $tmp into place" >&2; rm -rf "$tmp"; exit 1; }
