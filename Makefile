@@ -133,6 +133,7 @@ all: $(BUILD)/cordon $(BUILD)/cordon-inner $(BUILD)/cordon-bridge $(BUILD)/cordo
 
 deps:
 	@scripts/deps.sh
+	@scripts/agents-setup.sh
 
 # The README's first command: install, build, run one sandboxed command.
 demo:
@@ -345,6 +346,7 @@ check:
 	@mkdir -p $(BUILD) && rm -f $(STAGES)
 	@$(STAGE) deps scripts/deps.sh
 	@$(STAGE) test-tools scripts/test-tools.sh
+	@$(STAGE) agents scripts/agents-setup.sh
 	@$(STAGE) build $(MAKE) -s -j$(NPROC) all
 	@$(STAGE) lint $(MAKE) -s lint
 	@$(STAGE) unit $(MAKE) -s -j$(NPROC) unit

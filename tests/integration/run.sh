@@ -61,7 +61,7 @@ make -s install BUILD="$BUILD" PREFIX="$PREFIX" >/dev/null || { echo "run.sh: ma
 mkdir -p "$PREFIX/tests" "$PREFIX/helpers" "$JOBDIR"
 cp tests/integration/*.sh "$PREFIX/tests/"
 cp "$BUILD"/helpers/* "$PREFIX/helpers/" 2>/dev/null || true
-cp tests/helpers/*.py "$PREFIX/helpers/"
+cp tests/helpers/*.py scripts/agents-setup.sh "$PREFIX/helpers/"
 chmod -R a+rX "$PREFIX"
 chmod 700 "$JOBDIR"
 
