@@ -345,7 +345,6 @@ STAGE = scripts/stage.sh $(STAGES)
 check:
 	@mkdir -p $(BUILD) && rm -f $(STAGES)
 	@$(STAGE) deps scripts/deps.sh
-	@$(STAGE) test-tools scripts/test-tools.sh
 	@$(STAGE) agents scripts/agents-setup.sh
 	@$(STAGE) build $(MAKE) -s -j$(NPROC) all
 	@$(STAGE) lint $(MAKE) -s lint

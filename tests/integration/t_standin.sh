@@ -48,18 +48,19 @@ expect 0 "with --pid-ns inherit there is none (the parent is visible as it is)" 
 	bash -c '"$0" --pid-ns inherit -w "$1" -C "$1" -- sh -c "grep -q cordon-inner /proc/\$PPID/comm && ! tr \"\\\\0\" \"\\\\n\" < /proc/\$PPID/cmdline | sed /^--\\\$/q | grep -qx -- --standin"; e=$?; exit $e' "$CORDON" "$ws"
 
 # Real language servers, with an editor-style client: side by side, one wait.
-npm=/var/cache/cordon-test/npm/node_modules/.bin
-if [ ! -x "$npm/typescript-language-server" ] || [ ! -x "$npm/pyright-langserver" ]; then
-	echo "  skip [$WHO] language servers: not installed in $npm (scripts/test-tools.sh needs the npm registry)"
+tsls=$("$HELPERS/agents-setup.sh" --find tsls) || tsls=
+pyright=$("$HELPERS/agents-setup.sh" --find pyright) || pyright=
+if [ -z "$tsls" ] || [ -z "$pyright" ]; then
+	echo "  skip [$WHO] language servers: not installed (scripts/agents-setup.sh installs them; it needs the npm registry once)"
 elif ! command -v node >/dev/null; then
 	echo "  skip [$WHO] language servers: no node"
 else
 	C="$CORDON -w $ws -C $ws --"
 	(cd "$ws" && HOME="$ws" python3 "$HELPERS/lspclient.py" 4.5 \
-		"ts:self:$C $npm/typescript-language-server --stdio" \
-		"pyright:self:$C $npm/pyright-langserver --stdio" \
-		"ts-direct:self:$npm/typescript-language-server --stdio" \
-		"ts-dead:999999:$C $npm/typescript-language-server --stdio") >"$W/lsp" 2>&1
+		"ts:self:$C $tsls --stdio" \
+		"pyright:self:$C ${pyright%/*}/pyright-langserver --stdio" \
+		"ts-direct:self:$tsls --stdio" \
+		"ts-dead:999999:$C $tsls --stdio") >"$W/lsp" 2>&1
 	assert "typescript-language-server stays up under cordon (processId: the editor's)" -- grep -qx "ts alive" "$W/lsp"
 	assert "pyright stays up under cordon" -- grep -qx "pyright alive" "$W/lsp"
 	assert "control: typescript-language-server stays up run directly" -- grep -qx "ts-direct alive" "$W/lsp"
