@@ -36,7 +36,8 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
 # Each binary's sources, named: a new file is added here on purpose.
-COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
+COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/grow.c common/json_out.c \
+              common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c \
               common/termsafe.c common/wstatus.c

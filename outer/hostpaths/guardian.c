@@ -26,6 +26,7 @@
 #include "hostpaths/protect_quarantine.h"
 #include "hostpaths/registry_sweep.h"
 #include "sys.h"
+#include "grow.h"
 
 #define READY_TIMEOUT_MS 5000
 #define DONE_WAIT_MS 1000
@@ -45,14 +46,8 @@ struct watched {
  * and the user's git still see what is there). */
 static struct gwire_watch *watched_add(struct watched *wd)
 {
-	if (wd->n == wd->cap) {
-		size_t cap = wd->cap ? wd->cap * 2 : 16;
-		struct gwire_watch *v = realloc(wd->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		wd->v = v;
-		wd->cap = cap;
-	}
+	if (grow_reserve(&wd->v, &wd->cap, wd->n + 1, sizeof(*wd->v)) < 0)
+		return NULL;
 	return &wd->v[wd->n];
 }
 

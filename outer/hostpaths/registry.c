@@ -157,7 +157,7 @@ void registry_live_free(struct registry *reg)
 		free(reg->live[i].path);
 	free(reg->live);
 	reg->live = NULL;
-	reg->nlive = 0;
+	reg->nlive = reg->caplive = 0;
 }
 
 void registry_close(struct registry *reg)

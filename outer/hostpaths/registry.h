@@ -51,7 +51,7 @@ struct registry {
 	char boot[REC_BOOT_LEN + 1];/* this boot's id, "" until registry_facts */
 	uint64_t pidns;
 	struct rec_entry *live;     /* after registry_sweep: the other live runs' entries, owned */
-	size_t nlive;
+	size_t nlive, caplive;
 };
 
 #define REGISTRY_INIT { .dirfd = -1, .lockfd = -1 }

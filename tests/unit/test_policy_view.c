@@ -58,7 +58,7 @@ Test(policy_view, each_access_kind_and_its_origin)
 		{ PROTECT_WATCH_LINK, "/w/flag/a", 0, -1, 0, NULL, "/w/flag/.codex" },
 		{ PROTECT_BIND, "/w/flag/t", 0, 5, 0, NULL, "/w/flag/.codex" },
 	};
-	struct protect_decision d = { acts, sizeof(acts) / sizeof(acts[0]) };
+	struct protect_decision d = { .v = acts, .n = sizeof(acts) / sizeof(acts[0]) };
 	struct policy_view v;
 	struct cordon_err e;
 	cr_assert_eq(policy_view_build(&c, &r, &d, &v, &e), 0);

@@ -50,7 +50,7 @@ static void root(struct resolved *r, const char *rel)
 	struct cordon_err e = { 0 };
 	at(path, rel);
 	cr_assert_eq(resolve_path("test", path, &p, &e), 0, "%s", e.msg);
-	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &p), 0);
+	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &r->caproots, &p), 0);
 }
 
 static void mv(const char *from, const char *to)
