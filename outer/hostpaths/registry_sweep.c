@@ -189,16 +189,12 @@ static int load_all(struct registry *reg, const char *released, int skip_release
 		    struct loaded **out, size_t *nout, registry_report_fn fn, void *ctx,
 		    struct cordon_err *e)
 {
-	int fd = openat(reg->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		int err = errno;
-		sys_close(&fd);
-		return err_sys(e, err, "registry %s: cannot read it", reg->path);
-	}
+	DIR *d;
+	int rc = registry_opendir(reg, &d, e);
+	if (rc < 0)
+		return rc;
 	struct loaded *v = NULL;
 	size_t n = 0, cap = 0;
-	int rc = 0;
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
 		const char *nm = de->d_name;

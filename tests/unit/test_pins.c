@@ -14,26 +14,18 @@
 #include "path.h"
 #include "plan/pins.h"
 #include "plan/resolve.h"
+#include "unit_util.h"
 
 static char top[PATH_MAX];
 
 static void init(void)
 {
-	char tmpl[] = "/tmp/cordon-pins.XXXXXX";
-	cr_assert_not_null(mkdtemp(tmpl));
-	cr_assert_not_null(realpath(tmpl, top));
+	scratch_dir(top, "pins");
 }
 
 static void fini(void)
 {
-	char *argv[] = { "rm", "-rf", top, NULL };
-	pid_t c = fork();
-	if (c == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	(void)waitpid(c, &st, 0);
+	rm_rf(top);
 }
 
 TestSuite(pins, .init = init, .fini = fini);

@@ -14,26 +14,18 @@
 #include <unistd.h>
 #include "plan/resolve.h"
 #include "rootcheck.h"
+#include "unit_util.h"
 
 static char top[PATH_MAX];
 
 static void init(void)
 {
-	char tmpl[] = "/tmp/cordon-rootcheck.XXXXXX";
-	cr_assert_not_null(mkdtemp(tmpl));
-	cr_assert_not_null(realpath(tmpl, top));
+	scratch_dir(top, "rootcheck");
 }
 
 static void fini(void)
 {
-	char *argv[] = { "rm", "-rf", top, NULL };
-	pid_t c = fork();
-	if (c == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	(void)waitpid(c, &st, 0);
+	rm_rf(top);
 }
 
 TestSuite(rootcheck, .init = init, .fini = fini);
