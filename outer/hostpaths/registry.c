@@ -251,9 +251,9 @@ int registry_opendir(const struct registry *reg, DIR **out, struct cordon_err *e
 int registry_count(const struct registry *reg, size_t *n, struct cordon_err *e)
 {
 	*n = 0;
-	DIR *d;
+	DIR *d = NULL;
 	int rc = registry_opendir(reg, &d, e);
-	if (rc < 0)
+	if (!d)
 		return rc;
 	for (struct dirent *de; (de = readdir(d));)
 		if (strncmp(de->d_name, REGISTRY_RECORD_PREFIX, strlen(REGISTRY_RECORD_PREFIX)) == 0)

@@ -189,9 +189,9 @@ static int load_all(struct registry *reg, const char *released, int skip_release
 		    struct loaded **out, size_t *nout, registry_report_fn fn, void *ctx,
 		    struct cordon_err *e)
 {
-	DIR *d;
+	DIR *d = NULL;
 	int rc = registry_opendir(reg, &d, e);
-	if (rc < 0)
+	if (!d)
 		return rc;
 	struct loaded *v = NULL;
 	size_t n = 0, cap = 0;
