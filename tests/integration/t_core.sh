@@ -164,7 +164,7 @@ else
 	echo "  skip [$WHO] failing-bwrap test: only the root run of run.sh can plant a root-owned fake bwrap"
 fi
 
-# --- doctor's own children -------------------------------------------------
+# --- doctor's own children ---------------------------------------------------
 # bwrap --version read through a pipe (launch/child.h), and a whole run of
 # `true` in a forked copy of cordon (launch/forkcall.h).
 "$CORDON" doctor >"$W/doctor" 2>&1 </dev/null
