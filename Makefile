@@ -36,7 +36,8 @@ CFLAGS_MUSL  := $(CSTD) -O2 -g $(WARN) -fstack-protector-strong -ftrivial-auto-v
                 -I$(BUILD)/musl-include -I$(BUILD)/musl-include/libnl3
 
 # Each binary's sources, named: a new file is added here on purpose.
-COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/json_out.c common/path.c \
+COMMON_SRC := common/argv.c common/err.c common/fdpass.c common/grow.c common/json_out.c \
+              common/path.c \
               common/seccomp_bpf.c common/seccomp_policy.c common/seccomp_table.c \
               common/sys.c common/wire.c common/wire_bridge.c common/wire_guardian.c \
               common/termsafe.c common/wstatus.c
@@ -62,7 +63,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_
               outer/hostpaths/protect_quarantine.c outer/hostpaths/registry_sweep.c outer/hostpaths/userfile.c \
               outer/launch/bridge.c outer/launch/bwrap.c outer/launch/bwrap_find.c outer/launch/child.c outer/launch/vclone.c \
               outer/launch/inner_find.c outer/launch/inner_link.c outer/launch/pty.c \
-              outer/launch/detach.c outer/launch/sandbox_limits.c \
+              outer/launch/detach.c outer/launch/forkcall.c outer/launch/sandbox_limits.c \
               outer/launch/procprobe.c outer/launch/gitcount.c \
               outer/launch/userns.c
 INNER_SRC  := inner/binds.c inner/caps.c inner/landlock.c inner/listen.c inner/netcheck.c \
@@ -263,6 +264,7 @@ LINT_SRC := $(COMMON_SRC) $(FORTIFY_SHIM) $(wildcard outer/*.c outer/*/*.c) $(wi
 LINT_DEFS := -D_GNU_SOURCE -DCORDON_VERSION='"lint"' -Icommon -Iouter -Iinner -Ibridge -I$(BUILD)/gen $(NL_CFLAGS)
 lint: $(GEN_HDR)
 	scripts/lint-layout.sh
+	scripts/lint-forks.sh
 	cppcheck -q -j$(NPROC) --std=c11 --error-exitcode=1 --enable=warning,style,performance,portability \
 	    --inline-suppr --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
 	    -DSCMP_VER_MAJOR=2 -DSCMP_VER_MINOR=5 $(LINT_DEFS) $(LINT_SRC)

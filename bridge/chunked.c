@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include "hex.h"
 
 enum {
 	CK_SIZE = 0, /* zeroed state: the first size line */
@@ -24,17 +25,6 @@ enum {
 void chunked_init(struct chunked *k)
 {
 	memset(k, 0, sizeof(*k));
-}
-
-static int ck_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int ck_tchar(unsigned char c)
@@ -84,7 +74,7 @@ enum chunked_result chunked_feed(struct chunked *k, const char *in, size_t len, 
 		int h, size_line = k->st <= CK_SIZE_LF;
 		switch (k->st) {
 		case CK_SIZE:
-			if ((h = ck_hex((char)c)) >= 0 && k->digits < CHUNKED_SIZE_DIGITS) {
+			if ((h = hex_digit(c)) >= 0 && k->digits < CHUNKED_SIZE_DIGITS) {
 				k->size = k->size << 4 | (uint64_t)h;
 				k->digits++;
 			} else if (k->digits && (c == ' ' || c == '\t')) {

@@ -6,21 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "hex.h"
 
 static int hc_is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int hc_hexval(char c)
-{
-	if (hc_is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* One inet_aton part: decimal, 0-octal or 0x-hex, at most 0xffffffff.
@@ -42,7 +32,7 @@ static int hc_aton_part(const char *s, size_t len, uint32_t *v)
 		i = 1;
 	}
 	for (; i < len; i++) {
-		int d = base == 16 ? hc_hexval(s[i]) : hc_is_digit(s[i]) ? s[i] - '0' : -1;
+		int d = base == 16 ? hex_digit(s[i]) : hc_is_digit(s[i]) ? s[i] - '0' : -1;
 		if (d < 0 || (unsigned)d >= base)
 			return -1;
 		acc = acc * base + (unsigned)d;
@@ -99,7 +89,7 @@ static int hc_ipv6(const char *s, size_t len, struct host *h)
 	if (len == 0 || len >= sizeof(buf))
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++)
-		if (!(hc_hexval(s[i]) >= 0 || s[i] == ':' || s[i] == '.'))
+		if (!(hex_digit(s[i]) >= 0 || s[i] == ':' || s[i] == '.'))
 			return -EINVAL; /* a zone index (%eth0) among others */
 	memcpy(buf, s, len);
 	buf[len] = '\0';
@@ -127,7 +117,7 @@ static int hc_numeric_label(const char *s, size_t len)
 {
 	if (len >= 2 && s[0] == '0' && s[1] == 'x') {
 		for (size_t i = 2; i < len; i++)
-			if (hc_hexval(s[i]) < 0)
+			if (hex_digit(s[i]) < 0)
 				return 0;
 		return 1;
 	}

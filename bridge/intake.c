@@ -13,16 +13,16 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "grow.h"
 
 #define INTAKE_MAP_MAX 65536
 
 static int ik_rule(const char *flag, const char *pat, struct allow_rule **v, size_t *n,
-		   struct cordon_err *e)
+		   size_t *cap, struct cordon_err *e)
 {
-	struct allow_rule *nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
+	if (grow_reserve(v, cap, *n + 1, sizeof(**v)) < 0)
 		return err_set(e, ENOMEM, "cordon-bridge: out of memory");
-	*v = nv;
+	struct allow_rule *nv = *v;
 	/* A deny may be a bare '*'; an allow-all has no flag in this version. */
 	return allow_rule_parse(pat, flag, strcmp(flag, "--deny-domain") == 0, &nv[(*n)++], e) < 0
 		       ? (--*n, -EINVAL) : 0;
@@ -58,9 +58,9 @@ int intake_args(int argc, char **argv, struct intake *in, struct cordon_err *e)
 		else if (strcmp(a, "--parent") == 0 && ik_int(v, 1, 1L << 30, &n) == 0)
 			in->parent = (pid_t)n;
 		else if (strcmp(a, "--allow") == 0)
-			r = ik_rule("--allow-domain", v, &in->allow, &in->nallow, e);
+			r = ik_rule("--allow-domain", v, &in->allow, &in->nallow, &in->capallow, e);
 		else if (strcmp(a, "--deny") == 0)
-			r = ik_rule("--deny-domain", v, &in->deny, &in->ndeny, e);
+			r = ik_rule("--deny-domain", v, &in->deny, &in->ndeny, &in->capdeny, e);
 		else if (strcmp(a, "--net-log-fd") == 0 && ik_int(v, 3, 65535, &n) == 0)
 			in->log_fd = (int)n;
 		else if (strcmp(a, "--decisions") == 0 && ik_int(v, 3, 65535, &n) == 0)
@@ -199,10 +199,8 @@ int intake_parse_map(const char *text, struct resolve_map *map, struct cordon_er
 			struct host h;
 			if (host_canon(name, strlen(name), &h) < 0 || h.kind != HOST_NAME)
 				return err_set(e, EINVAL, "CORDON_BRIDGE_HOSTS: bad name %s", name);
-			struct resolve_map_entry *nv = realloc(map->v, (map->n + 1) * sizeof(*nv));
-			if (!nv)
+			if (grow_reserve(&map->v, &map->cap, map->n + 1, sizeof(*map->v)) < 0)
 				return err_set(e, ENOMEM, "out of memory");
-			map->v = nv;
 			memcpy(ent.name, h.text, strlen(h.text) + 1);
 			map->v[map->n++] = ent;
 		}
@@ -265,13 +263,11 @@ static int ik_own_addresses(struct intake *in, struct cordon_err *e)
 		if (!p->ifa_addr || (p->ifa_addr->sa_family != AF_INET &&
 				     p->ifa_addr->sa_family != AF_INET6))
 			continue;
-		struct addr_host *nv = realloc(in->own, (in->nown + 1) * sizeof(*nv));
-		if (!nv) {
+		if (grow_reserve(&in->own, &in->capown, in->nown + 1, sizeof(*in->own)) < 0) {
 			r = err_set(e, ENOMEM, "cordon-bridge: out of memory");
 			break;
 		}
-		in->own = nv;
-		struct addr_host *h = &nv[in->nown++];
+		struct addr_host *h = &in->own[in->nown++];
 		memset(h, 0, sizeof(*h));
 		h->family = p->ifa_addr->sa_family;
 		if (h->family == AF_INET)

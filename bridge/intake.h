@@ -28,7 +28,7 @@ struct intake {
 	int sandbox;                     /* the socket to cordon-inner */
 	pid_t parent;                    /* cordon */
 	struct allow_rule *allow, *deny;
-	size_t nallow, ndeny;
+	size_t nallow, ndeny, capallow, capdeny;
 	const char *upstream_spec, *token;
 	int auth_fd;                     /* a memfd with the upstream's "USER:PASS", or -1 */
 	struct upstream upstream;
@@ -39,7 +39,7 @@ struct intake {
 	int decisions_fd;                /* cordon's memfd for its --report, or -1 */
 	struct resolve_map map;
 	struct addr_host *own;           /* the host's interface addresses (addr.h) */
-	size_t nown;
+	size_t nown, capown;
 };
 
 /* Parse argv:

@@ -28,7 +28,7 @@ struct resolve_map_entry {
 
 struct resolve_map {
 	struct resolve_map_entry *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct resolve_result {

@@ -5,17 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 
 int argv_push(struct argv *a, const char *s)
 {
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 32;
-		char **v = realloc(a->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (grow_reserve(&a->v, &a->cap, a->n + 2, sizeof(*a->v)) < 0)
+		return -ENOMEM;
 	char *copy = strdup(s);
 	if (!copy)
 		return -ENOMEM;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "fdpass.h"
 #include "caps.h"
+#include "hex.h"
 #include "landlock.h"
 #include "standin.h"
 #include "sys.h"
@@ -45,12 +46,8 @@ static int status_hex(const char *s, size_t len, const char *name, uint64_t *out
 		uint64_t v = 0;
 		size_t digits = 0;
 		for (; j < len && s[j] != '\n'; j++, digits++) {
-			int c = (unsigned char)s[j], d;
-			if (c >= '0' && c <= '9')
-				d = c - '0';
-			else if (c >= 'a' && c <= 'f')
-				d = c - 'a' + 10;
-			else
+			int d = hex_digit((unsigned char)s[j]);
+			if (d < 0)
 				return -1;
 			if (digits >= 16)
 				return -1;

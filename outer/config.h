@@ -27,6 +27,7 @@ struct strlist {
 	const char **v;
 	size_t n;
 	size_t nfile;              /* v[0..nfile) came from the --policy file */
+	size_t cap;                /* common/grow.h */
 };
 
 struct config {
@@ -41,7 +42,7 @@ struct config {
 	int allow_unix_sockets;
 	enum pid_mode pid;
 	struct env_op *env;
-	size_t nenv;
+	size_t nenv, capenv;
 	int clear_env;
 	int verbose;
 	int require_landlock;
@@ -76,7 +77,7 @@ struct config {
 	 * with those keys (dotted, as in the file). */
 	struct strlist flags_given, policy_flags, policy_keys;
 	char **owned;              /* strings the policy file supplied (config_free) */
-	size_t nowned;
+	size_t nowned, capowned;
 	const char *report;        /* --report FILE, NULL: none */
 	int json;                  /* explain --json */
 	struct strlist explain_paths; /* explain --path: only the verdicts on these */

@@ -31,6 +31,8 @@
 #include "run.h"
 #include "seccomp_bpf.h"
 #include "seccomp_policy.h"
+#include "launch/child.h"
+#include "launch/forkcall.h"
 #include "launch/procprobe.h"
 #include "sys.h"
 
@@ -63,15 +65,12 @@ static void check_bwrap(void)
 	char ver[128] = "unknown version";
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) == 0) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			if (dup2(p[1], STDOUT_FILENO) < 0)
-				_exit(127);
-			char *argv[] = { "bwrap", "--version", NULL };
-			extern char **environ;
-			syscall(SYS_execveat, b.fd, "", argv, environ, AT_EMPTY_PATH);
-			_exit(127);
-		}
+		static char *argv[] = { "bwrap", "--version", NULL };
+		extern char **environ;
+		const int stdio[3] = { -1, p[1], -1 };
+		const struct child_spec spec = { .name = "bwrap", .exec_fd = b.fd, .argv = argv,
+						 .envp = environ, .stdio = stdio };
+		pid_t pid = child_spawn(&spec, &e); /* a failure leaves "unknown version" */
 		sys_close(&p[1]);
 		ssize_t n = pid > 0 ? sys_read_full(p[0], ver, sizeof(ver) - 1) : -1;
 		if (n > 0) {
@@ -105,29 +104,33 @@ static void check_userns(void)
 		     max > 0 ? "" : "; set the sysctl user.max_user_namespaces to a positive value");
 }
 
+/* The trial itself, in the child check_trial forks: its exit status. */
+static int trial_child(void *ctx)
+{
+	(void)ctx;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		return EXIT_CORDON_FAILED;
+	static char *cmd[] = { "true", NULL };
+	/* A hung trial must not hang doctor: 30 s is ample for `true`. */
+	/* The trial checks the sandbox's mechanics; whether root may run
+	 * without Landlock is the landlock line's business. */
+	struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
+			    .timeout = 30, .allow_no_landlock = 1, .cache = CACHE_NONE };
+	struct cordon_err e;
+	int r = run_sandbox(&c, NULL, &e);
+	if (r < 0)
+		err_print(&e);
+	return r < 0 ? EXIT_CORDON_FAILED : r;
+}
+
 /* A trial run of `true` in the real sandbox, in a child so that its signal
  * handling and descriptors do not touch ours. */
 static void check_trial(void)
 {
 	struct timespec t0, t1;
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
-			_exit(EXIT_CORDON_FAILED);
-		static char *cmd[] = { "true", NULL };
-		/* A hung trial must not hang doctor: 30 s is ample for `true`. */
-		/* The trial checks the sandbox's mechanics; whether root may run
-		 * without Landlock is the landlock line's business. */
-		struct config c = { .mode = MODE_RUN, .default_protect = 1, .cwd = "/", .cmd = cmd,
-				    .timeout = 30, .allow_no_landlock = 1, .cache = CACHE_NONE };
-		struct cordon_err e;
-		int r = run_sandbox(&c, NULL, &e);
-		if (r < 0)
-			err_print(&e);
-		_exit(r < 0 ? EXIT_CORDON_FAILED : r);
-	}
+	pid_t pid = forkcall_start(trial_child, NULL);
 	int st = 0;
 	if (pid > 0)
 		(void)sys_waitpid(pid, &st);

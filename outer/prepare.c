@@ -13,6 +13,7 @@
 #include "launch/procprobe.h"
 #include "plan/env.h"
 #include "toolenv.h"
+#include "grow.h"
 
 extern char **environ;
 
@@ -31,11 +32,9 @@ static int keep_fd(void *ctx, int fd)
 	struct prepared *p = ctx;
 	if (fd < 0)
 		return 0;
-	int *v = realloc(p->keep, (p->nkeep + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&p->keep, &p->capkeep, p->nkeep + 1, sizeof(*p->keep)) < 0)
 		return -ENOMEM;
-	v[p->nkeep++] = fd;
-	p->keep = v;
+	p->keep[p->nkeep++] = fd;
 	return 0;
 }
 

@@ -32,7 +32,7 @@ struct prepared {
 	struct argv env;
 	struct bwrap_opts bo;
 	int *keep;                /* what bwrap inherits */
-	size_t nkeep;
+	size_t nkeep, capkeep;
 	struct mount_plan plan;
 	struct argv argv;         /* bwrap's whole argv */
 	size_t nopts;             /* argv.v[0..nopts): the name and the options */

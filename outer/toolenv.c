@@ -28,7 +28,7 @@ int toolenv_cache_root(const struct config *c, struct resolved *res, char *dir, 
 	if (r < 0)
 		return r;
 	(void)snprintf(dir, len, "%s", p.path);
-	if (rpath_push(&res->roots, &res->nroots, &p) < 0) {
+	if (rpath_push(&res->roots, &res->nroots, &res->caproots, &p) < 0) {
 		rpath_free(&p);
 		dir[0] = '\0';
 		return err_set(e, ENOMEM, "out of memory");

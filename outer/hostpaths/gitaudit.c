@@ -16,6 +16,7 @@
 #include "hostpaths/protect_quarantine.h"
 #include "plan/gitaudit.h"
 #include "sys.h"
+#include "grow.h"
 
 struct audit {
 	const struct timespec *since;
@@ -35,13 +36,12 @@ struct later {
 	struct stat st;
 };
 
-static int add_later(struct later **v, size_t *n, const char *name, const char *why,
-		     const struct stat *st)
+static int add_later(struct later **v, size_t *n, size_t *cap, const char *name,
+		     const char *why, const struct stat *st)
 {
-	struct later *nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
+	if (grow_reserve(v, cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
-	*v = nv;
+	struct later *nv = *v;
 	if (!(nv[*n].name = strdup(name)))
 		return -ENOMEM;
 	nv[*n].why = why;
@@ -146,7 +146,7 @@ static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t 
 {
 	int changed = gitaudit_changed(&self->st_ctim, a->since);
 	struct later *v = NULL;
-	size_t nv = 0;
+	size_t nv = 0, capv = 0;
 	long n;
 	int err = 0;
 	while (!err && (n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) != 0) {
@@ -165,7 +165,7 @@ static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t 
 			off += reclen ? reclen : n; /* a zero length would loop: the kernel's never */
 			/* Never off this filesystem: a mount there is not git's. */
 			if ((why || (walk && st.st_dev == self->st_dev)) &&
-			    add_later(&v, &nv, name, why, &st) < 0)
+			    add_later(&v, &nv, &capv, name, why, &st) < 0)
 				err = ENOMEM;
 		}
 	}

@@ -18,6 +18,7 @@
 #include "plan/gitaudit.h"
 #include "plan/gitdir.h"
 #include "sys.h"
+#include "grow.h"
 
 /* An index of a million files is some 100 MiB. */
 #define GITSTATE_MAX_INDEX (512u << 20)
@@ -114,18 +115,16 @@ static int link_changed(const struct timespec *since, int rootfd, const char *pa
 
 struct links {
 	struct gitstate_link *v;
-	size_t n;
+	size_t n, cap;
 	int rootfd;                 /* >= 0: note what PATH/.git is now */
 };
 
 static int collect_link(void *ctx, const char *path, size_t len)
 {
 	struct links *l = ctx;
-	struct gitstate_link *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
 		return -ENOMEM;
-	l->v = v;
-	struct gitstate_link *k = &v[l->n];
+	struct gitstate_link *k = &l->v[l->n];
 	*k = (struct gitstate_link){ strndup(path, len), 0, 0, 0, 0 };
 	if (!k->path)
 		return -ENOMEM;
@@ -143,7 +142,7 @@ static void links_free(struct links *l)
 		free(l->v[i].path);
 	free(l->v);
 	l->v = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 }
 
 /* The gitlinks of the index file name in gitfd (SHA-1, else SHA-256 ids),
@@ -208,7 +207,7 @@ static int read_all_links(int gitfd, struct links *l)
  * gitlink then counts as new at the end.  0 or -ENOMEM. */
 int gitlinks_note(struct gitstate_repo *r)
 {
-	struct links l = { NULL, 0, r->rootfd };
+	struct links l = { .rootfd = r->rootfd };
 	int rc = read_all_links(r->gitfd, &l);
 	if (rc == -ENOMEM) {
 		links_free(&l);
@@ -263,7 +262,7 @@ int gitlinks_load(struct gitstate_repo *r, int fd)
 	if (!buf)
 		return -ENOMEM;
 	ssize_t n = pread(fd, buf, (size_t)st.st_size, 0);
-	struct links l = { NULL, 0, -1 };
+	struct links l = { .rootfd = -1 };
 	size_t off = 0;
 	int rc = n == (ssize_t)st.st_size ? 0 : -EIO;
 	while (rc == 0 && off < (size_t)n) {
@@ -301,7 +300,7 @@ int gitlinks_load(struct gitstate_repo *r, int fd)
 size_t gitlinks_settle(const struct timespec *since, struct gitstate_repo *r,
 		       gitstate_found_fn *found, void *ctx)
 {
-	struct links now = { NULL, 0, -1 };
+	struct links now = { .rootfd = -1 };
 	size_t moved_n = 0;
 	if (r->rootfd < 0)
 		return 0;
@@ -342,7 +341,7 @@ size_t gitlinks_settle(const struct timespec *since, struct gitstate_repo *r,
 
 void gitlinks_free(struct gitstate_repo *r)
 {
-	struct links l = { r->links, r->nlinks, -1 };
+	struct links l = { .v = r->links, .n = r->nlinks, .rootfd = -1 };
 	links_free(&l);
 	r->links = NULL;
 	r->nlinks = 0;

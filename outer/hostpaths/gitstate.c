@@ -22,6 +22,7 @@
 #include "plan/gitdir.h"
 #include "sys.h"
 #include "wire_guardian.h"
+#include "grow.h"
 
 /* A todo list of a long rebase is a few hundred KiB at most; a larger one
  * cannot be judged in bounded memory and is moved aside. */
@@ -30,11 +31,9 @@
 static int add_file(struct gitstate *g, const struct gitstate_spec *d, const struct gitdir_rule *r,
 		    struct cordon_err *e)
 {
-	struct gitstate_file *v = realloc(g->v, (g->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	g->v = v;
-	struct gitstate_file *f = &v[g->n];
+	struct gitstate_file *f = &g->v[g->n];
 	*f = (struct gitstate_file){ .gitfd = -1, .rel = r->path };
 	f->todo = strstr(r->path, "todo") != NULL;
 	f->opts = strcmp(path_base(r->path), "opts") == 0;
@@ -64,10 +63,8 @@ static int watch_dir(struct gitstate *g, const char *path, size_t first,
 		g->no_hint = 1;
 		return 0;
 	}
-	struct gitstate_dir *v = realloc(g->dirs, (g->ndirs + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&g->dirs, &g->capdirs, g->ndirs + 1, sizeof(*g->dirs)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	g->dirs = v;
 	const struct gitstate_file *f = &g->v[first];
 	char link[64];
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", f->gitfd);
@@ -76,9 +73,9 @@ static int watch_dir(struct gitstate *g, const char *path, size_t first,
 		g->no_hint = 1;
 		return 0;
 	}
-	if (!(v[g->ndirs].path = strdup(path)))
+	if (!(g->dirs[g->ndirs].path = strdup(path)))
 		return err_set(e, ENOMEM, "out of memory");
-	v[g->ndirs++].wd = wd;
+	g->dirs[g->ndirs++].wd = wd;
 	return 0;
 }
 
@@ -96,11 +93,9 @@ int gitstate_load_links(struct gitstate *g, int fd)
  * (its checkout: the root): its index, at the end. */
 static int add_repo(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
 {
-	struct gitstate_repo *v = realloc(g->repos, (g->nrepos + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&g->repos, &g->caprepos, g->nrepos + 1, sizeof(*g->repos)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	g->repos = v;
-	struct gitstate_repo *r = &v[g->nrepos++];
+	struct gitstate_repo *r = &g->repos[g->nrepos++];
 	*r = (struct gitstate_repo){ .gitfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 3), .rootfd = -1 };
 	r->root = d->checkout ? strdup(d->checkout)
 			      : strndup(d->path, (size_t)(path_base(d->path) - d->path - 1));
@@ -121,11 +116,9 @@ static int add_repo(struct gitstate *g, const struct gitstate_spec *d, struct co
 
 static int add_top(struct gitstate *g, const struct gitstate_spec *d, struct cordon_err *e)
 {
-	struct gitstate_top *v = realloc(g->tops, (g->ntops + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&g->tops, &g->captops, g->ntops + 1, sizeof(*g->tops)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	g->tops = v;
-	struct gitstate_top *t = &v[g->ntops++];
+	struct gitstate_top *t = &g->tops[g->ntops++];
 	*t = (struct gitstate_top){ fcntl(d->fd, F_DUPFD_CLOEXEC, 3), strdup(d->path) };
 	if (t->fd < 0 || !t->path)
 		return err_set(e, ENOMEM, "cannot keep a descriptor of %s", d->path);
@@ -162,11 +155,9 @@ static int is_top(const struct protect_run *p, const struct protect_gitdir *d)
 
 static int keep_spec(struct gitstate *g, const struct gitstate_spec *s, struct cordon_err *e)
 {
-	struct gitstate_spec *v = realloc(g->specs, (g->nspecs + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&g->specs, &g->capspecs, g->nspecs + 1, sizeof(*g->specs)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	g->specs = v;
-	v[g->nspecs++] = *s;
+	g->specs[g->nspecs++] = *s;
 	return 0;
 }
 

@@ -101,20 +101,20 @@ struct gitstate_top {
 struct gitstate {
 	struct timespec since;
 	struct gitstate_file *v;
-	size_t n;
+	size_t n, cap;
 	int ifd;                    /* inotify, -1: none */
 	int no_hint;                /* no inotify to be had: no "git tried to write" line */
 	struct gitstate_dir *dirs;
-	size_t ndirs;
+	size_t ndirs, capdirs;
 	struct gitstate_repo *repos;
-	size_t nrepos;
+	size_t nrepos, caprepos;
 	struct gitstate_top *tops;
-	size_t ntops;
+	size_t ntops, captops;
 	struct gitstate_spec *specs; /* what gitstate_tell sends: borrowed fds, owned copies */
-	size_t nspecs;
+	size_t nspecs, capspecs;
 };
 
-#define GITSTATE_INIT { { 0, 0 }, NULL, 0, -1, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 }
+#define GITSTATE_INIT { .ifd = -1 }
 
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);

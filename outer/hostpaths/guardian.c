@@ -25,7 +25,9 @@
 #include "hostpaths/guardian_scan.h"
 #include "hostpaths/protect_quarantine.h"
 #include "hostpaths/registry_sweep.h"
+#include "launch/detach.h"
 #include "sys.h"
+#include "grow.h"
 
 #define READY_TIMEOUT_MS 5000
 #define DONE_WAIT_MS 1000
@@ -45,14 +47,8 @@ struct watched {
  * and the user's git still see what is there). */
 static struct gwire_watch *watched_add(struct watched *wd)
 {
-	if (wd->n == wd->cap) {
-		size_t cap = wd->cap ? wd->cap * 2 : 16;
-		struct gwire_watch *v = realloc(wd->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		wd->v = v;
-		wd->cap = cap;
-	}
+	if (grow_reserve(&wd->v, &wd->cap, wd->n + 1, sizeof(*wd->v)) < 0)
+		return NULL;
 	return &wd->v[wd->n];
 }
 
@@ -354,39 +350,19 @@ static void __attribute__((noreturn)) guardian_main(int sock, const struct regis
 	_exit(0);
 }
 
-/* The child, still a copy of cordon: only async-signal-safe calls until it
- * is settled in its own session. */
-static void __attribute__((noreturn)) guardian_child(int sock, const struct registry *reg,
-						       const char *name, ino_t sandbox_sock)
+/* What the forked guardian starts from (launch/detach.h: a copy of
+ * cordon, settled in a session of its own). */
+struct guardian_job {
+	int sock;
+	const struct registry *reg;
+	const char *name;
+	ino_t sandbox_sock;
+};
+
+static void guardian_child(void *ctx)
 {
-	static const int ignored[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2,
-		SIGTSTP, SIGTTIN, SIGTTOU,
-	};
-	/* A session (and process group) of its own: a kill of cordon's group
-	 * or session (an agent ending a job) does not reach it.  As a session
-	 * leader it would acquire a controlling terminal by opening one; it
-	 * opens nothing but /dev/null, /proc and the registry's regular files. */
-	if (setsid() < 0)
-		_exit(1);
-	int keep[2] = { sock, reg ? reg->dirfd : -1 };
-	if (sys_close_except(keep, reg ? 2 : 1) < 0)
-		_exit(1);
-	if (sys_detach_stdio() < 0)
-		_exit(1);
-	/* Its job is to outlive cordon and finish the cleanup: a hangup, an
-	 * interrupt or a polite termination must not cut it short (it exits
-	 * by itself as soon as cordon and the sandbox are gone; SIGKILL still
-	 * ends it, and then the next sweep cleans up). */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		(void)sigaction(ignored[i], &sa, NULL);
-	sigset_t none;
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	guardian_main(sock, reg, name, sandbox_sock);
+	const struct guardian_job *j = ctx;
+	guardian_main(j->sock, j->reg, j->name, j->sandbox_sock);
 }
 
 int guardian_start(struct guardian *g, const struct registry *reg, const char *name,
@@ -396,18 +372,26 @@ int guardian_start(struct guardian *g, const struct registry *reg, const char *n
 	*g = (struct guardian)GUARDIAN_INIT;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return err_sys(e, errno, "cannot start the guardian: socketpair");
+	/* Its job is to outlive cordon and finish the cleanup: a hangup, an
+	 * interrupt or a polite termination must not cut it short (it exits
+	 * by itself as soon as cordon and the sandbox are gone; SIGKILL still
+	 * ends it, and then the next sweep cleans up). */
+	static const int ignored[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2,
+		SIGTSTP, SIGTTIN, SIGTTOU,
+	};
+	int keep[2] = { sv[1], reg ? reg->dirfd : -1 };
+	struct guardian_job job = { sv[1], reg, name, sandbox_sock };
 	/* One fork, not a double fork: the guardian is reparented when cordon
 	 * exits either way, and as cordon's unreaped child its pid cannot be
 	 * reused, so its start time read here names it exactly. */
-	pid_t pid = fork();
+	pid_t pid = detach_child(keep, reg ? 2 : 1, ignored, sizeof(ignored) / sizeof(ignored[0]),
+				 guardian_child, &job);
 	if (pid < 0) {
-		int err = errno;
 		sys_close(&sv[0]);
 		sys_close(&sv[1]);
-		return err_sys(e, err, "cannot start the guardian: fork");
+		return err_sys(e, (int)-pid, "cannot start the guardian: fork");
 	}
-	if (pid == 0)
-		guardian_child(sv[1], reg, name, sandbox_sock);
 	sys_close(&sv[1]);
 	g->sock = sv[0];
 	g->pid = pid;

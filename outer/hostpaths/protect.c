@@ -16,6 +16,7 @@
 #include "path.h"
 #include "procstat.h"
 #include "sys.h"
+#include "grow.h"
 
 static size_t count_missing(const struct protect_run *p)
 {
@@ -32,11 +33,9 @@ static void note_swept(void *ctx, const char *path, enum reclaim_verdict v, cons
 	(void)why;
 	if (v != RECLAIM_REMOVE)
 		return;
-	char **sv = realloc(p->swept, (p->nswept + 1) * sizeof(*sv));
-	if (!sv)
+	if (grow_reserve(&p->swept, &p->capswept, p->nswept + 1, sizeof(*p->swept)) < 0)
 		return; /* the name then counts as existing: its bind fails the run */
-	p->swept = sv;
-	if ((sv[p->nswept] = strdup(path)))
+	if ((p->swept[p->nswept] = strdup(path)))
 		p->nswept++;
 }
 
@@ -161,7 +160,7 @@ static void facts_free(struct protect_run *p)
 	}
 	free(p->gitdirs);
 	p->gitdirs = NULL;
-	p->ngitdirs = 0;
+	p->ngitdirs = p->capgitdirs = 0;
 	protect_decision_free(&p->plan);
 	p->names = NULL;
 	p->roots = NULL;
@@ -169,6 +168,7 @@ static void facts_free(struct protect_run *p)
 	p->swept = NULL;
 	p->checks = NULL;
 	p->nnames = p->nroots = p->nlive = p->nswept = p->nchecks = 0;
+	p->capnames = p->capswept = p->capchecks = 0;
 }
 
 int protect_started(struct protect_run *p, pid_t bwrap, struct cordon_err *err)

@@ -61,20 +61,20 @@ struct protect_run {
 	const char *watch_lost_limit;
 	pid_t sandbox;               /* bwrap, once started */
 	/* Facts (protect_gather, protect_prepare); paths owned. */
-	struct protect_name *names;  size_t nnames;
+	struct protect_name *names;  size_t nnames, capnames;
 	struct protect_root *roots;  size_t nroots;
 	struct protect_live *live;   size_t nlive;
-	char **swept;                size_t nswept;
+	char **swept;                size_t nswept, capswept;
 	struct protect_decision plan;
 	/* The objects bound by path (created, adopted, pinned, carved), each
 	 * with the descriptor cordon-inner checks the mount against. */
-	struct rpath *checks;        size_t nchecks;
+	struct rpath *checks;        size_t nchecks, capchecks;
 	/* Directories bound as found, flocked shared (hold_bound in protect.c)
 	 * until protect_release. */
-	int *held;                   size_t nheld;
+	int *held;                   size_t nheld, capheld;
 	/* --git commit: every directory pinned in a split git dir; the watched
 	 * git entries' dirfd point at these descriptors. */
-	struct protect_gitdir *gitdirs; size_t ngitdirs;
+	struct protect_gitdir *gitdirs; size_t ngitdirs, capgitdirs;
 	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
 					child holds (guardian_start) */
 	int left_to_guardian;        /* a release could not be done: the guardian, never

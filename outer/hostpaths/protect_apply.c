@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "hostpaths/registry_carve.h"
 #include "sys.h"
+#include "grow.h"
 
 static void facts_of(const struct protect_run *p, int full_write, struct protect_facts *f)
 {
@@ -61,7 +62,7 @@ static int gather_live(const struct protect_facts *base, struct protect_run *p,
 
 int protect_push_check(struct protect_run *p, struct rpath *o)
 {
-	if (rpath_push(&p->checks, &p->nchecks, o) < 0) {
+	if (rpath_push(&p->checks, &p->nchecks, &p->capchecks, o) < 0) {
 		rpath_free(o);
 		return -ENOMEM;
 	}
@@ -88,13 +89,12 @@ static int add_carves(const struct resolved *r, int full_write, struct protect_r
 		      struct cordon_err *e)
 {
 	struct rpath *v = NULL;
-	size_t n = 0;
-	int rc = registry_carve(r, full_write, &p->reg, &v, &n, e);
+	size_t n = 0, cap = 0;
+	int rc = registry_carve(r, full_write, &p->reg, &v, &n, &cap, e);
 	for (size_t i = 0; i < n; i++) {
-		struct protect_action *a = realloc(p->plan.v, (p->plan.n + 1) * sizeof(*a));
-		char *path = a ? strdup(v[i].path) : NULL;
-		if (a)
-			p->plan.v = a;
+		int grown = grow_reserve(&p->plan.v, &p->plan.cap, p->plan.n + 1,
+					 sizeof(*p->plan.v));
+		char *path = grown == 0 ? strdup(v[i].path) : NULL;
 		if (!path) {
 			free(path);
 			rc = rc < 0 ? rc : err_set(e, ENOMEM, "out of memory");
@@ -196,11 +196,9 @@ static int hold_bound(struct protect_run *p, struct cordon_err *e)
 		if (fstat(n->fd, &st) < 0 || st.st_nlink == 0)
 			return err_set(e, EAGAIN, "protected %s was removed while cordon looked at "
 				       "it; run again", n->path);
-		int *v = realloc(p->held, (p->nheld + 1) * sizeof(*v));
-		if (!v)
+		if (grow_reserve(&p->held, &p->capheld, p->nheld + 1, sizeof(*p->held)) < 0)
 			return err_set(e, ENOMEM, "out of memory");
-		p->held = v;
-		v[p->nheld++] = n->fd;
+		p->held[p->nheld++] = n->fd;
 		n->fd = -1;
 	}
 	return 0;
@@ -214,7 +212,7 @@ void protect_apply_drop_held(struct protect_run *p)
 	}
 	free(p->held);
 	p->held = NULL;
-	p->nheld = 0;
+	p->nheld = p->capheld = 0;
 }
 
 int protect_explain(struct protect_run *p, int full_write, struct cordon_err *e)

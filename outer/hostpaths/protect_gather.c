@@ -15,6 +15,7 @@
 #include "path.h"
 #include "plan/linkwalk.h"
 #include "sys.h"
+#include "grow.h"
 
 /* A writable root on a read-only mount: mkdir would fail with EROFS, and the
  * command cannot create the name either, so nothing is materialized. */
@@ -93,13 +94,11 @@ static enum protect_link link_kind(int rootfd, const struct stat *link)
 static struct protect_name *add_name(struct protect_run *p, const char *path,
 				     struct cordon_err *e)
 {
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v) {
+	if (grow_reserve(&p->names, &p->capnames, p->nnames + 1, sizeof(*p->names)) < 0) {
 		(void)err_set(e, ENOMEM, "out of memory");
 		return NULL;
 	}
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
+	struct protect_name *n = &p->names[p->nnames];
 	*n = (struct protect_name){ .fd = -1, .dirfd = -1, .hold = -1 };
 	if (!(n->path = strdup(path))) {
 		(void)err_set(e, ENOMEM, "out of memory");
@@ -227,11 +226,9 @@ static int gather_name(const struct resolved *r, const struct config *c, size_t 
 	struct stat st;
 	if (path_join(rt->path, name, full, sizeof(full)) < 0)
 		return err_set(e, ENAMETOOLONG, "%s/%s: path too long", rt->path, name);
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&p->names, &p->capnames, p->nnames + 1, sizeof(*p->names)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
+	struct protect_name *n = &p->names[p->nnames];
 	*n = (struct protect_name){ .root = root, .fd = -1, .dirfd = -1, .hold = -1,
 				    .watch_only = watch_only };
 	if (!(n->path = strdup(full)))
@@ -273,11 +270,9 @@ static int gather_name(const struct resolved *r, const struct config *c, size_t 
  * descriptor of protect's own (resolve's stays resolve's). */
 static int gather_gitdir(const struct rpath *g, struct protect_run *p, struct cordon_err *e)
 {
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&p->names, &p->capnames, p->nnames + 1, sizeof(*p->names)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
+	struct protect_name *n = &p->names[p->nnames];
 	*n = (struct protect_name){ .root = 0, .exists = 1, .is_dir = g->is_dir, .dev = g->dev,
 				    .ino = g->ino, .fd = -1 };
 	if (!(n->path = strdup(g->path)))

@@ -17,6 +17,7 @@
 #include "path.h"
 #include "plan/gitdir.h"
 #include "sys.h"
+#include "grow.h"
 
 /* The pinned directories of one git dir, by their path relative to it. */
 #define HOLDERS_MAX 8
@@ -37,13 +38,11 @@ static int holder_fd(const struct holders *h, const char *rel, size_t len)
 static struct protect_name *add_name(struct protect_run *p, size_t root, const char *path,
 				     const char *why, struct cordon_err *e)
 {
-	struct protect_name *v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v) {
+	if (grow_reserve(&p->names, &p->capnames, p->nnames + 1, sizeof(*p->names)) < 0) {
 		err_set(e, ENOMEM, "out of memory");
 		return NULL;
 	}
-	p->names = v;
-	struct protect_name *n = &v[p->nnames];
+	struct protect_name *n = &p->names[p->nnames];
 	*n = (struct protect_name){ .root = root, .fd = -1, .watch_only = 1, .why = why,
 				    .dirfd = -1 };
 	if (!(n->path = strdup(path))) {
@@ -58,14 +57,12 @@ static struct protect_name *add_name(struct protect_run *p, size_t root, const c
 static int add_dir(struct protect_run *p, const char *path, int fd, int is_gitdir,
 		   struct cordon_err *e)
 {
-	struct protect_gitdir *v = realloc(p->gitdirs, (p->ngitdirs + 1) * sizeof(*v));
-	if (!v) {
+	if (grow_reserve(&p->gitdirs, &p->capgitdirs, p->ngitdirs + 1, sizeof(*p->gitdirs)) < 0) {
 		sys_close(&fd);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	p->gitdirs = v;
-	v[p->ngitdirs] = (struct protect_gitdir){ strdup(path), fd, is_gitdir, NULL };
-	if (!v[p->ngitdirs].path) {
+	p->gitdirs[p->ngitdirs] = (struct protect_gitdir){ strdup(path), fd, is_gitdir, NULL };
+	if (!p->gitdirs[p->ngitdirs].path) {
 		sys_close(&fd);
 		return err_set(e, ENOMEM, "out of memory");
 	}

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hex.h"
+#include "grow.h"
 
 static const char *const kind_names[] = {
 	[REC_INTENT] = "intent", [REC_CREATED] = "created", [REC_REFERENCED] = "referenced",
@@ -24,14 +26,12 @@ int record_add(struct record *r, enum rec_kind kind, uint64_t dev, uint64_t ino,
 		return -EINVAL;
 	if (r->n >= REC_MAX_ENTRIES)
 		return -E2BIG;
-	struct rec_entry *v = realloc(r->v, (r->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)) < 0)
 		return -ENOMEM;
-	r->v = v;
 	char *p = strdup(path);
 	if (!p)
 		return -ENOMEM;
-	struct rec_entry *en = &v[r->n++];
+	struct rec_entry *en = &r->v[r->n++];
 	en->kind = kind;
 	en->dev = dev;
 	en->ino = ino;
@@ -120,17 +120,6 @@ static int parse_u64(const char **p, const char *end, uint64_t max, uint64_t *ou
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* Decode an escaped path (s..end) into out[REC_PATH_MAX]. */
 static int parse_path(const char *s, const char *end, char *out)
 {
@@ -142,9 +131,9 @@ static int parse_path(const char *s, const char *end, char *out)
 		if (c < 0x20 || c == 0x7f)
 			return -1;
 		if (c == '%') {
-			if (end - s < 3 || hexval(s[1]) < 0 || hexval(s[2]) < 0)
+			if (end - s < 3 || hex_digit(s[1]) < 0 || hex_digit(s[2]) < 0)
 				return -1;
-			c = (unsigned char)(hexval(s[1]) * 16 + hexval(s[2]));
+			c = (unsigned char)(hex_digit(s[1]) * 16 + hex_digit(s[2]));
 			if (c == 0)
 				return -1;
 			s += 3;

@@ -54,7 +54,7 @@ struct record {
 	uint64_t pidns;    /* inode of /proc/self/ns/pid */
 	struct rec_proc proc[REC_NPROCS];
 	struct rec_entry *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Append an entry (path copied).  0, -ENOMEM, or -E2BIG past REC_MAX_ENTRIES,

@@ -157,7 +157,7 @@ void registry_live_free(struct registry *reg)
 		free(reg->live[i].path);
 	free(reg->live);
 	reg->live = NULL;
-	reg->nlive = 0;
+	reg->nlive = reg->caplive = 0;
 }
 
 void registry_close(struct registry *reg)
@@ -236,16 +236,25 @@ int registry_dup(const struct registry *from, struct registry *to, struct cordon
 	return rc;
 }
 
-int registry_count(const struct registry *reg, size_t *n, struct cordon_err *e)
+int registry_opendir(const struct registry *reg, DIR **out, struct cordon_err *e)
 {
-	*n = 0;
 	int fd = openat(reg->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
+	*out = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!*out) {
 		int err = errno;
 		sys_close(&fd);
 		return err_sys(e, err, "registry %s: cannot read it", reg->path);
 	}
+	return 0;
+}
+
+int registry_count(const struct registry *reg, size_t *n, struct cordon_err *e)
+{
+	*n = 0;
+	DIR *d = NULL;
+	int rc = registry_opendir(reg, &d, e);
+	if (!d)
+		return rc;
 	for (struct dirent *de; (de = readdir(d));)
 		if (strncmp(de->d_name, REGISTRY_RECORD_PREFIX, strlen(REGISTRY_RECORD_PREFIX)) == 0)
 			(*n)++;

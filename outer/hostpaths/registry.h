@@ -24,6 +24,7 @@
 #ifndef CORDON_REGISTRY_H
 #define CORDON_REGISTRY_H
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,7 +52,7 @@ struct registry {
 	char boot[REC_BOOT_LEN + 1];/* this boot's id, "" until registry_facts */
 	uint64_t pidns;
 	struct rec_entry *live;     /* after registry_sweep: the other live runs' entries, owned */
-	size_t nlive;
+	size_t nlive, caplive;
 };
 
 #define REGISTRY_INIT { .dirfd = -1, .lockfd = -1 }
@@ -81,6 +82,11 @@ int registry_facts(struct registry *reg, struct cordon_err *e) __attribute__((wa
  * own), with its facts; for a process forked from the holder of `from`,
  * such as the guardian.  0 or -errno with *e filled. */
 int registry_dup(const struct registry *from, struct registry *to, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
+/* The registry directory into *out, for readdir, on a descriptor of its own
+ * (closedir closes it).  0, or -errno with *e filled (*out NULL). */
+int registry_opendir(const struct registry *reg, DIR **out, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* The number of run records in the registry (cordon doctor). */

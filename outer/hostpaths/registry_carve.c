@@ -41,12 +41,12 @@ static int open_ancestor(const struct registry *reg, int at, size_t k, size_t j)
 	return cur;
 }
 
-static int push(struct rpath **out, size_t *nout, const char *dest, int fd, dev_t dev,
-		ino_t ino, int pin, struct cordon_err *e)
+static int push(struct rpath **out, size_t *nout, size_t *capout, const char *dest, int fd,
+		dev_t dev, ino_t ino, int pin, struct cordon_err *e)
 {
 	struct rpath c = { .fd = fd, .dev = dev, .ino = ino, .is_dir = 1, .pin = pin };
 	c.path = strdup(dest);
-	if (!c.path || rpath_push(out, nout, &c) < 0) {
+	if (!c.path || rpath_push(out, nout, capout, &c) < 0) {
 		rpath_free(&c);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -58,13 +58,13 @@ static int push(struct rpath **out, size_t *nout, const char *dest, int fd, dev_
  * the directory registry_open saw. */
 static int open_carve(const struct resolved *res, const struct registry *reg,
 		      const struct protect_carve *c, struct rpath **out, size_t *nout,
-		      struct cordon_err *e)
+		      size_t *capout, struct cordon_err *e)
 {
 	if (!c->pin) {
 		int fd = openat(reg->dirfd, ".", O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			return err_sys(e, errno, "registry %s: cannot open it", reg->path);
-		return push(out, nout, c->path, fd, reg->dev, reg->ino, 0, e);
+		return push(out, nout, capout, c->path, fd, reg->dev, reg->ino, 0, e);
 	}
 	const char *rp = c->root < res->nroots ? res->roots[c->root].path : "/";
 	AUTO_FD at = c->root < res->nroots
@@ -77,11 +77,12 @@ static int open_carve(const struct resolved *res, const struct registry *reg,
 		return err_sys(e, errno, "registry %s: cannot open %s to keep it in place "
 			       "(run again; if it persists, check what moves it)",
 			       reg->path, c->path);
-	return push(out, nout, c->path, fd, reg->anc[c->anc].dev, reg->anc[c->anc].ino, 1, e);
+	return push(out, nout, capout, c->path, fd, reg->anc[c->anc].dev, reg->anc[c->anc].ino, 1,
+		    e);
 }
 
 int registry_carve(const struct resolved *res, int full_write, const struct registry *reg,
-		   struct rpath **out, size_t *nout, struct cordon_err *e)
+		   struct rpath **out, size_t *nout, size_t *capout, struct cordon_err *e)
 {
 	struct protect_anc anc[REGISTRY_MAX_DEPTH + 1];
 	for (size_t i = 0; i < reg->nanc; i++)
@@ -91,7 +92,7 @@ int registry_carve(const struct resolved *res, int full_write, const struct regi
 	struct protect_root *roots = calloc(nroots ? nroots : 1, sizeof(*roots));
 	struct protect_carved *have = calloc(nhave ? nhave : 1, sizeof(*have));
 	struct protect_carve *v = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	if (!roots || !have) {
 		free(roots);
 		free(have);
@@ -104,11 +105,12 @@ int registry_carve(const struct resolved *res, int full_write, const struct regi
 		const struct rpath *h = i < res->ncarves ? &res->carves[i] : &(*out)[i - res->ncarves];
 		have[i] = (struct protect_carved){ h->path, h->pin };
 	}
-	int rc = protect_decide_carves(roots, nroots, full_write, &view, have, nhave, &v, &n, e);
+	int rc = protect_decide_carves(roots, nroots, full_write, &view, have, nhave, &v, &n, &cap,
+				       e);
 	free(roots);
 	free(have);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = open_carve(res, reg, &v[i], out, nout, e);
+		rc = open_carve(res, reg, &v[i], out, nout, capout, e);
 	protect_carves_free(v, n);
 	return rc;
 }

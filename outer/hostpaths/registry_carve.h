@@ -26,7 +26,8 @@
 #include "hostpaths/registry.h"
 #include "plan/resolve.h"
 
-/* Append to *out (the caller's list; r stays as resolve_config made it)
+/* Append to *out (the caller's list of *nout, room for *capout:
+ * common/grow.h; r stays as resolve_config made it)
  * what protect_decide_carves (plan/protect_decide.h) decides, each opened:
  * for each writable root (and "/" with full_write) that is the registry or
  * one of its ancestors, the registry, read-only, at its path under that
@@ -34,7 +35,7 @@
  * registry that is not already inside a read-only carve-out (r's, *out's or
  * one decided there). */
 int registry_carve(const struct resolved *r, int full_write, const struct registry *reg,
-		   struct rpath **out, size_t *nout, struct cordon_err *e)
+		   struct rpath **out, size_t *nout, size_t *capout, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -12,6 +12,7 @@
 #include "path.h"
 #include "procstat.h"
 #include "sys.h"
+#include "grow.h"
 
 #define MAX_RECORDS 65536
 
@@ -188,16 +189,12 @@ static int load_all(struct registry *reg, const char *released, int skip_release
 		    struct loaded **out, size_t *nout, registry_report_fn fn, void *ctx,
 		    struct cordon_err *e)
 {
-	int fd = openat(reg->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		int err = errno;
-		sys_close(&fd);
-		return err_sys(e, err, "registry %s: cannot read it", reg->path);
-	}
+	DIR *d = NULL;
+	int rc = registry_opendir(reg, &d, e);
+	if (!d)
+		return rc;
 	struct loaded *v = NULL;
-	size_t n = 0;
-	int rc = 0;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while (rc == 0 && (de = readdir(d))) {
 		const char *nm = de->d_name;
@@ -213,12 +210,10 @@ static int load_all(struct registry *reg, const char *released, int skip_release
 				     "remove the stale ones by hand", reg->path, MAX_RECORDS);
 			break;
 		}
-		struct loaded *nv = realloc(v, (n + 1) * sizeof(*nv));
-		if (!nv) {
+		if (grow_reserve(&v, &cap, n + 1, sizeof(*v)) < 0) {
 			rc = err_set(e, ENOMEM, "out of memory");
 			break;
 		}
-		v = nv;
 		int r = load_one(reg, nm, released, &v[n], fn, ctx, e);
 		if (r < 0)
 			rc = r;
@@ -240,10 +235,9 @@ static int collect_live(struct registry *reg, const struct loaded *v, size_t n,
 			continue;
 		for (size_t j = 0; j < v[i].rec.n; j++) {
 			const struct rec_entry *en = &v[i].rec.v[j];
-			struct rec_entry *nl = realloc(reg->live, (reg->nlive + 1) * sizeof(*nl));
-			if (!nl)
+			if (grow_reserve(&reg->live, &reg->caplive, reg->nlive + 1,
+					 sizeof(*reg->live)) < 0)
 				return err_set(e, ENOMEM, "out of memory");
-			reg->live = nl;
 			char *p = strdup(en->path);
 			if (!p)
 				return err_set(e, ENOMEM, "out of memory");

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hex.h"
+#include "grow.h"
 
 const char *const config_default_protect[] = { ".git", ".codex", ".agents", ".aws", NULL };
 const char *const config_default_dotfiles[] = {
@@ -201,11 +203,9 @@ static const struct opt *opt_short(char c)
 
 static int list_add(struct strlist *l, const char *s, struct cordon_err *e)
 {
-	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	v[l->n++] = s;
-	l->v = v;
+	l->v[l->n++] = s;
 	return 0;
 }
 
@@ -213,14 +213,12 @@ static int list_add(struct strlist *l, const char *s, struct cordon_err *e)
 static int env_add(struct config *c, char *key, const char *value,
 		   struct cordon_err *e)
 {
-	struct env_op *v = key ? realloc(c->env, (c->nenv + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	if (!key || grow_reserve(&c->env, &c->capenv, c->nenv + 1, sizeof(*c->env)) < 0) {
 		free(key);
 		return err_set(e, ENOMEM, "out of memory");
 	}
-	v[c->nenv].key = key;
-	v[c->nenv].value = value;
-	c->env = v;
+	c->env[c->nenv].key = key;
+	c->env[c->nenv].value = value;
 	c->nenv++;
 	return 0;
 }
@@ -272,25 +270,12 @@ static int parse_count(const char *flag, const char *v, int bytes,
 /* Keep s until config_free; NULL (s freed) when out of memory. */
 static char *config_own(struct config *c, char *s)
 {
-	char **v = s ? realloc(c->owned, (c->nowned + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	if (!s || grow_reserve(&c->owned, &c->capowned, c->nowned + 1, sizeof(*c->owned)) < 0) {
 		free(s);
 		return NULL;
 	}
-	v[c->nowned++] = s;
-	c->owned = v;
+	c->owned[c->nowned++] = s;
 	return s;
-}
-
-static int hexval(char h)
-{
-	if (h >= '0' && h <= '9')
-		return h - '0';
-	if (h >= 'a' && h <= 'f')
-		return h - 'a' + 10;
-	if (h >= 'A' && h <= 'F')
-		return h - 'A' + 10;
-	return -1;
 }
 
 /* USER:PASS as in a URL's userinfo: %XX decoded.  The decoded bytes go into
@@ -302,7 +287,8 @@ static int upstream_userinfo(const char *in, size_t len, char *out, size_t *outl
 	for (size_t i = 0; i < len; i++) {
 		int ch = (unsigned char)in[i];
 		if (in[i] == '%') {
-			int hi = i + 2 < len ? hexval(in[i + 1]) : -1, lo = hi >= 0 ? hexval(in[i + 2]) : -1;
+			int hi = i + 2 < len ? hex_digit(in[i + 1]) : -1;
+			int lo = hi >= 0 ? hex_digit(in[i + 2]) : -1;
 			if (lo < 0)
 				return -1;
 			ch = hi * 16 + lo;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "input/cli.h"
+#include "grow.h"
 
 #define POLICY_MAX_BYTES (1 << 20)
 #define KEY_DEPTH 4
@@ -208,14 +209,13 @@ static int fail(const struct pctx *x, const char *fmt, ...)
 /* Keep s alive as long as the config; NULL (and s freed) without memory. */
 static char *own(struct pctx *x, char *s)
 {
-	char **v = s ? realloc(x->c->owned, (x->c->nowned + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	struct config *c = x->c;
+	if (!s || grow_reserve(&c->owned, &c->capowned, c->nowned + 1, sizeof(*c->owned)) < 0) {
 		free(s);
 		(void)err_set(x->e, ENOMEM, "out of memory reading %s", x->name);
 		return NULL;
 	}
-	v[x->c->nowned++] = s;
-	x->c->owned = v;
+	c->owned[c->nowned++] = s;
 	return s;
 }
 
@@ -265,11 +265,9 @@ static int path_of(struct pctx *x, const json_t *v, const char **out)
 
 static int strlist_push(struct pctx *x, struct strlist *l, const char *s)
 {
-	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
 		return err_set(x->e, ENOMEM, "out of memory reading %s", x->name);
-	v[l->n++] = s;
-	l->v = v;
+	l->v[l->n++] = s;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "sys.h"
 #include "termsafe.h"
+#include "grow.h"
 
 struct refs {
 	struct gitrefs_ref *v;
@@ -48,22 +49,15 @@ static int take_id(const char *s, size_t n, char id[72])
 	return 1;
 }
 
-/* Append (duplicates are settled by sort_refs).  Grows geometrically: a
- * repository with 20,000 refs costs a few reallocations, not 20,000. */
+/* Append (duplicates are settled by sort_refs). */
 static int put(struct refs *r, const char *name, size_t nlen, const char id[72], int loose)
 {
 	if (r->n >= GITREFS_MAX) {
 		missed(r, "more than %d refs", GITREFS_MAX);
 		return 0;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct gitrefs_ref *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (grow_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)) < 0)
+		return -ENOMEM;
 	struct gitrefs_ref *f = &r->v[r->n];
 	if (!(f->name = strndup(name, nlen)))
 		return -ENOMEM;
@@ -286,11 +280,9 @@ int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct r
 		/* a repository's git dir (.git, modules/X): its own refs/ */
 		if (!d->is_gitdir || fstatat(d->fd, "refs", &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		struct gitrefs_repo *v = realloc(g->v, (g->n + 1) * sizeof(*v));
-		if (!v)
+		if (grow_reserve(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) < 0)
 			return -ENOMEM;
-		g->v = v;
-		struct gitrefs_repo *r = &v[g->n];
+		struct gitrefs_repo *r = &g->v[g->n];
 		*r = (struct gitrefs_repo){ strdup(d->path), fcntl(d->fd, F_DUPFD_CLOEXEC, 3), NULL, 0,
 					    "" };
 		if (!r->path)

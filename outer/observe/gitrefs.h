@@ -53,11 +53,11 @@ struct gitrefs_repo {
 
 struct gitrefs {
 	struct gitrefs_repo *v;
-	size_t n;
+	size_t n, cap;
 	struct gitcount count;  /* opened with the first repository */
 };
 
-#define GITREFS_INIT { NULL, 0, { { -1, "", { 0 } } } }
+#define GITREFS_INIT { .count = { { -1, "", { 0 } } } }
 
 /* Read the refs of each git dir of p (not a linked worktree's: its refs
  * are the common dir's), and open the git that will count (roots: the

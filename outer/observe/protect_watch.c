@@ -15,6 +15,7 @@
 #include "wire_guardian.h"
 #include "path.h"
 #include "sys.h"
+#include "grow.h"
 
 #define WATCH_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
@@ -30,11 +31,9 @@ static int dir_of(struct protect_watch *w, int rootfd, size_t *out, struct cordo
 			*out = i;
 			return 0;
 		}
-	struct protect_watch_dir *v = realloc(w->dirs, (w->ndirs + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&w->dirs, &w->capdirs, w->ndirs + 1, sizeof(*w->dirs)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	w->dirs = v;
-	struct protect_watch_dir *d = &v[w->ndirs];
+	struct protect_watch_dir *d = &w->dirs[w->ndirs];
 	*d = (struct protect_watch_dir){ .fd = -1, .dev = want.st_dev, .ino = want.st_ino };
 	if (!(d->path = strdup(rootpath)))
 		return err_set(e, ENOMEM, "out of memory");
@@ -63,10 +62,8 @@ static int add_name(struct protect_watch *w, size_t dir, const char *path,
 		    const struct protect_name *found, int git, const char *via,
 		    struct cordon_err *e)
 {
-	struct protect_watch_name *v = realloc(w->names, (w->nnames + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&w->names, &w->capnames, w->nnames + 1, sizeof(*w->names)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	w->names = v;
 	char *p = strdup(path), *l = via ? strdup(via) : NULL;
 	if (!p || (via && !l)) {
 		free(p);
@@ -81,7 +78,7 @@ static int add_name(struct protect_watch *w, size_t dir, const char *path,
 		free(l);
 		return err_sys(e, err, "cannot keep a descriptor of %s", path);
 	}
-	v[w->nnames++] = (struct protect_watch_name){ dir, p, path_base(p), found != NULL,
+	w->names[w->nnames++] = (struct protect_watch_name){ dir, p, path_base(p), found != NULL,
 					      found ? (dev_t)found->dev : 0,
 					      found ? (ino_t)found->ino : 0, NULL, 0, git, l, hold };
 	return 0;

@@ -53,8 +53,8 @@ struct protect_watch_name {
 
 struct protect_watch {
 	int fd;              /* inotify descriptor; -1: nothing is watched */
-	struct protect_watch_dir *dirs;   size_t ndirs;
-	struct protect_watch_name *names; size_t nnames;
+	struct protect_watch_dir *dirs;   size_t ndirs, capdirs;
+	struct protect_watch_name *names; size_t nnames, capnames;
 	int hit;             /* a watched name appeared */
 	int settled;
 	struct timespec since; /* CLOCK_REALTIME before the first watch was added */

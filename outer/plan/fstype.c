@@ -9,6 +9,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include "path.h"
+#include "grow.h"
 
 static const struct {
 	unsigned long magic;
@@ -102,14 +103,12 @@ static int take_line(struct fstype_mounts *m, char *line)
 	if (!name)
 		return 0;
 	unescape(tok);
-	struct fstype_mount *v = realloc(m->v, (m->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&m->v, &m->cap, m->n + 1, sizeof(*m->v)) < 0)
 		return -ENOMEM;
-	m->v = v;
-	if (!(v[m->n].point = strdup(tok)))
+	if (!(m->v[m->n].point = strdup(tok)))
 		return -ENOMEM;
-	v[m->n].type = name;
-	v[m->n].dev = makedev((unsigned)ma, (unsigned)mi);
+	m->v[m->n].type = name;
+	m->v[m->n].dev = makedev((unsigned)ma, (unsigned)mi);
 	m->n++;
 	return 0;
 }

@@ -24,7 +24,7 @@ struct fstype_mount {
 };
 struct fstype_mounts {
 	struct fstype_mount *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* 0 or -errno (mountinfo unreadable: the caller cannot tell, so refuses). */

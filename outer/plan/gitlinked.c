@@ -17,6 +17,7 @@
 #include "plan/gitdir.h"
 #include "plan/gitmeta.h"
 #include "sys.h"
+#include "grow.h"
 
 /* What the look at each entry found: a link, another owner. */
 struct look {
@@ -114,11 +115,9 @@ static int keep(struct resolved *r, size_t root, const char *c, const char *g, i
 	struct stat st;
 	if (fstat(*cfd, &st) < 0)
 		return err_sys(e, errno, "cannot inspect %s", c);
-	struct resolved_linked *v = realloc(r->linked, (r->nlinked + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&r->linked, &r->caplinked, r->nlinked + 1, sizeof(*r->linked)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	r->linked = v;
-	struct resolved_linked *k = &v[r->nlinked];
+	struct resolved_linked *k = &r->linked[r->nlinked];
 	*k = (struct resolved_linked){ .common = { .path = strdup(c), .fd = *cfd, .dev = st.st_dev,
 						   .ino = st.st_ino, .is_dir = 1 },
 				       .root = root, .gitdir = strdup(g) };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "path.h"
+#include "grow.h"
 
 /* Room for every link's text and what is left of the path after it. */
 #define TODO_MAX ((size_t)(LINKWALK_HOPS + 2) * PATH_MAX)
@@ -78,18 +79,16 @@ static int push(struct walk *w, enum linkwalk_kind kind, const char *path, const
 			return 0;
 	if (o->n >= LINKWALK_STEPS_MAX)
 		return -E2BIG;
-	struct linkwalk_step *v = realloc(o->v, (o->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0)
 		return -ENOMEM;
-	o->v = v;
-	v[o->n] = (struct linkwalk_step){ .kind = kind, .dir_dev = (uint64_t)dir->st_dev,
+	o->v[o->n] = (struct linkwalk_step){ .kind = kind, .dir_dev = (uint64_t)dir->st_dev,
 					  .dir_ino = (uint64_t)dir->st_ino };
 	if (st) {
-		v[o->n].dev = (uint64_t)st->st_dev;
-		v[o->n].ino = (uint64_t)st->st_ino;
-		v[o->n].is_dir = S_ISDIR(st->st_mode);
+		o->v[o->n].dev = (uint64_t)st->st_dev;
+		o->v[o->n].ino = (uint64_t)st->st_ino;
+		o->v[o->n].is_dir = S_ISDIR(st->st_mode);
 	}
-	if (!(v[o->n].path = strdup(path)))
+	if (!(o->v[o->n].path = strdup(path)))
 		return -ENOMEM;
 	o->n++;
 	return 0;
@@ -288,5 +287,5 @@ void linkwalk_free(struct linkwalk *w)
 		free(w->v[i].path);
 	free(w->v);
 	w->v = NULL;
-	w->n = 0;
+	w->n = w->cap = 0;
 }

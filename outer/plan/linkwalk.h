@@ -77,7 +77,7 @@ struct linkwalk_in {
 
 struct linkwalk {
 	struct linkwalk_step *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* Fill *out (empty on entry; free with linkwalk_free, also on failure).

@@ -52,7 +52,7 @@ static int push_pin(struct resolved *r, const char *dir, int at, struct cordon_e
 	p.dev = st.st_dev;
 	p.ino = st.st_ino;
 	p.path = strdup(dir);
-	if (p.fd < 0 || !p.path || rpath_push(&r->carves, &r->ncarves, &p) < 0) {
+	if (p.fd < 0 || !p.path || rpath_push(&r->carves, &r->ncarves, &r->capcarves, &p) < 0) {
 		int err = p.fd < 0 ? errno : ENOMEM;
 		rpath_free(&p);
 		return err_sys(e, err, "cannot keep %s in place", dir);

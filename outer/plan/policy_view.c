@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 
 const char *policy_view_access(enum view_access a)
 {
@@ -20,11 +21,9 @@ const char *policy_view_access(enum view_access a)
 int policy_view_add(struct policy_view *v, const char *path, enum view_access a,
 		    const char *why, ...)
 {
-	struct view_row *rows = realloc(v->rows, (v->n + 1) * sizeof(*rows));
-	if (!rows)
+	if (grow_reserve(&v->rows, &v->cap, v->n + 1, sizeof(*v->rows)) < 0)
 		return -ENOMEM;
-	v->rows = rows;
-	struct view_row *row = &rows[v->n];
+	struct view_row *row = &v->rows[v->n];
 	row->path = strdup(path);
 	if (!row->path)
 		return -ENOMEM;

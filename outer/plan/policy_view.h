@@ -25,7 +25,7 @@ struct view_row {
 
 struct policy_view {
 	struct view_row *rows;
-	size_t n;
+	size_t n, cap;
 };
 
 /* "rw", "ro", "denied", "protected", "watched", "cache". */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "path.h"
+#include "grow.h"
 
 static int listed(const char *const *v, size_t n, const char *path)
 {
@@ -65,11 +66,9 @@ int protect_live_wanted(const struct protect_facts *f, size_t i)
 static int push(struct protect_decision *d, enum protect_act act, const char *path, size_t src,
 		int bind_fd, int carve)
 {
-	struct protect_action *v = realloc(d->v, (d->n + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&d->v, &d->cap, d->n + 1, sizeof(*d->v)) < 0)
 		return -ENOMEM;
-	d->v = v;
-	struct protect_action *a = &v[d->n];
+	struct protect_action *a = &d->v[d->n];
 	*a = (struct protect_action){ act, NULL, src, bind_fd, carve, NULL, NULL };
 	if (!(a->path = strdup(path)))
 		return -ENOMEM;
@@ -208,7 +207,7 @@ void protect_decision_free(struct protect_decision *d)
 		free(d->v[i].path);
 	free(d->v);
 	d->v = NULL;
-	d->n = 0;
+	d->n = d->cap = 0;
 }
 
 /* The carve-outs so far: the caller's and the ones decided here. */
@@ -216,7 +215,7 @@ struct carves {
 	const struct protect_carved *have;
 	size_t nhave;
 	struct protect_carve **v;
-	size_t *n;
+	size_t *n, *cap;
 };
 
 static int has_carve(const struct carves *c, const char *path)
@@ -257,12 +256,11 @@ static char *dest_of(const struct protect_regview *reg, const char *rp, size_t f
 static int push_carve(const struct carves *c, char *path, size_t root, size_t top, size_t anc,
 		      int pin)
 {
-	struct protect_carve *v = realloc(*c->v, (*c->n + 1) * sizeof(*v));
-	if (!v) {
+	if (grow_reserve(c->v, c->cap, *c->n + 1, sizeof(**c->v)) < 0) {
 		free(path);
 		return -ENOMEM;
 	}
-	*c->v = v;
+	struct protect_carve *v = *c->v;
 	v[(*c->n)++] = (struct protect_carve){ path, root, top, anc, pin };
 	return 0;
 }
@@ -293,9 +291,9 @@ static int carve_root(const struct carves *c, const struct protect_regview *reg,
 int protect_decide_carves(const struct protect_root *roots, size_t nroots, int full_write,
 			  const struct protect_regview *reg, const struct protect_carved *have,
 			  size_t nhave, struct protect_carve **out, size_t *nout,
-			  struct cordon_err *e)
+			  size_t *capout, struct cordon_err *e)
 {
-	const struct carves c = { have, nhave, out, nout };
+	const struct carves c = { have, nhave, out, nout, capout };
 	for (size_t i = 0; i < nroots + (full_write ? 1 : 0); i++) {
 		size_t k = 0;
 		if (i < nroots) {

@@ -138,7 +138,7 @@ struct protect_action {
 
 struct protect_decision {
 	struct protect_action *v;
-	size_t n;
+	size_t n, cap;
 };
 
 /* 1 if live entry i needs opening under the lock before protect_decide (it
@@ -188,12 +188,13 @@ struct protect_carve {
  * carved there already; and a pin for each directory between the root and
  * the registry that is neither carved already nor inside a read-only
  * carve-out (have[] or one decided here: a pin there would make it
- * writable).  *out is appended to (free with protect_carves_free).  0 or
+ * writable).  *out (*nout of them, room for *capout: common/grow.h) is
+ * appended to (free with protect_carves_free).  0 or
  * -errno with *e filled. */
 int protect_decide_carves(const struct protect_root *roots, size_t nroots, int full_write,
 			  const struct protect_regview *reg, const struct protect_carved *have,
 			  size_t nhave, struct protect_carve **out, size_t *nout,
-			  struct cordon_err *e) __attribute__((warn_unused_result));
+			  size_t *capout, struct cordon_err *e) __attribute__((warn_unused_result));
 
 void protect_carves_free(struct protect_carve *v, size_t n);
 

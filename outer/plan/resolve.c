@@ -20,6 +20,7 @@
 #include "plan/pins.h"
 #include "plan/walk.h"
 #include "sys.h"
+#include "grow.h"
 
 void rpath_free(struct rpath *p)
 {
@@ -28,13 +29,11 @@ void rpath_free(struct rpath *p)
 	p->path = NULL;
 }
 
-int rpath_push(struct rpath **v, size_t *n, struct rpath *p)
+int rpath_push(struct rpath **v, size_t *n, size_t *cap, struct rpath *p)
 {
-	struct rpath *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
+	if (grow_reserve(v, cap, *n + 1, sizeof(**v)) < 0)
 		return -ENOMEM;
-	nv[(*n)++] = *p;
-	*v = nv;
+	(*v)[(*n)++] = *p;
 	*p = (struct rpath){ .fd = -1 };
 	return 0;
 }
@@ -175,7 +174,7 @@ static int add_root(struct resolved *r, const struct fstype_mounts *m, const cha
 			return 0;
 		}
 	}
-	if (rpath_push(&r->roots, &r->nroots, &p) < 0) {
+	if (rpath_push(&r->roots, &r->nroots, &r->caproots, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -189,11 +188,9 @@ int resolve_note(struct resolved *r, struct cordon_err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	char **v = realloc(r->notes, (r->nnotes + 1) * sizeof(*v));
-	if (!v)
+	if (grow_reserve(&r->notes, &r->capnotes, r->nnotes + 1, sizeof(*r->notes)) < 0)
 		return err_set(e, ENOMEM, "out of memory");
-	r->notes = v;
-	if (!(v[r->nnotes] = strdup(line)))
+	if (!(r->notes[r->nnotes] = strdup(line)))
 		return err_set(e, ENOMEM, "out of memory");
 	r->nnotes++;
 	return 0;
@@ -249,7 +246,7 @@ static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 	} else {
 		sys_close(&p.fd);
 	}
-	if (rpath_push(&r->masks, &r->nmasks, &p) < 0) {
+	if (rpath_push(&r->masks, &r->nmasks, &r->capmasks, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -403,7 +400,7 @@ static int keep_hook_target(struct resolved *r, const char *root, const char *ho
 	int rc = resolve_path(flag, target, &p, e);
 	if (rc < 0)
 		return rc;
-	if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
+	if (rpath_push(&r->gitdirs, &r->ngitdirs, &r->capgitdirs, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -467,7 +464,7 @@ static int keep_husky(struct resolved *r, const char *hooks, struct cordon_err *
 			       "symbolic link inside a writable root; name the real path", hooks,
 			       parent);
 	}
-	if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
+	if (rpath_push(&r->gitdirs, &r->ngitdirs, &r->capgitdirs, &p) < 0) {
 		rpath_free(&p);
 		return err_set(e, ENOMEM, "out of memory");
 	}
@@ -512,7 +509,7 @@ static int add_git_extras(struct resolved *r, size_t root, struct cordon_err *e)
 			rpath_free(&p);
 			continue;
 		}
-		if (rpath_push(&r->gitdirs, &r->ngitdirs, &p) < 0) {
+		if (rpath_push(&r->gitdirs, &r->ngitdirs, &r->capgitdirs, &p) < 0) {
 			rpath_free(&p);
 			return err_set(e, ENOMEM, "out of memory");
 		}
@@ -577,11 +574,10 @@ static int collect_kernel_mounts(struct resolved *r, const struct fstype_mounts 
 			covered = path_is_under(point, r->kernel_ro[j]);
 		if (covered)
 			continue;
-		char **v = realloc(r->kernel_ro, (r->nkernel_ro + 1) * sizeof(*v));
-		if (!v)
+		if (grow_reserve(&r->kernel_ro, &r->capkernel_ro, r->nkernel_ro + 1,
+				 sizeof(*r->kernel_ro)) < 0)
 			return err_set(e, ENOMEM, "out of memory");
-		r->kernel_ro = v;
-		if (!(v[r->nkernel_ro] = strdup(point)))
+		if (!(r->kernel_ro[r->nkernel_ro] = strdup(point)))
 			return err_set(e, ENOMEM, "out of memory");
 		r->nkernel_ro++;
 	}
@@ -655,7 +651,7 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 			rpath_free(&p);
 			continue;
 		}
-		if (rpath_push(&r->carves, &r->ncarves, &p) < 0) {
+		if (rpath_push(&r->carves, &r->ncarves, &r->capcarves, &p) < 0) {
 			rpath_free(&p);
 			return err_set(e, ENOMEM, "out of memory");
 		}

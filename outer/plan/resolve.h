@@ -24,24 +24,25 @@ struct resolved_linked {
  * below); everything else reads it.  Protected names are protect.c's: they
  * are looked at once, by its gatherer. */
 struct resolved {
-	struct rpath *roots;    size_t nroots;
-	struct rpath *carves;   size_t ncarves;
+	struct rpath *roots;    size_t nroots, caproots;
+	struct rpath *carves;   size_t ncarves, capcarves;
 	/* The real git directory of a .git file and core.hooksPath, when they
 	 * lie inside a writable root (gitmeta.h): protect binds them read-only
 	 * with the protected names. */
-	struct rpath *gitdirs;  size_t ngitdirs;
-	struct rpath *masks;    size_t nmasks;
+	struct rpath *gitdirs;  size_t ngitdirs, capgitdirs;
+	struct rpath *masks;    size_t nmasks, capmasks;
 	/* --git commit: the common dirs of linked worktrees whose git dirs lie
 	 * outside every root (plan/gitlinked.h): protect splits each by the
 	 * gitdir rule, its data writable. */
-	struct resolved_linked *linked; size_t nlinked;
+	struct resolved_linked *linked; size_t nlinked, caplinked;
 	struct rpath cwd;
 	unsigned char proc[MOUNT_PLAN_NPROC]; /* enum proc_kind of each /proc rule */
 	unsigned long long tmpfs_size;        /* bytes of each tmpfs the command can fill */
-	char **kernel_ro; size_t nkernel_ro;  /* --full-write: pseudo filesystems kept read-only */
+	char **kernel_ro; size_t nkernel_ro, capkernel_ro; /* --full-write: pseudo filesystems
+							       * kept read-only */
 	/* Warnings for the user, one line each without the "cordon: " prefix:
 	 * --deny-read paths missing inside a writable root. */
-	char **notes; size_t nnotes;
+	char **notes; size_t nnotes, capnotes;
 };
 
 /* The size of the private /tmp and /dev/shm without --tmp-size: 1 GiB, at
@@ -78,8 +79,10 @@ int resolve_open_at(int dirfd, const char *name, const char *path, dev_t dev, in
 int resolve_open_created(int dirfd, const char *name, const char *path, struct rpath *out)
 	__attribute__((warn_unused_result));
 
-/* Append *p to the list (taking its path and descriptor; *p is reset). */
-int rpath_push(struct rpath **v, size_t *n, struct rpath *p) __attribute__((warn_unused_result));
+/* Append *p to the list *v of *n, room for *cap (common/grow.h), taking its
+ * path and descriptor; *p is reset.  0, or -ENOMEM with the list unchanged. */
+int rpath_push(struct rpath **v, size_t *n, size_t *cap, struct rpath *p)
+	__attribute__((warn_unused_result));
 void rpath_free(struct rpath *p);
 
 #endif

@@ -164,6 +164,15 @@ else
 	echo "  skip [$WHO] failing-bwrap test: only the root run of run.sh can plant a root-owned fake bwrap"
 fi
 
+# --- doctor's own children ---------------------------------------------------
+# bwrap --version read through a pipe (launch/child.h), and a whole run of
+# `true` in a forked copy of cordon (launch/forkcall.h).
+"$CORDON" doctor >"$W/doctor" 2>&1 </dev/null
+assert "doctor reads bwrap's version from bwrap --version" -- \
+	grep -Eq '^bwrap: ok, /.*bwrap \(bubblewrap [0-9]' "$W/doctor"
+assert "doctor's trial run of true in a real sandbox succeeds" -- \
+	grep -q '^sandbox: ok, a trial run of `true` succeeded in [0-9]* ms$' "$W/doctor"
+
 # --- leaks (sanitizer builds) -------------------------------------------------
 if [ -n "${CORDON_SANITIZED-}" ]; then
 	expect 0 "a full run of cordon leaks nothing (LeakSanitizer)" -- "${C[@]}" -- sh -c 'echo x > f'

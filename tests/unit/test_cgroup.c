@@ -16,6 +16,7 @@
 
 #include "hostpaths/cgroup.h"
 #include "procstat.h"
+#include "unit_util.h"
 
 static char tmp[64];
 static struct limits_cgroup cpu; /* what the last probe found for the CPU time */
@@ -28,13 +29,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char *argv[] = { "rm", "-rf", tmp, NULL };
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	(void)waitpid(pid, NULL, 0);
+	rm_rf(tmp);
 }
 
 /* A fake cgroup directory: cgroup.procs, and subtree_control if given. */

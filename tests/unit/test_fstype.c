@@ -60,7 +60,7 @@ Test(fstype, below_from_a_table)
 	struct fstype_mount v[] = {
 		{ (char *)"/sys", "sysfs", 0 }, { (char *)"/w/root/sub/cg", "cgroup2", 0 },
 	};
-	struct fstype_mounts m = { v, 2 };
+	struct fstype_mounts m = { .v = v, .n = 2 };
 	const char *point = NULL;
 	cr_assert_str_eq(fstype_pseudo_below(&m, "/w/root", &point), "cgroup2");
 	cr_assert_str_eq(point, "/w/root/sub/cg");

@@ -101,7 +101,7 @@ Test(mount_plan, full_order)
 		{ PROTECT_BIND, (char *)"/w/a/.git", 0, 30, 0, NULL, NULL },
 		{ PROTECT_BIND, (char *)"/w/b/.git", 1, 31, 0, NULL, NULL },
 	};
-	const struct protect_decision d = { prot, 2 };
+	const struct protect_decision d = { .v = prot, .n = 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
 		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0, 0,
@@ -218,7 +218,7 @@ Test(mount_plan, protected_names_after_every_root)
 	 * every protected name comes after every root, however deep. */
 	const struct rpath roots[] = { rp("/p", 1, 1), rp("/p/.git/deep/er/root", 2, 1) };
 	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/p/.git", 0, 3, 0, NULL, NULL } };
-	const struct protect_decision d = { prot, 1 };
+	const struct protect_decision d = { .v = prot, .n = 1 };
 	const struct rpath carves[] = { rp("/p/a/b/c/d/e", 4, 1) };
 	struct plan_input in = {
 		.roots = roots, .nroots = 2, .carves = carves, .ncarves = 1, .protect = &d,
@@ -236,7 +236,7 @@ Test(mount_plan, masks_after_protected_names)
 {
 	const struct rpath roots[] = { rp("/m", 1, 1) };
 	struct protect_action prot[] = { { PROTECT_BIND, (char *)"/m/a/b/c/.git", 0, 2, 0, NULL, NULL } };
-	const struct protect_decision d = { prot, 1 };
+	const struct protect_decision d = { .v = prot, .n = 1 };
 	const struct rpath masks[] = { rp("/m/.env", 3, 0) };
 	struct plan_input in = {
 		.roots = roots, .nroots = 1, .protect = &d,
@@ -323,7 +323,7 @@ Test(mount_plan, many_entries_fit)
 		prot[i] = (struct protect_action){ PROTECT_BIND, names[2][i], (size_t)i, 3000 + i, 0, NULL, NULL };
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
-	const struct protect_decision d = { prot, N };
+	const struct protect_decision d = { .v = prot, .n = N };
 	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0, 0 };
 	struct mount_plan p;
 	build(&in, &p);
@@ -350,7 +350,7 @@ Test(mount_plan, watched_names_are_not_mounted)
 		{ PROTECT_CARVE, (char *)"/w/reg", 0, -1, 1, NULL, NULL },
 		{ PROTECT_KEEP, (char *)"/w/st", 0, -1, 1, NULL, NULL },
 	};
-	const struct protect_decision d = { prot, 4 };
+	const struct protect_decision d = { .v = prot, .n = 4 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
 	struct mount_plan p;
 	build(&in, &p);
@@ -467,7 +467,7 @@ Test(mount_plan, pins_are_writable_self_binds_by_path_between_root_and_carve)
 		{ PROTECT_KEEP, (char *)"/h/s/c", 0, -1, 1, NULL, NULL },
 		{ PROTECT_KEEP, (char *)"/h/s", 0, -1, 1, NULL, NULL },
 	};
-	const struct protect_decision d = { carves, 3 };
+	const struct protect_decision d = { .v = carves, .n = 3 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
 	struct mount_plan p;
 	build(&in, &p);
@@ -500,7 +500,7 @@ Test(mount_plan, git_pin_before_the_read_only_entries_in_it)
 		{ PROTECT_KEEP, (char *)"/w/a/.git", 0, -1, 0, NULL, NULL },
 		{ PROTECT_WATCH, (char *)"/w/a/.git/config.worktree", 0, -1, 0, NULL, NULL },
 	};
-	const struct protect_decision d = { prot, 5 };
+	const struct protect_decision d = { .v = prot, .n = 5 };
 	struct plan_input in = { .roots = roots, .nroots = 1, .protect = &d };
 	struct mount_plan p;
 	build(&in, &p);

@@ -25,7 +25,7 @@ static struct protect_action acts[] = {
 	{ PROTECT_BIND, "/w/.git", 0, 7, 0, NULL, NULL },
 	{ PROTECT_WATCH, "/w/.codex", 1, -1, 0, NULL, NULL },
 };
-static const struct protect_decision dec = { acts, 2 };
+static const struct protect_decision dec = { .v = acts, .n = 2 };
 static struct rpath roots[] = { { .path = "/w", .fd = 5, .dev = 1, .ino = 1, .is_dir = 1 } };
 static const char *const ro[] = { "/w/ro" };
 

@@ -14,26 +14,18 @@
 #include "path.h"
 #include "plan/pins.h"
 #include "plan/resolve.h"
+#include "unit_util.h"
 
 static char top[PATH_MAX];
 
 static void init(void)
 {
-	char tmpl[] = "/tmp/cordon-pins.XXXXXX";
-	cr_assert_not_null(mkdtemp(tmpl));
-	cr_assert_not_null(realpath(tmpl, top));
+	scratch_dir(top, "pins");
 }
 
 static void fini(void)
 {
-	char *argv[] = { "rm", "-rf", top, NULL };
-	pid_t c = fork();
-	if (c == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	(void)waitpid(c, &st, 0);
+	rm_rf(top);
 }
 
 TestSuite(pins, .init = init, .fini = fini);
@@ -55,14 +47,14 @@ static void mkdirs(const char *rel)
 	cr_assert_eq(mkdir(cmd, 0755), 0, "%s", cmd);
 }
 
-static void push(struct rpath **v, size_t *n, const char *rel)
+static void push(struct rpath **v, size_t *n, size_t *cap, const char *rel)
 {
 	char path[PATH_MAX];
 	struct rpath p;
 	struct cordon_err e = { 0 };
 	under(path, rel);
 	cr_assert_eq(resolve_path("test", path, &p, &e), 0, "%s", e.msg);
-	cr_assert_eq(rpath_push(v, n, &p), 0);
+	cr_assert_eq(rpath_push(v, n, cap, &p), 0);
 }
 
 static const struct rpath *pin_at(const struct resolved *r, const char *rel)
@@ -88,7 +80,7 @@ Test(pins, every_directory_between_the_root_and_the_path)
 	struct resolved r;
 	memset(&r, 0, sizeof(r));
 	mkdirs("ws/a/b/gitdir");
-	push(&r.roots, &r.nroots, "ws");
+	push(&r.roots, &r.nroots, &r.caproots, "ws");
 	pin(&r, "ws/a/b/gitdir", 0);
 	cr_assert_eq(r.ncarves, 2);
 	const struct rpath *a = pin_at(&r, "ws/a"), *b = pin_at(&r, "ws/a/b");
@@ -111,7 +103,7 @@ Test(pins, none_at_the_top_level_or_outside_every_root)
 	memset(&r, 0, sizeof(r));
 	mkdirs("ws/.git");
 	mkdirs("outside/x/y");
-	push(&r.roots, &r.nroots, "ws");
+	push(&r.roots, &r.nroots, &r.caproots, "ws");
 	pin(&r, "ws/.git", 0);
 	pin(&r, "outside/x/y", 0);
 	cr_assert_eq(r.ncarves, 0);
@@ -125,10 +117,10 @@ Test(pins, none_inside_a_read_only_or_protected_path_nor_on_a_nested_root)
 	mkdirs("ws/ro/x/keep");
 	mkdirs("ws/prot/y/keep");
 	mkdirs("ws/inner/z/keep");
-	push(&r.roots, &r.nroots, "ws");
-	push(&r.roots, &r.nroots, "ws/inner");
-	push(&r.carves, &r.ncarves, "ws/ro");
-	push(&r.gitdirs, &r.ngitdirs, "ws/prot");
+	push(&r.roots, &r.nroots, &r.caproots, "ws");
+	push(&r.roots, &r.nroots, &r.caproots, "ws/inner");
+	push(&r.carves, &r.ncarves, &r.capcarves, "ws/ro");
+	push(&r.gitdirs, &r.ngitdirs, &r.capgitdirs, "ws/prot");
 	pin(&r, "ws/ro/x/keep", 0);
 	pin(&r, "ws/prot/y/keep", 0);
 	pin(&r, "ws/inner/z/keep", 0);
@@ -147,7 +139,7 @@ Test(pins, a_link_on_the_way_is_refused)
 	char path[PATH_MAX], link[PATH_MAX];
 	memset(&r, 0, sizeof(r));
 	mkdirs("ws/real/keep");
-	push(&r.roots, &r.nroots, "ws");
+	push(&r.roots, &r.nroots, &r.caproots, "ws");
 	under(link, "ws/swapped");
 	cr_assert_eq(symlink("real", link), 0);
 	under(path, "ws/swapped/keep");
@@ -185,9 +177,9 @@ Test(pins, between_a_root_and_a_root_nested_in_it)
 	memset(&r, 0, sizeof(r));
 	mkdirs("ws/a/b/R1/c/R2");
 	mkdirs("ws/free/x");
-	push(&r.roots, &r.nroots, "ws");
-	push(&r.roots, &r.nroots, "ws/a/b/R1");
-	push(&r.roots, &r.nroots, "ws/a/b/R1/c/R2");
+	push(&r.roots, &r.nroots, &r.caproots, "ws");
+	push(&r.roots, &r.nroots, &r.caproots, "ws/a/b/R1");
+	push(&r.roots, &r.nroots, &r.caproots, "ws/a/b/R1/c/R2");
 	pin(&r, "ws/a/b/R1", 0);
 	pin(&r, "ws/a/b/R1/c/R2", 0);
 	pin(&r, "ws", 0);

@@ -31,11 +31,12 @@ Test(policy_view, each_access_kind_and_its_origin)
 	const char *pkeys[] = { "filesystem.allowWrite" };
 	const char *given[] = { "write", "read-only", "deny-read", "protect" };
 	struct config c = {
-		.write = { writes, 2, 1 }, .read_only = { ros, 1, 0 }, .deny_read = { denies, 1, 0 },
-		.protect = { protects, 1, 0 }, .default_protect = 1, .tmp = TMP_PRIVATE,
+		.write = { .v = writes, .n = 2, .nfile = 1 }, .read_only = { .v = ros, .n = 1 },
+		.deny_read = { .v = denies, .n = 1 },
+		.protect = { .v = protects, .n = 1 }, .default_protect = 1, .tmp = TMP_PRIVATE,
 		.protect_missing = PROTECT_MISSING_WATCH,
-		.policy_flags = { pflags, 1, 0 }, .policy_keys = { pkeys, 1, 0 },
-		.flags_given = { given, 4, 0 },
+		.policy_flags = { .v = pflags, .n = 1 }, .policy_keys = { .v = pkeys, .n = 1 },
+		.flags_given = { .v = given, .n = 4 },
 	};
 	struct rpath roots[] = { rp("/w/file"), rp("/w/flag") };
 	struct rpath carves[] = { rp("/w/flag/vendor"), rp("/w/flag/lib") };
@@ -58,7 +59,7 @@ Test(policy_view, each_access_kind_and_its_origin)
 		{ PROTECT_WATCH_LINK, "/w/flag/a", 0, -1, 0, NULL, "/w/flag/.codex" },
 		{ PROTECT_BIND, "/w/flag/t", 0, 5, 0, NULL, "/w/flag/.codex" },
 	};
-	struct protect_decision d = { acts, sizeof(acts) / sizeof(acts[0]) };
+	struct protect_decision d = { .v = acts, .n = sizeof(acts) / sizeof(acts[0]) };
 	struct policy_view v;
 	struct cordon_err e;
 	cr_assert_eq(policy_view_build(&c, &r, &d, &v, &e), 0);
@@ -114,8 +115,8 @@ Test(policy_view, full_write_and_scalar_origins)
 	const char *given[] = { "tmp" };
 	struct config c = {
 		.full_write = 1, .tmp = TMP_PRIVATE,
-		.policy_flags = { pflags, 2, 0 }, .policy_keys = { pkeys, 2, 0 },
-		.flags_given = { given, 1, 0 },
+		.policy_flags = { .v = pflags, .n = 2 }, .policy_keys = { .v = pkeys, .n = 2 },
+		.flags_given = { .v = given, .n = 1 },
 	};
 	struct resolved r = { .cwd = { .fd = -1 } };
 	struct policy_view v;

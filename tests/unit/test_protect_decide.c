@@ -458,8 +458,8 @@ Test(carves, a_root_above_the_registry_carves_it_and_pins_what_is_between)
 {
 	const struct protect_root r[] = { { "/home/u", 1, 12, 0 }, { "/srv", 2, 5, 0 } };
 	struct protect_carve *v = NULL;
-	size_t n = 0;
-	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, NULL, 0, &v, &n, &err), 0);
+	size_t n = 0, cap = 0;
+	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, NULL, 0, &v, &n, &cap, &err), 0);
 	cr_assert_eq(n, 3, "the registry and .local, .local/state; nothing for /srv");
 	const struct protect_carve *c = carve_at(v, n, regpath);
 	cr_assert(c && !c->pin && c->root == 0 && c->anc == 6);
@@ -475,8 +475,8 @@ Test(carves, a_bind_mount_of_an_ancestor_counts_at_its_own_path)
 {
 	const struct protect_root r[] = { { "/mnt/home", 1, 11, 0 } };
 	struct protect_carve *v = NULL;
-	size_t n = 0;
-	cr_assert_eq(protect_decide_carves(r, 1, 0, &regview, NULL, 0, &v, &n, &err), 0);
+	size_t n = 0, cap = 0;
+	cr_assert_eq(protect_decide_carves(r, 1, 0, &regview, NULL, 0, &v, &n, &cap, &err), 0);
 	cr_assert_not_null(carve_at(v, n, "/mnt/home/u/.local/state/cordon"));
 	cr_assert_not_null(carve_at(v, n, "/mnt/home/u"));
 	cr_assert_eq(n, 4);
@@ -486,8 +486,8 @@ Test(carves, a_bind_mount_of_an_ancestor_counts_at_its_own_path)
 Test(carves, full_write_carves_under_slash)
 {
 	struct protect_carve *v = NULL;
-	size_t n = 0;
-	cr_assert_eq(protect_decide_carves(NULL, 0, 1, &regview, NULL, 0, &v, &n, &err), 0);
+	size_t n = 0, cap = 0;
+	cr_assert_eq(protect_decide_carves(NULL, 0, 1, &regview, NULL, 0, &v, &n, &cap, &err), 0);
 	cr_assert_eq(n, 5, "the registry and /home, /home/u, .local, .local/state");
 	cr_assert_not_null(carve_at(v, n, "/home"));
 	cr_assert_null(carve_at(v, n, "/"));
@@ -499,8 +499,8 @@ Test(carves, nothing_is_pinned_inside_a_read_only_carve_out_or_twice)
 	const struct protect_root r[] = { { "/home/u", 1, 12, 0 }, { "/home/u", 1, 12, 0 } };
 	const struct protect_carved have[] = { { "/home/u/.local", 0 } };
 	struct protect_carve *v = NULL;
-	size_t n = 0;
-	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, have, 1, &v, &n, &err), 0);
+	size_t n = 0, cap = 0;
+	cr_assert_eq(protect_decide_carves(r, 2, 0, &regview, have, 1, &v, &n, &cap, &err), 0);
 	cr_assert_eq(n, 1, "only the registry itself: .local is read-only already");
 	cr_assert_not(v[0].pin);
 	protect_carves_free(v, n);

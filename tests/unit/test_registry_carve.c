@@ -12,7 +12,7 @@ static void add_root(struct resolved *r, const char *path)
 	struct rpath p;
 	struct cordon_err e = { 0 };
 	cr_assert_eq(resolve_path("-w", path, &p, &e), 0, "%s", e.msg);
-	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &p), 0);
+	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &r->caproots, &p), 0);
 }
 
 static const struct rpath *carve_at(const struct resolved *r, const char *path)
@@ -37,7 +37,8 @@ Test(carve, registry_read_only_and_its_ancestors_pinned_under_a_root)
 	cr_assert_eq(mkdir(other, 0755), 0);
 	add_root(&r, scratch);
 	add_root(&r, other);  /* reaches nothing of the registry */
-	cr_assert_eq(registry_carve(&r, 0, &reg, &r.carves, &r.ncarves, &e), 0, "%s", e.msg);
+	cr_assert_eq(registry_carve(&r, 0, &reg, &r.carves, &r.ncarves, &r.capcarves, &e), 0, "%s",
+		     e.msg);
 	cr_assert_eq(r.ncarves, 3);
 	const struct rpath *c = carve_at(&r, reg.path);
 	cr_assert_not_null(c);
@@ -67,8 +68,9 @@ Test(carve, no_pin_inside_a_read_only_carve_out)
 	add_root(&r, scratch);
 	struct rpath ro;
 	cr_assert_eq(resolve_path("--read-only", state, &ro, &e), 0, "%s", e.msg);
-	cr_assert_eq(rpath_push(&r.carves, &r.ncarves, &ro), 0);
-	cr_assert_eq(registry_carve(&r, 0, &reg, &r.carves, &r.ncarves, &e), 0, "%s", e.msg);
+	cr_assert_eq(rpath_push(&r.carves, &r.ncarves, &r.capcarves, &ro), 0);
+	cr_assert_eq(registry_carve(&r, 0, &reg, &r.carves, &r.ncarves, &r.capcarves, &e), 0, "%s",
+		     e.msg);
 	/* The user's --read-only and the registry: nothing made writable. */
 	cr_assert_eq(r.ncarves, 2);
 	for (size_t i = 0; i < r.ncarves; i++)

@@ -14,26 +14,18 @@
 #include <unistd.h>
 #include "plan/resolve.h"
 #include "observe/rootcheck.h"
+#include "unit_util.h"
 
 static char top[PATH_MAX];
 
 static void init(void)
 {
-	char tmpl[] = "/tmp/cordon-rootcheck.XXXXXX";
-	cr_assert_not_null(mkdtemp(tmpl));
-	cr_assert_not_null(realpath(tmpl, top));
+	scratch_dir(top, "rootcheck");
 }
 
 static void fini(void)
 {
-	char *argv[] = { "rm", "-rf", top, NULL };
-	pid_t c = fork();
-	if (c == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	(void)waitpid(c, &st, 0);
+	rm_rf(top);
 }
 
 TestSuite(rootcheck, .init = init, .fini = fini);
@@ -50,7 +42,7 @@ static void root(struct resolved *r, const char *rel)
 	struct cordon_err e = { 0 };
 	at(path, rel);
 	cr_assert_eq(resolve_path("test", path, &p, &e), 0, "%s", e.msg);
-	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &p), 0);
+	cr_assert_eq(rpath_push(&r->roots, &r->nroots, &r->caproots, &p), 0);
 }
 
 static void mv(const char *from, const char *to)
