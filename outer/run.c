@@ -364,18 +364,18 @@ static int watch_network(const struct config *c, const struct prepared *p, struc
 	return 0;
 }
 
-/* --net proxy: each line the bridge logged, to the report and to the
- * lines on refused hosts (netnote.h). */
+/* --net proxy: each decision the bridge recorded, decoded once, to the
+ * report and to the lines on refused hosts (netnote.h). */
 struct net_seen {
 	struct report *rep;
 	struct netnote_proxy note;
 };
 
-static void on_decision(void *ctx, const char *line, size_t n)
+static void on_decision(void *ctx, const struct wire_bridge_decision *d)
 {
 	struct net_seen *s = ctx;
-	report_add_net_line(s->rep, line, n);
-	netnote_proxy_add(&s->note, line, n);
+	report_add_net_decision(s->rep, d);
+	netnote_proxy_add(&s->note, d);
 }
 
 /* The report is written before the host paths are released: it describes
@@ -566,7 +566,9 @@ done:
 	/* supervise ended the bridge: what it logged is complete. */
 	if (have_out && c->net == NET_PROXY) {
 		struct net_seen seen = { rep, { 0 } };
-		bridge_decisions(&p.bridge, on_decision, &seen);
+		struct cordon_err de;
+		if (bridge_decisions(&p.bridge, on_decision, &seen, &de) < 0)
+			err_print(&de);
 		netnote_proxy_print(&seen.note, r > 0 && r < EXIT_TIMEOUT);
 	}
 	write_report(rep, c, &p, &prot, have_out ? &out : NULL, r, e);
