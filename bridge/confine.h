@@ -4,9 +4,11 @@
  * ptrace, no Unix sockets (unless an upstream proxy is a Unix socket), and
  * no core dumps or ptrace by other processes of the user.
  *
- * Belongs here: the seccomp program (written out, so the bridge needs no
- * libseccomp) and its application.  Call it before any thread exists: the
- * filter is inherited by threads created later. */
+ * Belongs here: applying it.  The seccomp program is compiled at build time
+ * from its table (common/seccomp_table.c: seccomp_policy_bridge_table(),
+ * which `cordon explain` prints), so the bridge needs no libseccomp.  Call
+ * it before any thread exists: the filter is inherited by threads created
+ * later. */
 #ifndef CORDON_BRIDGE_CONFINE_H
 #define CORDON_BRIDGE_CONFINE_H
 

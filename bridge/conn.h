@@ -48,7 +48,7 @@ struct bridge {
 	struct resolver *resolver;
 	const struct upstream *upstream; /* NULL: the built-in filter connects itself */
 	int log_fd;                      /* -1: no --net-log */
-	int decisions_fd;                /* cordon's memfd (it reads it back), or -1 */
+	int decisions_fd;                /* cordon's memfd of DECISION records (wire_bridge.h), or -1 */
 	unsigned long long decisions_len; /* bytes appended to it */
 	struct conn *conns;              /* every live connection */
 	size_t nconns, max_conns;

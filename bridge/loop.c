@@ -45,6 +45,19 @@ int conn_watch_server(struct bridge *b, struct conn *c)
 	return lp_add(b->ep, c->sfd, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, &c->stag);
 }
 
+_Static_assert(HOST_NAME_MAX_LEN < WIRE_BRIDGE_HOST_MAX && INET6_ADDRSTRLEN <= WIRE_BRIDGE_ADDR_MAX,
+	       "a decision record holds a canonical host and an address in full");
+
+/* The log's decision word as the record's verdict. */
+static uint32_t lp_verdict(const char *decision)
+{
+	if (decision && strcmp(decision, "allow") == 0)
+		return WIRE_BRIDGE_ALLOW;
+	if (decision && strcmp(decision, "deny") == 0)
+		return WIRE_BRIDGE_DENY;
+	return WIRE_BRIDGE_FAILED;
+}
+
 void conn_log(struct bridge *b, const struct conn *c)
 {
 	static const char *const proto[] = {
@@ -62,17 +75,25 @@ void conn_log(struct bridge *b, const struct conn *c)
 		.duration_ms = (unsigned long long)(conn_now_ms() - c->start_ms),
 	};
 	char line[1024];
-	size_t n = netlog_format(&e, line, sizeof(line));
+	size_t n = b->log_fd >= 0 ? netlog_format(&e, line, sizeof(line)) : 0;
 	/* One write per line on an O_APPEND descriptor: lines of concurrent
 	 * runs sharing a log do not interleave.  A full disk loses a line,
 	 * never the connection. */
-	if (n && b->log_fd >= 0)
+	if (n)
 		(void)!write(b->log_fd, line, n);
+	if (b->decisions_fd < 0)
+		return;
+	struct wire_bridge_decision d = { lp_verdict(c->decision), e.port, 0, "", "", "" };
+	(void)snprintf(d.reason, sizeof(d.reason), "%s", c->reason ? c->reason : "");
+	(void)snprintf(d.address, sizeof(d.address), "%s", e.address ? e.address : "");
+	(void)snprintf(d.host, sizeof(d.host), "%s", e.host ? e.host : "");
+	unsigned char frame[WIRE_BRIDGE_FRAME_MAX];
+	size_t f = wire_bridge_decision_frame(&d, frame);
 	/* Bounded: a run of millions of connections must not grow cordon's
 	 * memory without end; cordon reads no more than this. */
-	if (n && b->decisions_fd >= 0 && b->decisions_len + n <= WIRE_BRIDGE_DECISIONS_MAX &&
-	    write(b->decisions_fd, line, n) == (ssize_t)n)
-		b->decisions_len += n;
+	if (b->decisions_len + f <= WIRE_BRIDGE_DECISIONS_MAX &&
+	    write(b->decisions_fd, frame, f) == (ssize_t)f)
+		b->decisions_len += f;
 }
 
 void conn_finish(struct bridge *b, struct conn *c, const char *decision, const char *reason)

@@ -3,19 +3,34 @@
 
 #include "seccomp_bpf_gen.h"
 
+#define SB_SET(prog, a)                                        \
+	do {                                                   \
+		(prog)->len = sizeof(a) / sizeof((a)[0]);      \
+		(prog)->filter = (struct sock_filter *)(a);    \
+	} while (0)
+
 void seccomp_bpf_program(int allow_unix_sockets, struct sock_fprog *prog)
 {
-	if (allow_unix_sockets) {
-		prog->len = sizeof(seccomp_bpf_allow_unix) / sizeof(seccomp_bpf_allow_unix[0]);
-		prog->filter = (struct sock_filter *)seccomp_bpf_allow_unix;
-	} else {
-		prog->len = sizeof(seccomp_bpf_default) / sizeof(seccomp_bpf_default[0]);
-		prog->filter = (struct sock_filter *)seccomp_bpf_default;
-	}
+	if (allow_unix_sockets)
+		SB_SET(prog, seccomp_bpf_allow_unix);
+	else
+		SB_SET(prog, seccomp_bpf_default);
 }
 
 void seccomp_bpf_pid1_program(struct sock_fprog *prog)
 {
-	prog->len = sizeof(seccomp_bpf_pid1) / sizeof(seccomp_bpf_pid1[0]);
-	prog->filter = (struct sock_filter *)seccomp_bpf_pid1;
+	SB_SET(prog, seccomp_bpf_pid1);
+}
+
+void seccomp_bpf_bridge_program(int allow_unix, struct sock_fprog *prog)
+{
+	if (allow_unix)
+		SB_SET(prog, seccomp_bpf_bridge_unix);
+	else
+		SB_SET(prog, seccomp_bpf_bridge);
+}
+
+void seccomp_bpf_hostpid_program(struct sock_fprog *prog)
+{
+	SB_SET(prog, seccomp_bpf_hostpid);
 }

@@ -1,7 +1,7 @@
-/* seccomp_policy.c: the rule table and its loader (see seccomp_policy.h).
- * Belongs here: what the sandboxed command may not call, and turning that
- * into a libseccomp filter.  Nothing here exits, prints or sets
- * no_new_privs; the caller (cordon-inner, just before exec) does that. */
+/* seccomp_policy.c: the compiler of the rule tables and its loader (see
+ * seccomp_policy.h).  Belongs here: turning a table into a libseccomp
+ * filter.  Nothing here exits, prints or sets no_new_privs; the caller
+ * does that. */
 #include "seccomp_policy.h"
 
 #include <errno.h>
@@ -181,6 +181,54 @@ static int add_unix_type_rules(scmp_filter_ctx ctx, const struct seccomp_rule_de
 	return 0;
 }
 
+/* "The low 32 bits of arg `a` differ from v" in libseccomp's comparisons,
+ * which have no masked not-equal: one rule per bit, that bit of the
+ * argument unlike v's (libseccomp ORs rules).  and_arg >= 0 ANDs "arg
+ * and_arg is not 0" (all 64 bits) to each.  The upper 32 bits are not
+ * looked at: the kernel reads an int there. */
+static int add_low32_ne_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r, int nr,
+			      unsigned int a, uint64_t v, int and_arg, struct cordon_err *e)
+{
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		uint64_t b = (uint64_t)1 << bit;
+		struct scmp_arg_cmp c[2] = { cmp_of(a, SCMP_CMP_MASKED_EQ, b, (v & b) ^ b) };
+		unsigned int ncmp = 1;
+		if (and_arg >= 0)
+			c[ncmp++] = cmp_of((unsigned int)and_arg, SCMP_CMP_NE, 0, 0);
+		int rc = add_rule(ctx, r, nr, ncmp, c, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* "The low 32 bits of arg0 are no family of r->value": one rule per
+ * refused value below 64, and one per bit from 64 up (any of them set is
+ * a value of 64 or more). */
+static int add_family_low32_rules(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r, int nr,
+				  const struct seccomp_opts *o, struct cordon_err *e)
+{
+	uint64_t allowed = r->value;
+	if (o && o->allow_unix_sockets)
+		allowed |= (uint64_t)1 << AF_UNIX;
+	for (uint64_t fam = 0; fam < 64; fam++) {
+		if (allowed >> fam & 1)
+			continue;
+		struct scmp_arg_cmp c = cmp_of(0, SCMP_CMP_MASKED_EQ, 0xffffffffu, fam);
+		int rc = add_rule(ctx, r, nr, 1, &c, e);
+		if (rc < 0)
+			return rc;
+	}
+	for (unsigned int bit = 6; bit < 32; bit++) {
+		uint64_t b = (uint64_t)1 << bit;
+		struct scmp_arg_cmp c = cmp_of(0, SCMP_CMP_MASKED_EQ, b, b);
+		int rc = add_rule(ctx, r, nr, 1, &c, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 		   const struct seccomp_opts *o, struct cordon_err *e)
 {
@@ -229,6 +277,12 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 			return err_set(e, EINVAL, "seccomp: adding the supervised rule for %s",
 				       r->syscall);
 		return 0;
+	case SECCOMP_POLICY_ARG_LOW32_NE:
+		return add_low32_ne_rules(ctx, r, nr, r->arg, r->value, -1, e);
+	case SECCOMP_POLICY_ARG0_LOW32_SET_AND:
+		return add_low32_ne_rules(ctx, r, nr, 0, 0, (int)r->arg, e);
+	case SECCOMP_POLICY_FAMILY_LOW32:
+		return add_family_low32_rules(ctx, r, nr, o, e);
 	case SECCOMP_POLICY_FOREIGN_ABI:
 		break;
 	}
@@ -237,8 +291,9 @@ static int add_row(scmp_filter_ctx ctx, const struct seccomp_rule_desc *r,
 }
 
 /* A filter with default action `def` for the native arch only, into *out
- * (released by the caller with ctx_release even on failure). */
-static int ctx_new(uint32_t def, scmp_filter_ctx *out, struct cordon_err *e)
+ * (released by the caller with ctx_release even on failure); a syscall of
+ * another ABI gets `badarch`. */
+static int ctx_new(uint32_t def, uint32_t badarch, scmp_filter_ctx *out, struct cordon_err *e)
 {
 	/* The build-time check covers the headers; a dynamically linked
 	 * binary may meet an older library at run time. */
@@ -261,9 +316,9 @@ static int ctx_new(uint32_t def, scmp_filter_ctx *out, struct cordon_err *e)
 	 * after the arch check, so x32 numbers are killed by this action too.
 	 * An explicit rule per x32 number would never be reached; the unit
 	 * tests check that an x32 getpid dies with SIGSYS. */
-	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, badarch);
 	if (rc < 0)
-		return err_sys(e, -rc, "seccomp: setting the bad-arch action to kill");
+		return err_sys(e, -rc, "seccomp: setting the bad-arch action");
 	/* The caller owns no_new_privs; libseccomp would otherwise set it. */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (rc < 0)
@@ -275,24 +330,34 @@ static int ctx_new(uint32_t def, scmp_filter_ctx *out, struct cordon_err *e)
 	return 0;
 }
 
-/* The command's filter into *out (released by the caller with ctx_release
- * even on failure). */
-static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
-		     struct cordon_err *e)
+/* The filter of rows[0..n) into *out (released by the caller with
+ * ctx_release even on failure): another ABI is killed when a row says so,
+ * let through otherwise. */
+static int build_rows(const struct seccomp_rule_desc *rows, size_t n,
+		      const struct seccomp_opts *o, scmp_filter_ctx *out, struct cordon_err *e)
 {
-	int rc = ctx_new(SCMP_ACT_ALLOW, out, e);
+	uint32_t badarch = SCMP_ACT_ALLOW;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].match == SECCOMP_POLICY_FOREIGN_ABI)
+			badarch = SCMP_ACT_KILL_PROCESS;
+	int rc = ctx_new(SCMP_ACT_ALLOW, badarch, out, e);
 	if (rc < 0)
 		return rc;
-	scmp_filter_ctx ctx = *out;
-	size_t n;
-	const struct seccomp_rule_desc *policy = seccomp_policy_table(&n);
 	for (size_t i = 0; i < n; i++) {
-		rc = add_row(ctx, &policy[i], o, e);
+		rc = add_row(*out, &rows[i], o, e);
 		if (rc < 0)
 			return rc;
 	}
-
 	return 0;
+}
+
+/* The command's filter. */
+static int build_ctx(const struct seccomp_opts *o, scmp_filter_ctx *out,
+		     struct cordon_err *e)
+{
+	size_t n;
+	const struct seccomp_rule_desc *policy = seccomp_policy_table(&n);
+	return build_rows(policy, n, o, out, e);
 }
 
 int seccomp_policy_load(const struct seccomp_opts *o, struct cordon_err *e)
@@ -345,10 +410,19 @@ static int export_ctx(scmp_filter_ctx ctx, struct sock_fprog *prog, struct cordo
 int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
 			  struct cordon_err *e)
 {
+	size_t n;
+	const struct seccomp_rule_desc *policy = seccomp_policy_table(&n);
+	return seccomp_policy_export_rows(policy, n, o, prog, e);
+}
+
+int seccomp_policy_export_rows(const struct seccomp_rule_desc *rows, size_t n,
+			       const struct seccomp_opts *o, struct sock_fprog *prog,
+			       struct cordon_err *e)
+{
 	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = NULL;
 	prog->len = 0;
 	prog->filter = NULL;
-	int rc = build_ctx(o, &ctx, e);
+	int rc = build_rows(rows, n, o, &ctx, e);
 	return rc < 0 ? rc : export_ctx(ctx, prog, e);
 }
 
@@ -357,7 +431,7 @@ int seccomp_policy_pid1_export(struct sock_fprog *prog, struct cordon_err *e)
 	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = NULL;
 	prog->len = 0;
 	prog->filter = NULL;
-	int rc = ctx_new(SCMP_ACT_KILL_PROCESS, &ctx, e);
+	int rc = ctx_new(SCMP_ACT_KILL_PROCESS, SCMP_ACT_KILL_PROCESS, &ctx, e);
 	if (rc < 0)
 		return rc;
 	size_t n;

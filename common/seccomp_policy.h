@@ -1,13 +1,19 @@
-/* seccomp_policy.h: the seccomp filter of DESIGN.md section 6.
+/* seccomp_policy.h: the seccomp filters cordon's processes run under: the
+ * command's (DESIGN.md section 6), cordon-bridge's (its confinement after
+ * setup) and the one cordon-inner adds to the command's where the sandbox
+ * shares the caller's PID namespace (inner/hostpidns.h).
  *
- * Belongs here: the rule table and the one function that turns it into a
- * libseccomp filter and loads it.  The table is the single source of truth:
- * seccomp_policy_load() builds the filter from it, `cordon explain` and the
- * docs print it, the unit tests walk it.  x86_64 only.
+ * Belongs here: the rule tables and the one compiler that turns a table
+ * into a libseccomp filter and loads or exports it.  The tables are the
+ * single source of truth: the build compiles them (scripts/seccomp_gen.c),
+ * `cordon explain` and the docs print them, the unit tests walk them.
+ * x86_64 only.
  *
- * Policy: default allow; a syscall made through any other ABI (i386 via
- * int 0x80, x32) kills the whole process; the rows below answer with an errno
- * (or kill, when errno_value is 0) when their condition holds.
+ * Policy of every table: default allow; the rows answer with an errno (or
+ * kill, when errno_value is 0) when their condition holds.  A table with a
+ * SECCOMP_POLICY_FOREIGN_ABI row kills a syscall made through any other ABI
+ * (i386 via int 0x80, x32); one without lets it through (the host-PID
+ * filter leaves them to the command's, which kills them).
  */
 #ifndef CORDON_SECCOMP_POLICY_H
 #define CORDON_SECCOMP_POLICY_H
@@ -53,6 +59,16 @@ enum seccomp_policy_match {
 	                                  errno_value unused */
 	SECCOMP_POLICY_FOREIGN_ABI,    /* not a syscall: any non-x86_64 ABI;
 	                                  `syscall` is a description */
+	SECCOMP_POLICY_ARG_LOW32_NE,   /* the low 32 bits of arg `arg` (an int
+	                                  the kernel reads: a pid, a `which`)
+	                                  differ from value */
+	SECCOMP_POLICY_ARG0_LOW32_SET_AND, /* the low 32 bits of arg0 are not 0
+	                                      and arg `arg` is not 0 (all 64
+	                                      bits: a pointer given) */
+	SECCOMP_POLICY_FAMILY_LOW32,   /* the low 32 bits of arg0 (socket's
+	                                  family) are no family of the bit set
+	                                  value (bit N: family N < 64), nor
+	                                  AF_UNIX with allow_unix_sockets */
 };
 
 /* One row per rule; the same table drives loading, `cordon explain`, docs
@@ -63,11 +79,21 @@ struct seccomp_rule_desc {
 	int errno_value;      /* errno returned; 0 = kill the process */
 	enum seccomp_policy_match match;
 	uint64_t value;       /* operand of `match`, unused for the others */
-	unsigned int arg;     /* argument index for ARG_ANY_BITS, CREATE_MODE */
+	unsigned int arg;     /* argument index for ARG_ANY_BITS, CREATE_MODE,
+	                         ARG_LOW32_NE, ARG0_LOW32_SET_AND */
 };
 
-/* The static table; *n receives its length.  Never NULL. */
+/* The command's table; *n receives its length.  Never NULL. */
 const struct seccomp_rule_desc *seccomp_policy_table(size_t *n);
+
+/* cordon-bridge's table (bridge/confine.h): no exec, no filesystem writes,
+ * no ptrace, sockets of the internet families only (and AF_UNIX with
+ * allow_unix_sockets: an upstream proxy on a Unix socket).  Never NULL. */
+const struct seccomp_rule_desc *seccomp_policy_bridge_table(size_t *n);
+
+/* The table cordon-inner adds to the command's where the sandbox shares
+ * the caller's PID namespace (inner/hostpidns.h).  Never NULL. */
+const struct seccomp_rule_desc *seccomp_policy_hostpid_table(size_t *n);
 
 /* The syscalls cordon-inner (PID 1) may still make once the command runs:
  * its supervision loop and its exit.  Everything else kills it (which ends
@@ -129,6 +155,11 @@ int seccomp_policy_load(const struct seccomp_opts *o, struct cordon_err *e)
  * prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) right before exec. */
 int seccomp_policy_export(const struct seccomp_opts *o, struct sock_fprog *prog,
 			  struct cordon_err *e) __attribute__((warn_unused_result));
+
+/* The same for any table (seccomp_policy_bridge_table(), ...), rows[0..n). */
+int seccomp_policy_export_rows(const struct seccomp_rule_desc *rows, size_t n,
+			       const struct seccomp_opts *o, struct sock_fprog *prog,
+			       struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* The same for cordon-inner's own filter (seccomp_policy_pid1_allowed()):
  * default kill, the listed syscalls allowed, any other ABI killed. */

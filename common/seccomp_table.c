@@ -1,7 +1,8 @@
-/* seccomp_table.c: the rows of cordon's seccomp policy (DESIGN.md section 6)
- * as plain data, with no libseccomp: cordon (doctor, explain) and the docs
- * read it here, seccomp_policy.c compiles it, and the build embeds the
- * compiled program in cordon-inner (seccomp_bpf.c). */
+/* seccomp_table.c: the rows of cordon's seccomp filters (DESIGN.md section
+ * 6, the bridge's, the host-PID one) as plain data, with no libseccomp:
+ * cordon (doctor, explain) and the docs read them here, seccomp_policy.c
+ * compiles them, and the build embeds the compiled programs in
+ * cordon-inner and cordon-bridge (seccomp_bpf.c). */
 #include "seccomp_policy.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -170,6 +172,119 @@ const struct seccomp_rule_desc *seccomp_policy_table(size_t *n)
 	if (n)
 		*n = sizeof(policy) / sizeof(policy[0]);
 	return policy;
+}
+
+/* cordon-bridge parses bytes the command wrote: once it holds its
+ * listeners, its log and its hosts map, a bug in that parsing must not
+ * give the command a program to run, a file to write or a host socket to
+ * reach.  It reads what it must (its resolver's /etc files); every call
+ * that writes or creates a file is refused, and open and openat with a
+ * flag that writes, creates or truncates (the low 32 bits: the kernel
+ * reads an int).  No libseccomp in the bridge: the build compiles this
+ * table (seccomp_bpf.h). */
+#define BRIDGE_WRITE_FLAGS ((uint64_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND))
+#define BRIDGE_OPEN_WRITE "flags include O_WRONLY, O_RDWR, O_CREAT, O_TRUNC or O_APPEND"
+#define NO_WRITE "always (the bridge writes no file)"
+#define BRIDGE_ALWAYS(name, why) { name, why, EPERM, SECCOMP_POLICY_ALWAYS, 0, 0 }
+
+static const struct seccomp_rule_desc bridge_policy[] = {
+	{ "(i386 or x32 ABI)", "any syscall not made through the x86_64 ABI "
+	  "(int 0x80, or nr with bit 0x40000000)", 0,
+	  SECCOMP_POLICY_FOREIGN_ABI, 0, 0 },
+	BRIDGE_ALWAYS("execve", "always (the bridge runs no program)"),
+	BRIDGE_ALWAYS("execveat", "always (the bridge runs no program)"),
+	BRIDGE_ALWAYS("ptrace", "always"),
+	BRIDGE_ALWAYS("process_vm_readv", "always"),
+	BRIDGE_ALWAYS("process_vm_writev", "always"),
+	/* Its flags live in memory the filter cannot read. */
+	{ "openat2", "always (libc falls back to openat)", ENOSYS, SECCOMP_POLICY_ALWAYS, 0, 0 },
+	{ "open", BRIDGE_OPEN_WRITE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, BRIDGE_WRITE_FLAGS, 1 },
+	{ "openat", BRIDGE_OPEN_WRITE, EPERM, SECCOMP_POLICY_ARG_ANY_BITS, BRIDGE_WRITE_FLAGS, 2 },
+	BRIDGE_ALWAYS("creat", NO_WRITE),
+	BRIDGE_ALWAYS("mkdir", NO_WRITE),
+	BRIDGE_ALWAYS("rmdir", NO_WRITE),
+	BRIDGE_ALWAYS("unlink", NO_WRITE),
+	BRIDGE_ALWAYS("rename", NO_WRITE),
+	BRIDGE_ALWAYS("link", NO_WRITE),
+	BRIDGE_ALWAYS("symlink", NO_WRITE),
+	BRIDGE_ALWAYS("chmod", NO_WRITE),
+	BRIDGE_ALWAYS("chown", NO_WRITE),
+	BRIDGE_ALWAYS("lchown", NO_WRITE),
+	BRIDGE_ALWAYS("mknod", NO_WRITE),
+	BRIDGE_ALWAYS("utimes", NO_WRITE),
+	BRIDGE_ALWAYS("utime", NO_WRITE),
+	BRIDGE_ALWAYS("futimesat", NO_WRITE),
+	BRIDGE_ALWAYS("mkdirat", NO_WRITE),
+	BRIDGE_ALWAYS("unlinkat", NO_WRITE),
+	BRIDGE_ALWAYS("renameat", NO_WRITE),
+	BRIDGE_ALWAYS("renameat2", NO_WRITE),
+	BRIDGE_ALWAYS("linkat", NO_WRITE),
+	BRIDGE_ALWAYS("symlinkat", NO_WRITE),
+	BRIDGE_ALWAYS("truncate", NO_WRITE),
+	BRIDGE_ALWAYS("fchmodat", NO_WRITE),
+	BRIDGE_ALWAYS("fchownat", NO_WRITE),
+	BRIDGE_ALWAYS("mknodat", NO_WRITE),
+	BRIDGE_ALWAYS("utimensat", NO_WRITE),
+	BRIDGE_ALWAYS("setxattr", NO_WRITE),
+	BRIDGE_ALWAYS("lsetxattr", NO_WRITE),
+	BRIDGE_ALWAYS("removexattr", NO_WRITE),
+	BRIDGE_ALWAYS("lremovexattr", NO_WRITE),
+	BRIDGE_ALWAYS("mount", "always"),
+	BRIDGE_ALWAYS("umount2", "always"),
+	BRIDGE_ALWAYS("name_to_handle_at", "always"),
+	BRIDGE_ALWAYS("open_by_handle_at", "always"),
+	/* The internet families only, and AF_UNIX for a Unix upstream: a
+	 * Docker or D-Bus socket is a root shell. */
+	{ "socket", "family (low 32 bits) is not AF_INET or AF_INET6 (nor AF_UNIX, "
+	  "with --proxy-upstream unix:PATH)", EPERM, SECCOMP_POLICY_FAMILY_LOW32,
+	  ((uint64_t)1 << AF_INET) | ((uint64_t)1 << AF_INET6), 0 },
+};
+
+const struct seccomp_rule_desc *seccomp_policy_bridge_table(size_t *n)
+{
+	if (n)
+		*n = sizeof(bridge_policy) / sizeof(bridge_policy[0]);
+	return bridge_policy;
+}
+
+/* inner/hostpidns.h says why: in the caller's PID namespace these calls
+ * would act on cordon, the agent and the caller's shells.  Each acts on
+ * the caller itself only (pid 0, who 0; the low 32 bits, which the kernel
+ * reads), prlimit64 also reads another's limits; anything else is EPERM.
+ * No row for another ABI: the command's own filter kills those. */
+#define PID_NOT_SELF "pid (low 32 bits) is not 0 (the caller)"
+#define HOSTPID_SELF(name) { name, PID_NOT_SELF, EPERM, SECCOMP_POLICY_ARG_LOW32_NE, 0, 0 }
+
+static const struct seccomp_rule_desc hostpid_policy[] = {
+	{ "setpriority", "which (low 32 bits) is not PRIO_PROCESS", EPERM,
+	  SECCOMP_POLICY_ARG_LOW32_NE, PRIO_PROCESS, 0 },
+	{ "setpriority", "who (low 32 bits) is not 0 (the caller)", EPERM,
+	  SECCOMP_POLICY_ARG_LOW32_NE, 0, 1 },
+	/* IOPRIO_WHO_PROCESS: the kernel's uapi ioprio.h, not in musl's. */
+	{ "ioprio_set", "which (low 32 bits) is not IOPRIO_WHO_PROCESS", EPERM,
+	  SECCOMP_POLICY_ARG_LOW32_NE, 1, 0 },
+	{ "ioprio_set", "who (low 32 bits) is not 0 (the caller)", EPERM,
+	  SECCOMP_POLICY_ARG_LOW32_NE, 0, 1 },
+	/* Reading another's limits (new NULL: ulimit, getrlimit, `prlimit
+	 * --pid N`) changes nothing. */
+	{ "prlimit64", PID_NOT_SELF ", and new limits are given (new is not NULL)", EPERM,
+	  SECCOMP_POLICY_ARG0_LOW32_SET_AND, 0, 2 },
+	HOSTPID_SELF("sched_setaffinity"),
+	HOSTPID_SELF("sched_setscheduler"),
+	HOSTPID_SELF("sched_setparam"),
+	HOSTPID_SELF("sched_setattr"),
+	/* ptrace-checked already (Landlock answers); the same rule costs
+	 * nothing. */
+	HOSTPID_SELF("migrate_pages"),
+	HOSTPID_SELF("move_pages"),
+	HOSTPID_SELF("get_robust_list"),
+};
+
+const struct seccomp_rule_desc *seccomp_policy_hostpid_table(size_t *n)
+{
+	if (n)
+		*n = sizeof(hostpid_policy) / sizeof(hostpid_policy[0]);
+	return hostpid_policy;
 }
 
 /* cordon-inner's own filter, loaded once the command's process is forked:

@@ -4,6 +4,7 @@
 #include "wire_bridge.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "wire.h"
 
@@ -20,6 +21,20 @@ static const struct wire_spec wb_table[WIRE_BRIDGE_TYPE_END] = {
 
 static const struct wire_proto wb_proto = { wb_table, WIRE_BRIDGE_TYPE_END,
 					    "bridge protocol error", "the bridge socket" };
+
+/* The decisions memfd: another channel, with its own table, so that a
+ * DECISION is unknown on the socket and a socket's record unknown here. */
+static const struct wire_spec wb_decisions_table[WIRE_BRIDGE_TYPE_END] = {
+	[WIRE_BRIDGE_DECISION] = { "decision", WIRE_TO_OUTER,
+				   offsetof(struct wire_bridge_decision, host),
+				   offsetof(struct wire_bridge_decision, host) + WIRE_BRIDGE_HOST_MAX - 1,
+				   WIRE_FD_NONE, 0 },
+};
+
+static const struct wire_proto wb_decisions_proto = {
+	wb_decisions_table, WIRE_BRIDGE_TYPE_END, "bridge decisions protocol error",
+	"the bridge's decisions"
+};
 
 static struct wire_peer wb_peer(const struct wire_bridge_peer *p)
 {
@@ -56,5 +71,41 @@ int wire_bridge_recv(int sock, struct wire_bridge_peer *p, struct wire_bridge_re
 	r->len = rec.len;
 	r->fd = rec.fd;
 	memcpy(r->data, rec.data, rec.len);
+	return 1;
+}
+
+size_t wire_bridge_decision_frame(const struct wire_bridge_decision *d,
+				  unsigned char out[WIRE_BRIDGE_FRAME_MAX])
+{
+	size_t host = strnlen(d->host, sizeof(d->host) - 1);
+	struct wire_bridge_frame f = { WIRE_BRIDGE_DECISION,
+				       (uint32_t)(offsetof(struct wire_bridge_decision, host) + host) };
+	memcpy(out, &f, sizeof(f));
+	memcpy(out + sizeof(f), d, f.len);
+	return sizeof(f) + f.len;
+}
+
+int wire_bridge_decision_next(const unsigned char *buf, size_t len, size_t *at,
+			      struct wire_bridge_decision *d, struct cordon_err *e)
+{
+	struct wire_bridge_frame f;
+	if (*at > len || len - *at < sizeof(f))
+		return 0;
+	memcpy(&f, buf + *at, sizeof(f));
+	struct wire_peer p = { WIRE_TO_OUTER, 0 };
+	int rc = wire_check_proto(&wb_decisions_proto, &p, f.type, f.len, 0, e);
+	if (rc < 0)
+		return rc;
+	if (len - *at - sizeof(f) < f.len)
+		return 0; /* cut short: the bridge was killed while it wrote */
+	memset(d, 0, sizeof(*d));
+	memcpy(d, buf + *at + sizeof(f), f.len);
+	d->reason[sizeof(d->reason) - 1] = '\0';
+	d->address[sizeof(d->address) - 1] = '\0';
+	d->host[f.len - offsetof(struct wire_bridge_decision, host)] = '\0';
+	if (d->verdict < WIRE_BRIDGE_ALLOW || d->verdict > WIRE_BRIDGE_FAILED || d->zero)
+		return err_set(e, EPROTO, "%s: decision record with verdict %u, padding %u",
+			       wb_decisions_proto.err, d->verdict, (unsigned)d->zero);
+	*at += sizeof(f) + f.len;
 	return 1;
 }

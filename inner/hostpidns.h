@@ -20,7 +20,9 @@
  * from the caller's there, so this one lets them act on the caller itself
  * only (pid 0 / who 0), prlimit64 also to read another's limits (new value
  * NULL), and answers EPERM otherwise; migrate_pages, move_pages and
- * get_robust_list, ptrace-checked already, take the same pid 0 rule. */
+ * get_robust_list, ptrace-checked already, take the same pid 0 rule.  The
+ * rules are a table (common/seccomp_table.c: seccomp_policy_hostpid_table(),
+ * which `cordon explain` prints), compiled at build time. */
 #ifndef CORDON_HOSTPIDNS_H
 #define CORDON_HOSTPIDNS_H
 

@@ -205,18 +205,18 @@ static int check_cordon_alive(int ctrl, struct cordon_err *e)
 }
 
 static int start_supervisor(const struct inner_opts *o, struct spawn_handle *h,
-			    struct cordon_err *e)
+			    struct unixsup *sup, struct cordon_err *e)
 {
 	int listener = -1;
 	int r = spawn_listener(h, &listener, e);
-	return r < 0 ? r : unixsup_start(listener, o->net == NETCHECK_FULL, e);
+	return r < 0 ? r : unixsup_start(sup, listener, o->net == NETCHECK_FULL, e);
 }
 
 /* The checks, in order; the command's process is forked (confined, waiting)
  * before the network check so that both proceed at once on two CPUs, and it
  * execs only once every check has passed. */
 static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
-			   pid_t *cmd, struct cordon_err *e)
+			   struct unixsup *sup, pid_t *cmd, struct cordon_err *e)
 {
 	struct binds b = { .n = 0 };
 	struct spawn_handle h = { -1, -1, -1, -1 };
@@ -258,7 +258,7 @@ static int setup_and_spawn(const struct inner_opts *o, const sigset_t *orig,
 	 * execs: the command's first connect() already needs an answer. */
 	if ((r = netcheck_for_mode(o->net, e)) < 0 ||
 	    (r = listen_for_mode(o->net, o->bridge, e)) < 0 ||
-	    (!o->allow_unix_sockets && (r = start_supervisor(o, &h, e)) < 0) ||
+	    (!o->allow_unix_sockets && (r = start_supervisor(o, &h, sup, e)) < 0) ||
 	    (r = pid1_confine(e)) < 0) {
 		spawn_abort(&h);
 		goto out;
@@ -338,8 +338,11 @@ int main(int argc, char **argv)
 		(void)err_sys(&e, errno, "cordon-inner: signalfd");
 	struct pid1_term term;
 	pid1_term_init(&term, o.ctrl);
+	/* Served by the PID-1 loop while the command runs.  Static for its
+	 * size (the set of sockets bound inside, fixed), not on the stack. */
+	static struct unixsup sup = UNIXSUP_INIT;
 
-	if (sfd < 0 || setup_and_spawn(&o, &orig, &cmd, &e) < 0) {
+	if (sfd < 0 || setup_and_spawn(&o, &orig, &sup, &cmd, &e) < 0) {
 		if (wire_send(o.ctrl, WIRE_ERROR, &e, sizeof(e), -1) < 0)
 			err_print(&e); /* cordon is gone: say it here */
 		return e.exit_code ? e.exit_code : EXIT_CORDON_FAILED;
@@ -350,7 +353,7 @@ int main(int argc, char **argv)
 	}
 	int wstatus;
 	struct wstatus_end end;
-	if (pid1_run(cmd, sfd, o.tty ? &term : NULL, &wstatus) < 0 ||
+	if (pid1_run(cmd, sfd, o.tty ? &term : NULL, &sup, &wstatus) < 0 ||
 	    wstatus_decode(wstatus, &end) < 0)
 		return EXIT_CORDON_FAILED;
 	/* Every other process of the namespace is dead and reaped: cordon may

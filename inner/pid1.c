@@ -185,7 +185,7 @@ static void kill_rest(pid_t cmd, int *cmd_status)
 	}
 }
 
-int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus)
+int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, struct unixsup *sup, int *wstatus)
 {
 	int status = 0;
 	int stops = term ? term->ctrl : -1;
@@ -194,8 +194,8 @@ int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus)
 		struct pollfd p[2 + 1 + UNIXSUP_PENDING_MAX];
 		p[0] = (struct pollfd){ sfd, POLLIN, 0 };
 		p[1] = (struct pollfd){ term && term->listen ? term->ctrl : -1, POLLIN, 0 };
-		size_t ns = unixsup_pollfds(p + 2, sizeof(p) / sizeof(p[0]) - 2);
-		int pr = poll(p, (nfds_t)(2 + ns), unixsup_timeout());
+		size_t ns = unixsup_pollfds(sup, p + 2, sizeof(p) / sizeof(p[0]) - 2);
+		int pr = poll(p, (nfds_t)(2 + ns), unixsup_timeout(sup));
 		if (pr < 0) {
 			if (errno == EINTR)
 				continue;
@@ -209,7 +209,7 @@ int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus)
 		}
 		/* The command's connect and bind wait on these answers; signals
 		 * and reaping come right after, every turn. */
-		unixsup_serve(p + 2, ns);
+		unixsup_serve(sup, p + 2, ns);
 		if (term)
 			take_records(term, cmd);
 		struct signalfd_siginfo si;

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/types.h>
 #include "err.h"
+#include "unixsup.h"
 
 /* Make cordon-inner non-dumpable, before the command's process exists:
  * /proc/1/mem, /proc/1/environ, /proc/1/fd and ptrace then need
@@ -67,7 +68,10 @@ void pid1_term_init(struct pid1_term *t, int ctrl);
  * sandbox, WIRE_END_SIGNAL, before it ended on its own).  -1 if waiting
  * failed (said on stderr; everything was killed).  `sfd` is a signalfd for
  * pid1_forwarded_set() plus SIGCHLD and WIRE_END_SIGNAL.  `term`: the
- * command's terminal (see above), NULL when it has none. */
-int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, int *wstatus);
+ * command's terminal (see above), NULL when it has none.  `sup`: the
+ * Unix socket supervisor, served from the loop (UNIXSUP_INIT when not
+ * started). */
+int pid1_run(pid_t cmd, int sfd, struct pid1_term *term, struct unixsup *sup,
+	     int *wstatus);
 
 #endif

@@ -59,45 +59,15 @@ _Static_assert(offsetof(struct kstatx, stx_ino) == 0x20 &&
 #define KSTATX_INO 0x100u
 #define KSTATX_BTIME 0x800u
 
-#define NOTIF_BUF 1024
 #define RETRY_MS 5
 
-enum wait_kind { WAIT_NONE, WAIT_WRITABLE, WAIT_RETRY };
-
-struct pending {
-	uint64_t id;
-	int copy;  /* -1: free slot */
-	int pin;   /* Unix path: the O_PATH pin connected through, else -1 */
-	enum wait_kind wait;
-	struct sockaddr_storage addr; /* what is retried (WAIT_RETRY) */
-	socklen_t len;
-};
-
-static struct {
-	int listener;
-	int diag;
-	int net_full;
-	unsigned seq;
-	size_t notif_size, resp_size;
-	struct usock_set set;
-	struct pending pend[UNIXSUP_PENDING_MAX];
-	union {
-		struct seccomp_notif n;
-		char raw[NOTIF_BUF];
-	} req;
-	union {
-		struct seccomp_notif_resp r;
-		char raw[NOTIF_BUF];
-	} resp;
-} sup = { .listener = -1, .diag = -1 };
-
-int unixsup_start(int listener, int net_full, struct cordon_err *e)
+int unixsup_start(struct unixsup *s, int listener, int net_full, struct cordon_err *e)
 {
 	AUTO_FD l = listener;
 	struct seccomp_notif_sizes sz;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
 		return err_sys(e, errno, "cordon-inner: seccomp(SECCOMP_GET_NOTIF_SIZES)");
-	if (sz.seccomp_notif > NOTIF_BUF || sz.seccomp_notif_resp > NOTIF_BUF ||
+	if (sz.seccomp_notif > UNIXSUP_NOTIF_BUF || sz.seccomp_notif_resp > UNIXSUP_NOTIF_BUF ||
 	    sz.seccomp_notif < sizeof(struct seccomp_notif) ||
 	    sz.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
 		return err_set(e, EPROTO, "cordon-inner: unexpected seccomp notification sizes %u/%u",
@@ -108,50 +78,50 @@ int unixsup_start(int listener, int net_full, struct cordon_err *e)
 	int d = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_SOCK_DIAG);
 	if (d < 0)
 		return err_sys(e, errno, "cordon-inner: the sock_diag socket for the Unix socket supervisor");
-	usock_set_init(&sup.set);
+	usock_set_init(&s->set);
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++)
-		sup.pend[i] = (struct pending){ .copy = -1, .pin = -1 };
-	sup.notif_size = sz.seccomp_notif;
-	sup.resp_size = sz.seccomp_notif_resp;
-	sup.net_full = net_full;
-	sup.diag = d;
-	sup.listener = sys_take_fd(&l);
+		s->pend[i] = (struct unixsup_pending){ .copy = -1, .pin = -1 };
+	s->notif_size = sz.seccomp_notif;
+	s->resp_size = sz.seccomp_notif_resp;
+	s->net_full = net_full;
+	s->diag = d;
+	s->listener = sys_take_fd(&l);
 	return 0;
 }
 
-static int id_valid(uint64_t id)
+static int id_valid(const struct unixsup *s, uint64_t id)
 {
-	return ioctl(sup.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 /* An answer for a call that may already be gone (ENOENT: the command was
  * killed or interrupted); nothing to do about that. */
-static void respond(uint64_t id, int err)
+static void respond(struct unixsup *s, uint64_t id, int err)
 {
-	memset(sup.resp.raw, 0, sup.resp_size);
-	sup.resp.r.id = id;
-	sup.resp.r.error = err;
-	(void)ioctl(sup.listener, SECCOMP_IOCTL_NOTIF_SEND, &sup.resp.r);
+	memset(s->resp.raw, 0, s->resp_size);
+	s->resp.r.id = id;
+	s->resp.r.error = err;
+	(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &s->resp.r);
 }
 
-static void pending_free(struct pending *p)
+static void pending_free(struct unixsup_pending *p)
 {
 	sys_close(&p->copy);
 	sys_close(&p->pin);
-	p->wait = WAIT_NONE;
+	p->wait = UNIXSUP_WAIT_NONE;
 }
 
 /* The calling thread, by a pidfd: then the notification is checked valid,
  * which proves that the thread id still named the caller when the pidfd was
  * taken (a dead caller's id could name a new process). */
-static int open_caller(const struct seccomp_notif *n)
+static int open_caller(const struct unixsup *s, const struct seccomp_notif *n)
 {
 	int fd = (int)syscall(SYS_pidfd_open, (pid_t)n->pid, PIDFD_THREAD);
 	if (fd < 0 && errno == EINVAL)
 		fd = (int)syscall(SYS_pidfd_open, (pid_t)n->pid, 0);
 	if (fd < 0)
 		return -errno;
-	if (!id_valid(n->id)) {
+	if (!id_valid(s, n->id)) {
 		sys_close(&fd);
 		return -ENOENT;
 	}
@@ -213,7 +183,7 @@ static int identity(int dirfd, const char *name, int flags, struct usock_id *id,
  * -errno when done; 1 when the caller's blocking call must wait (*wait
  * says for what). */
 static int connect_copy(int copy, int unix_sock, const struct sockaddr *a, socklen_t len,
-			enum wait_kind *wait)
+			enum unixsup_wait *wait)
 {
 	int fl = fcntl(copy, F_GETFL);
 	if (fl < 0)
@@ -228,24 +198,24 @@ static int connect_copy(int copy, int unix_sock, const struct sockaddr *a, sockl
 	if (fcntl(copy, F_SETFL, fl) < 0 && err == 0)
 		err = errno;
 	if (!unix_sock && (err == EINPROGRESS || err == EALREADY)) {
-		*wait = WAIT_WRITABLE;
+		*wait = UNIXSUP_WAIT_WRITABLE;
 		return 1;
 	}
 	if (unix_sock && err == EAGAIN) {
-		*wait = WAIT_RETRY;
+		*wait = UNIXSUP_WAIT_RETRY;
 		return 1;
 	}
 	return -err;
 }
 
-static int park(uint64_t id, int *copy, int *pin, enum wait_kind wait,
+static int park(struct unixsup *s, uint64_t id, int *copy, int *pin, enum unixsup_wait wait,
 		const struct sockaddr *a, socklen_t len)
 {
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++) {
-		struct pending *p = &sup.pend[i];
+		struct unixsup_pending *p = &s->pend[i];
 		if (p->copy >= 0)
 			continue;
-		*p = (struct pending){ id, sys_take_fd(copy), sys_take_fd(pin), wait, { 0 }, len };
+		*p = (struct unixsup_pending){ id, sys_take_fd(copy), sys_take_fd(pin), wait, { 0 }, len };
 		memcpy(&p->addr, a, len);
 		return 0;
 	}
@@ -255,7 +225,7 @@ static int park(uint64_t id, int *copy, int *pin, enum wait_kind wait,
 /* The file a bound socket sits on, by sock_diag: st_ino of the copy is the
  * socket's own inode (sockfs); UNIX_DIAG_VFS gives the bound file's device
  * (kernel encoding) and inode (low 32 bits). */
-static int diag_vfs(int copy, uint32_t *dev, uint32_t *ino)
+static int diag_vfs(struct unixsup *s, int copy, uint32_t *dev, uint32_t *ino)
 {
 	struct stat st;
 	if (fstat(copy, &st) < 0)
@@ -268,25 +238,25 @@ static int diag_vfs(int copy, uint32_t *dev, uint32_t *ino)
 	q.h.nlmsg_len = sizeof(q);
 	q.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	q.h.nlmsg_flags = NLM_F_REQUEST;
-	q.h.nlmsg_seq = ++sup.seq;
+	q.h.nlmsg_seq = ++s->seq;
 	q.r.sdiag_family = AF_UNIX;
 	q.r.udiag_states = ~0u;
 	q.r.udiag_ino = (uint32_t)st.st_ino;
 	q.r.udiag_show = UDIAG_SHOW_VFS;
 	q.r.udiag_cookie[0] = q.r.udiag_cookie[1] = ~0u;
-	if (sys_write_all(sup.diag, &q, sizeof(q)) < 0)
+	if (sys_write_all(s->diag, &q, sizeof(q)) < 0)
 		return -EIO;
 	union {
 		struct nlmsghdr h;
 		char raw[1024];
 	} a;
 	for (;;) {
-		ssize_t n = read(sup.diag, a.raw, sizeof(a.raw));
+		ssize_t n = read(s->diag, a.raw, sizeof(a.raw));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < (ssize_t)sizeof(struct nlmsghdr))
 			return -EIO;
-		if (a.h.nlmsg_seq != sup.seq)
+		if (a.h.nlmsg_seq != s->seq)
 			continue; /* an answer to an earlier, abandoned question */
 		if (a.h.nlmsg_type != SOCK_DIAG_BY_FAMILY || a.h.nlmsg_len > (size_t)n ||
 		    a.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
@@ -312,17 +282,17 @@ static int diag_vfs(int copy, uint32_t *dev, uint32_t *ino)
 /* After a bind made here: record the file, if the file now at the name is
  * the one the bind created.  The command could rename a host socket over
  * the name between the bind and the look; sock_diag tells the two apart. */
-static void record_bound(int copy, int dirfd, const char *path)
+static void record_bound(struct unixsup *s, int copy, int dirfd, const char *path)
 {
 	struct usock_id id;
 	int is_sock = 0;
 	uint32_t dev, ino;
 	if (identity(dirfd, path, AT_SYMLINK_NOFOLLOW, &id, &is_sock) < 0 || !is_sock ||
-	    diag_vfs(copy, &dev, &ino) < 0)
+	    diag_vfs(s, copy, &dev, &ino) < 0)
 		return;
 	if ((uint32_t)id.ino != ino || id.dev_major != dev >> 20 || id.dev_minor != (dev & 0xfffff))
 		return; /* not ours: never recorded, so never reachable */
-	usock_set_add(&sup.set, &id);
+	usock_set_add(&s->set, &id);
 }
 
 static unsigned int caller_umask(pid_t tid)
@@ -343,7 +313,7 @@ static unsigned int caller_umask(pid_t tid)
 /* bind(2) of a pathname, made here: from the caller's working directory
  * (so that getsockname() shows the path the caller gave), with its umask,
  * on the copy; then recorded. */
-static int bind_path(const struct seccomp_notif *n, int copy, const char *path)
+static int bind_path(struct unixsup *s, const struct seccomp_notif *n, int copy, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t pl = strlen(path);
@@ -366,13 +336,14 @@ static int bind_path(const struct seccomp_notif *n, int copy, const char *path)
 		err = errno;
 	if (err)
 		return -err;
-	record_bound(copy, cwd >= 0 ? cwd : AT_FDCWD, path);
+	record_bound(s, copy, cwd >= 0 ? cwd : AT_FDCWD, path);
 	return 0;
 }
 
 /* connect(2) of a Unix socket to a pathname: pinned, checked, made on the
  * pin.  1 when parked (the answer comes later). */
-static int connect_path(const struct seccomp_notif *n, int *copy, const char *path)
+static int connect_path(struct unixsup *s, const struct seccomp_notif *n, int *copy,
+			const char *path)
 {
 	AUTO_FD cwd = -1;
 	if (path[0] != '/' && (cwd = open_cwd((pid_t)n->pid)) < 0)
@@ -387,21 +358,21 @@ static int connect_path(const struct seccomp_notif *n, int *copy, const char *pa
 		return r;
 	if (!is_sock)
 		return -ECONNREFUSED; /* what the kernel answers for a non-socket */
-	if (!usock_set_has(&sup.set, &id))
+	if (!usock_set_has(&s->set, &id))
 		return -EACCES; /* not bound inside this sandbox */
 	/* Through the pin's magic link: the kernel connects to exactly the
 	 * inode checked, whatever the path names by now. */
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	(void)snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pin);
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sa.sun_path) + 1);
-	enum wait_kind w = WAIT_NONE;
+	enum unixsup_wait w = UNIXSUP_WAIT_NONE;
 	r = connect_copy(*copy, 1, (struct sockaddr *)&sa, len, &w);
-	if (r == 1 && (r = park(n->id, copy, &pin, w, (struct sockaddr *)&sa, len)) == 0)
+	if (r == 1 && (r = park(s, n->id, copy, &pin, w, (struct sockaddr *)&sa, len)) == 0)
 		return 1;
 	return r;
 }
 
-static int on_unix(const struct seccomp_notif *n, int is_connect, int *copy,
+static int on_unix(struct unixsup *s, const struct seccomp_notif *n, int is_connect, int *copy,
 		   const struct sockaddr_storage *ss, socklen_t len)
 {
 	struct usock_addr a;
@@ -413,31 +384,31 @@ static int on_unix(const struct seccomp_notif *n, int is_connect, int *copy,
 		 * host's (--net full) holds D-Bus's, X11's, systemd's: no
 		 * connect there, and no bind that would squat one of them.
 		 * An unnamed bind picks a fresh random name. */
-		if (sup.net_full && (is_connect || a.kind == USOCK_ABSTRACT))
+		if (s->net_full && (is_connect || a.kind == USOCK_ABSTRACT))
 			return -EACCES;
 		if (!is_connect)
 			return bind(*copy, (const struct sockaddr *)ss, len) < 0 ? -errno : 0;
-		enum wait_kind w = WAIT_NONE;
+		enum unixsup_wait w = UNIXSUP_WAIT_NONE;
 		int pin = -1;
 		r = connect_copy(*copy, 1, (const struct sockaddr *)ss, len, &w);
-		if (r == 1 && (r = park(n->id, copy, &pin, w, (const struct sockaddr *)ss, len)) == 0)
+		if (r == 1 && (r = park(s, n->id, copy, &pin, w, (const struct sockaddr *)ss, len)) == 0)
 			return 1;
 		return r;
 	}
 	char path[sizeof(a.path) + 32];
 	if ((r = usock_addr_self(a.path, (int)n->pid, path, sizeof(path))) < 0)
 		return r;
-	return is_connect ? connect_path(n, copy, path) : bind_path(n, *copy, path);
+	return is_connect ? connect_path(s, n, copy, path) : bind_path(s, n, *copy, path);
 }
 
 /* One notification: 0 or -errno for the answer, 1 when parked, -ENOENT
  * also when the caller is gone (the answer then goes nowhere). */
-static int on_call(const struct seccomp_notif *n)
+static int on_call(struct unixsup *s, const struct seccomp_notif *n)
 {
 	int is_connect = n->data.nr == SYS_connect;
 	if (!is_connect && n->data.nr != SYS_bind)
 		return -ENOSYS; /* the filter sends nothing else */
-	AUTO_FD pidfd = open_caller(n);
+	AUTO_FD pidfd = open_caller(s, n);
 	if (pidfd < 0)
 		return pidfd;
 	AUTO_FD copy = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n->data.args[0], 0);
@@ -451,96 +422,97 @@ static int on_call(const struct seccomp_notif *n)
 	int r = read_addr(n, &ss, &len);
 	/* The copy of the address is trusted only if the caller was still
 	 * waiting after it was read (else its thread id may name another). */
-	if (!id_valid(n->id))
+	if (!id_valid(s, n->id))
 		return -ENOENT;
 	if (r < 0)
 		return r;
 	if (dom == AF_UNIX)
-		return on_unix(n, is_connect, &copy, &ss, len);
+		return on_unix(s, n, is_connect, &copy, &ss, len);
 	const struct sockaddr *a = len ? (const struct sockaddr *)&ss : NULL;
 	if (!is_connect)
 		return bind(copy, a, len) < 0 ? -errno : 0;
-	enum wait_kind w = WAIT_NONE;
+	enum unixsup_wait w = UNIXSUP_WAIT_NONE;
 	int pin = -1;
 	r = connect_copy(copy, 0, a, len, &w);
-	if (r == 1 && (r = park(n->id, &copy, &pin, w, (const struct sockaddr *)&ss, len)) == 0)
+	if (r == 1 && (r = park(s, n->id, &copy, &pin, w, (const struct sockaddr *)&ss, len)) == 0)
 		return 1;
 	return r;
 }
 
-static void serve_one(void)
+static void serve_one(struct unixsup *s)
 {
-	memset(sup.req.raw, 0, sup.notif_size);
-	if (ioctl(sup.listener, SECCOMP_IOCTL_NOTIF_RECV, &sup.req.n) < 0)
+	memset(s->req.raw, 0, s->notif_size);
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &s->req.n) < 0)
 		return; /* EINTR, or ENOENT: the caller died before it was read */
-	struct seccomp_notif n = sup.req.n;
-	int r = on_call(&n);
+	struct seccomp_notif n = s->req.n;
+	int r = on_call(s, &n);
 	if (r == 1)
 		return;
-	respond(n.id, r);
+	respond(s, n.id, r);
 }
 
-size_t unixsup_pollfds(struct pollfd *p, size_t max)
+size_t unixsup_pollfds(const struct unixsup *s, struct pollfd *p, size_t max)
 {
 	size_t k = 0;
-	if (sup.listener < 0 || max == 0)
+	if (s->listener < 0 || max == 0)
 		return 0;
-	p[k++] = (struct pollfd){ sup.listener, POLLIN, 0 };
+	p[k++] = (struct pollfd){ s->listener, POLLIN, 0 };
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX && k < max; i++)
-		if (sup.pend[i].copy >= 0 && sup.pend[i].wait == WAIT_WRITABLE)
-			p[k++] = (struct pollfd){ sup.pend[i].copy, POLLOUT, 0 };
+		if (s->pend[i].copy >= 0 && s->pend[i].wait == UNIXSUP_WAIT_WRITABLE)
+			p[k++] = (struct pollfd){ s->pend[i].copy, POLLOUT, 0 };
 	return k;
 }
 
-int unixsup_timeout(void)
+int unixsup_timeout(const struct unixsup *s)
 {
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++)
-		if (sup.pend[i].copy >= 0)
+		if (s->pend[i].copy >= 0)
 			return RETRY_MS; /* also to notice callers that died */
 	return -1;
 }
 
-static void finish_pending(struct pending *p, short revents)
+static void finish_pending(struct unixsup *s, struct unixsup_pending *p, short revents)
 {
-	if (!id_valid(p->id)) {
+	if (!id_valid(s, p->id)) {
 		pending_free(p); /* killed or interrupted: nothing to answer */
 		return;
 	}
-	if (p->wait == WAIT_WRITABLE) {
+	if (p->wait == UNIXSUP_WAIT_WRITABLE) {
 		if (!revents)
 			return;
 		int soerr = 0;
 		socklen_t sl = sizeof(soerr);
 		if (getsockopt(p->copy, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
 			soerr = errno;
-		respond(p->id, -soerr);
+		respond(s, p->id, -soerr);
 		pending_free(p);
 		return;
 	}
-	enum wait_kind w = WAIT_NONE;
+	enum unixsup_wait w = UNIXSUP_WAIT_NONE;
 	int r = connect_copy(p->copy, 1, (struct sockaddr *)&p->addr, p->len, &w);
 	if (r == 1)
 		return;
-	respond(p->id, r);
+	respond(s, p->id, r);
 	pending_free(p);
 }
 
-void unixsup_serve(const struct pollfd *p, size_t n)
+void unixsup_serve(struct unixsup *s, const struct pollfd *p, size_t n)
 {
-	if (sup.listener < 0 || n == 0)
+	if (s->listener < 0 || n == 0)
 		return;
 	for (size_t k = 1; k < n; k++)
 		for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++)
-			if (sup.pend[i].copy == p[k].fd && sup.pend[i].wait == WAIT_WRITABLE)
-				finish_pending(&sup.pend[i], p[k].revents);
+			if (s->pend[i].copy == p[k].fd && s->pend[i].wait == UNIXSUP_WAIT_WRITABLE)
+				finish_pending(s, &s->pend[i], p[k].revents);
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++)
-		if (sup.pend[i].copy >= 0 && sup.pend[i].wait == WAIT_RETRY)
-			finish_pending(&sup.pend[i], 0);
+		if (s->pend[i].copy >= 0 && s->pend[i].wait == UNIXSUP_WAIT_RETRY)
+			finish_pending(s, &s->pend[i], 0);
 	for (size_t i = 0; i < UNIXSUP_PENDING_MAX; i++)
-		if (sup.pend[i].copy >= 0 && sup.pend[i].wait == WAIT_WRITABLE && !id_valid(sup.pend[i].id))
-			pending_free(&sup.pend[i]);
+		if (s->pend[i].copy >= 0 && s->pend[i].wait == UNIXSUP_WAIT_WRITABLE &&
+		    !id_valid(s, s->pend[i].id))
+			pending_free(&s->pend[i]);
 	if (p[0].revents & POLLIN)
-		serve_one();
+		serve_one(s);
 	else if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
-		sys_close(&sup.listener); /* no process left under the filter */
+		sys_close(&s->listener); /* no process left under the filter */
 }

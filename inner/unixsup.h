@@ -33,28 +33,70 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <linux/seccomp.h>
 #include "err.h"
+#include "usock_set.h"
 
 #define UNIXSUP_PENDING_MAX 64
+#define UNIXSUP_NOTIF_BUF 1024
+
+enum unixsup_wait { UNIXSUP_WAIT_NONE, UNIXSUP_WAIT_WRITABLE, UNIXSUP_WAIT_RETRY };
+
+/* A call started and not answered yet. */
+struct unixsup_pending {
+	uint64_t id;
+	int copy;  /* -1: free slot */
+	int pin;   /* Unix path: the O_PATH pin connected through, else -1 */
+	enum unixsup_wait wait;
+	struct sockaddr_storage addr; /* what is retried (UNIXSUP_WAIT_RETRY) */
+	socklen_t len;
+};
+
+/* The supervisor: one per cordon-inner, made by its caller with
+ * UNIXSUP_INIT (not started: nothing to poll, nothing served) and passed to
+ * every call below.  Its members are the supervisor's alone; the caller
+ * only keeps it alive for as long as the command runs (it is large: the
+ * set of sockets bound inside, fixed in size). */
+struct unixsup {
+	int listener;  /* the seccomp listener; -1: not started, or no process left */
+	int diag;      /* the sock_diag socket; -1 before unixsup_start */
+	int net_full;
+	unsigned seq;  /* of the last sock_diag question */
+	size_t notif_size, resp_size;
+	struct usock_set set;
+	struct unixsup_pending pend[UNIXSUP_PENDING_MAX];
+	union {
+		struct seccomp_notif n;
+		char raw[UNIXSUP_NOTIF_BUF];
+	} req;
+	union {
+		struct seccomp_notif_resp r;
+		char raw[UNIXSUP_NOTIF_BUF];
+	} resp;
+};
+
+#define UNIXSUP_INIT { .listener = -1, .diag = -1 }
 
 /* Take ownership of the seccomp listener (from the command's filter) and
- * prepare: the notification sizes, the sock_diag socket, a descriptor of
- * "/".  Before cordon-inner's own filter.  net_full: the sandbox shares the
- * host's network namespace.  0 or -errno with *e; on failure the listener
- * is closed and the command must not run (its connect and bind would
- * never be answered). */
-int unixsup_start(int listener, int net_full, struct cordon_err *e)
+ * prepare s: the notification sizes, the sock_diag socket.  Before
+ * cordon-inner's own filter.  net_full: the sandbox shares the host's
+ * network namespace.  0 or -errno with *e; on failure the listener is
+ * closed and the command must not run (its connect and bind would never
+ * be answered). */
+int unixsup_start(struct unixsup *s, int listener, int net_full, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
-/* Fill p[0..max) with what the PID-1 loop must poll for the supervisor;
- * returns how many.  0 when not started. */
-size_t unixsup_pollfds(struct pollfd *p, size_t max);
+/* Fill p[0..max) with what the PID-1 loop must poll for s; returns how
+ * many.  0 when not started. */
+size_t unixsup_pollfds(const struct unixsup *s, struct pollfd *p, size_t max);
 
-/* The poll timeout the supervisor needs (ms), -1 for none. */
-int unixsup_timeout(void);
+/* The poll timeout s needs (ms), -1 for none. */
+int unixsup_timeout(const struct unixsup *s);
 
 /* Serve what poll reported on the entries unixsup_pollfds() filled (in the
  * same order), and retry what waits on a timer. */
-void unixsup_serve(const struct pollfd *p, size_t n);
+void unixsup_serve(struct unixsup *s, const struct pollfd *p, size_t n);
 
 #endif

@@ -319,15 +319,33 @@ void explain_limits_json(struct json_out *j, const struct limits_plan *p)
 	json_out_end(j);
 }
 
-static void text_seccomp(FILE *out)
+static void text_rules(FILE *out, const char *title, const struct seccomp_rule_desc *t, size_t n)
 {
-	size_t n;
-	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
-	fprintf(out, "\nseccomp rules (everything else allowed):\n");
+	fprintf(out, "\n%s:\n", title);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %-18s %s: %s\n", t[i].syscall, t[i].when,
 			t[i].match == SECCOMP_POLICY_SUPERVISED ? "cordon-inner's answer"
 			: t[i].errno_value ? strerror(t[i].errno_value) : "kills the process");
+}
+
+/* The command's filter, and the others this run would load: the bridge's
+ * (--net proxy) and the one added in the caller's PID namespace. */
+static void text_seccomp(FILE *out, const struct config *c, const struct procmode_facts *pm)
+{
+	size_t n;
+	const struct seccomp_rule_desc *t = seccomp_policy_table(&n);
+	text_rules(out, "seccomp rules (everything else allowed)", t, n);
+	if (c->net == NET_PROXY) {
+		t = seccomp_policy_bridge_table(&n);
+		text_rules(out, "bridge filter: cordon-bridge's own, once it holds its listeners "
+			   "(everything else allowed)", t, n);
+	}
+	if (pm->inherit) {
+		t = seccomp_policy_hostpid_table(&n);
+		text_rules(out, "inherit-mode host-pid filter: added to the command's in the caller's "
+			   "PID namespace (everything else allowed; another ABI is left to the "
+			   "command's filter)", t, n);
+	}
 }
 
 /* --- JSON ---------------------------------------------------------------- */
@@ -490,6 +508,25 @@ static void json_gitdir(struct json_out *j, const struct config *c)
 	json_out_end(j);
 }
 
+static void json_rules(struct json_out *j, const char *key, const struct seccomp_rule_desc *t,
+		       size_t n)
+{
+	json_out_array(j, key);
+	for (size_t i = 0; i < n; i++) {
+		json_out_object(j, NULL);
+		json_out_str(j, "syscall", t[i].syscall);
+		json_out_str(j, "when", t[i].when);
+		json_out_str(j, "action", t[i].match == SECCOMP_POLICY_SUPERVISED ? "supervised"
+					  : t[i].errno_value ? "errno" : "kill");
+		if (t[i].errno_value) {
+			json_out_int(j, "errno", t[i].errno_value);
+			json_out_str(j, "error", strerror(t[i].errno_value));
+		}
+		json_out_end(j);
+	}
+	json_out_end(j);
+}
+
 static int print_json(FILE *out, const struct config *c, const struct resolved *r,
 		      const struct protect_decision *d, const char *cache_dir,
 		      const struct explain_env *env, const struct limits_plan *lim,
@@ -510,20 +547,15 @@ static int print_json(FILE *out, const struct config *c, const struct resolved *
 	json_budgets(&j);
 	json_gitdir(&j, c);
 	explain_pid_ns_json(&j, pm);
-	json_out_array(&j, "seccomp");
-	for (size_t i = 0; i < n; i++) {
-		json_out_object(&j, NULL);
-		json_out_str(&j, "syscall", t[i].syscall);
-		json_out_str(&j, "when", t[i].when);
-		json_out_str(&j, "action", t[i].match == SECCOMP_POLICY_SUPERVISED ? "supervised"
-					   : t[i].errno_value ? "errno" : "kill");
-		if (t[i].errno_value) {
-			json_out_int(&j, "errno", t[i].errno_value);
-			json_out_str(&j, "error", strerror(t[i].errno_value));
-		}
-		json_out_end(&j);
+	json_rules(&j, "seccomp", t, n);
+	if (c->net == NET_PROXY) {
+		t = seccomp_policy_bridge_table(&n);
+		json_rules(&j, "bridge_seccomp", t, n);
 	}
-	json_out_end(&j);
+	if (pm->inherit) {
+		t = seccomp_policy_hostpid_table(&n);
+		json_rules(&j, "host_pid_seccomp", t, n);
+	}
 	json_out_array(&j, "bwrap_argv");
 	for (size_t i = 0; i < bwrap->n; i++)
 		json_out_str(&j, NULL, bwrap->v[i]);
@@ -558,7 +590,7 @@ int explain_print(FILE *out, const struct config *c, const struct resolved *r,
 	text_run(out, c, pm);
 	text_limits(out, lim);
 	text_budgets(out);
-	text_seccomp(out);
+	text_seccomp(out, c, pm);
 	fprintf(out, "\nbwrap argv (one argument per line):\n");
 	for (size_t i = 0; i < bwrap->n; i++)
 		fprintf(out, "%s\n", bwrap->v[i]);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,22 +106,9 @@ void report_add_net(struct report *r, int allowed, const char *host, unsigned po
 	(void)snprintf(f->reason, sizeof(f->reason), "%s", reason ? reason : "");
 }
 
-void report_add_net_line(void *report, const char *line, size_t n)
+void report_add_net_decision(struct report *r, const struct wire_bridge_decision *d)
 {
-	json_error_t jerr;
-	json_t *o = report ? json_loadb(line, n, 0, &jerr) : NULL;
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return;
-	}
-	const char *decision = json_string_value(json_object_get(o, "decision"));
-	const char *host = json_string_value(json_object_get(o, "host"));
-	const char *reason = json_string_value(json_object_get(o, "reason"));
-	json_int_t port = json_integer_value(json_object_get(o, "port"));
-	if (decision)
-		report_add_net(report, strcmp(decision, "allow") == 0, host,
-			       port > 0 && port < 65536 ? (unsigned)port : 0, reason);
-	json_decref(o);
+	report_add_net(r, d->verdict == WIRE_BRIDGE_ALLOW, d->host, d->port, d->reason);
 }
 
 void report_add_findings(struct report *r, const struct findings *f)
@@ -147,8 +133,10 @@ void report_add_findings(struct report *r, const struct findings *f)
 		case FINDING_GIT_REFS_GAP:
 			report_add_refs_gap(r, x->path, x->detail);
 			break;
-		case FINDING_NET_LINE:
-			report_add_net_line(r, x->name, x->len);
+		case FINDING_NET_DECISION:
+			if (x->len == sizeof(struct wire_bridge_decision))
+				report_add_net_decision(r, (const struct wire_bridge_decision *)
+							   (const void *)x->name);
 			break;
 		case FINDING_NOTE:
 		case FINDING_ROOTS_UNCHECKED:

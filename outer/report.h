@@ -21,6 +21,7 @@
 #include "argv.h"
 #include "config.h"
 #include "err.h"
+#include "wire_bridge.h"
 #include "wstatus.h"
 #include "observe/findings.h"
 #include "plan/limits.h"
@@ -122,11 +123,10 @@ void report_add_ref(struct report *r, const char *repo, const char *name, const 
 void report_add_refs_gap(struct report *r, const char *repo, const char *why);
 void report_add_net(struct report *r, int allowed, const char *host, unsigned port,
 		    const char *reason);
-/* One line of the bridge's --net-log format (bridge/netlog.h), as
- * report_add_net: "allow" counts as allowed, any other decision as refused
- * with its reason.  A line that is not such an object is ignored.  The
- * signature fits bridge_decisions (ctx: the report, may be NULL). */
-void report_add_net_line(void *report, const char *line, size_t n);
+/* One of the bridge's decisions (wire_bridge.h), as report_add_net: an
+ * allowed one counts as allowed, any other as refused with its reason.  r
+ * may be NULL. */
+void report_add_net_decision(struct report *r, const struct wire_bridge_decision *d);
 
 /* Every finding of the run's observers (observe/findings.h) that the
  * report lists: violations, refs, net decisions.  r may be NULL. */

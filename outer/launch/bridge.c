@@ -144,13 +144,14 @@ void bridge_link_started(struct bridge_link *l)
 	sys_close(&l->sock[1]);
 }
 
-void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
-		      void *ctx)
+int bridge_decisions(struct bridge_link *l,
+		     void (*fn)(void *ctx, const struct wire_bridge_decision *d), void *ctx,
+		     struct cordon_err *e)
 {
 	enum { CAP = WIRE_BRIDGE_DECISIONS_MAX };
 	if (l->decisions < 0)
-		return;
-	char *buf = malloc(CAP);
+		return 0;
+	unsigned char *buf = malloc(CAP);
 	size_t len = 0;
 	while (buf && len < CAP) {
 		ssize_t n = pread(l->decisions, buf + len, CAP - len, (off_t)len);
@@ -160,15 +161,13 @@ void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *l
 			break;
 		len += (size_t)n;
 	}
-	for (size_t at = 0; buf && at < len;) {
-		const char *nl = memchr(buf + at, '\n', len - at);
-		if (!nl)
-			break; /* a line cut by the cap */
-		fn(ctx, buf + at, (size_t)(nl - (buf + at)));
-		at = (size_t)(nl - buf) + 1;
-	}
+	int r = 0;
+	struct wire_bridge_decision d;
+	for (size_t at = 0; buf && (r = wire_bridge_decision_next(buf, len, &at, &d, e)) == 1;)
+		fn(ctx, &d);
 	free(buf);
 	sys_close(&l->decisions);
+	return r < 0 ? r : 0;
 }
 
 void bridge_end(struct bridge_link *l, int grace_ms)

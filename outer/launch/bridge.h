@@ -19,12 +19,13 @@
 #include "argv.h"
 #include "config.h"
 #include "err.h"
+#include "wire_bridge.h"
 
 struct bridge_link {
 	int sock[2];      /* [0] cordon-bridge's end, [1] cordon-inner's; -1 without --net proxy */
 	pid_t pid;        /* > 0 once started, until reaped */
-	int decisions;    /* an anonymous memfd the bridge appends its --net-log
-			     lines to, read back for the report and netnote.h */
+	int decisions;    /* an anonymous memfd the bridge appends its decisions to
+			     (wire_bridge.h), read back for the report and netnote.h */
 	int auth;         /* with upstream credentials: a memfd holding them, so
 			     that they are on no command line (ps shows the bridge's) */
 	int log;          /* with --net-log: the file, opened by cordon
@@ -59,10 +60,14 @@ int bridge_start(struct bridge_link *l, const struct config *c, const sigset_t *
  * sandbox ending reads as end of file to the bridge. */
 void bridge_link_started(struct bridge_link *l);
 
-/* After bridge_end: each line the bridge logged, to fn (at most
- * WIRE_BRIDGE_DECISIONS_MAX bytes of them); then the memfd is closed. */
-void bridge_decisions(struct bridge_link *l, void (*fn)(void *ctx, const char *line, size_t n),
-		      void *ctx);
+/* After bridge_end: each decision the bridge recorded (at most
+ * WIRE_BRIDGE_DECISIONS_MAX bytes of them), decoded and checked once
+ * (wire_bridge_decision_next), to fn; then the memfd is closed.  0, or
+ * -EPROTO with *e when a record broke the channel's table: the decisions
+ * before it went to fn, none after. */
+int bridge_decisions(struct bridge_link *l,
+		     void (*fn)(void *ctx, const struct wire_bridge_decision *d), void *ctx,
+		     struct cordon_err *e) __attribute__((warn_unused_result));
 
 /* After the sandbox is gone: give the bridge grace_ms to log its last
  * connections and exit on its own, then SIGKILL it; reap it; close the

@@ -48,7 +48,7 @@ void findings_add(struct findings *f, const struct finding *x)
 	struct finding *d = &f->v[f->n];
 	int nomem = 0;
 	*d = *x;
-	d->name = dup_or_null(x->name, x->kind == FINDING_NET_LINE ? x->len : 0, &nomem);
+	d->name = dup_or_null(x->name, x->kind == FINDING_NET_DECISION ? x->len : 0, &nomem);
 	d->path = dup_or_null(x->path, 0, &nomem);
 	d->moved = dup_or_null(x->moved, 0, &nomem);
 	d->detail = dup_or_null(x->detail, 0, &nomem);

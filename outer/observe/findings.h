@@ -21,7 +21,8 @@ enum finding_kind {
 				  * the command's: the move is the whole answer) */
 	FINDING_GIT_REF,         /* --git commit: a ref that changed */
 	FINDING_GIT_REFS_GAP,    /* --git commit: refs that could not all be read */
-	FINDING_NET_LINE,        /* --net proxy: one line of the bridge's log (name, len) */
+	FINDING_NET_DECISION,    /* --net proxy: one of the bridge's decisions, a struct
+				  * wire_bridge_decision held in name (len bytes) */
 };
 
 struct finding {
@@ -29,7 +30,7 @@ struct finding {
 	/* Owned copies, NULL when not given.  GIT_REF and GIT_REFS_GAP: path is
 	 * the git dir, name the ref (GIT_REF), detail the reason (GAP). */
 	char *name, *path, *moved, *detail;
-	size_t len;              /* NET_LINE: the bytes of name */
+	size_t len;              /* NET_DECISION: the bytes of name */
 	char old_id[72], new_id[72]; /* GIT_REF: "" created, deleted */
 	long commits;            /* GIT_REF: commits it gained, -1 unknown */
 	char *say;               /* whole lines for stderr, owned, NULL: none */

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "err.h"
 #include "sys.h"
+#include "termsafe.h"
 
 /* /proc/net/snmp: pairs of lines, "Ip: Name Name ..." then "Ip: 1 2 ...". */
 static uint64_t snmp_ip_field(const char *t, const char *field)
@@ -95,77 +95,55 @@ const char *const netnote_no_connection =
 
 /* Refusals and the failures that name their cause; the rest (a client
  * that closed, a malformed request) are the client's own doing. */
-static int np_worth_a_line(const char *decision, const char *reason)
+static int np_worth_a_line(const struct wire_bridge_decision *d)
 {
 	static const char *const failures[] = {
 		"could-not-resolve", "connect-failed", "connect-timeout", "upstream-refused",
 		"upstream-failed", "upstream-closed",
 	};
-	if (strcmp(decision, "deny") == 0)
+	if (d->verdict == WIRE_BRIDGE_DENY)
 		return 1;
 	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
-		if (strcmp(reason, failures[i]) == 0)
+		if (strcmp(d->reason, failures[i]) == 0)
 			return 1;
 	return 0;
 }
 
 static void np_copy(char *dst, size_t cap, const char *src)
 {
-	(void)snprintf(dst, cap, "%s", src ? src : "");
+	(void)snprintf(dst, cap, "%s", src);
 }
 
-void netnote_proxy_add(void *ctx, const char *line, size_t len)
+void netnote_proxy_add(struct netnote_proxy *s, const struct wire_bridge_decision *d)
 {
-	struct netnote_proxy *s = ctx;
-	json_error_t jerr;
-	json_t *o = json_loadb(line, len, 0, &jerr);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return;
-	}
 	s->seen++;
-	const char *decision = json_string_value(json_object_get(o, "decision"));
-	const char *host = json_string_value(json_object_get(o, "host"));
-	const char *reason = json_string_value(json_object_get(o, "reason"));
-	const char *address = json_string_value(json_object_get(o, "address"));
-	json_int_t port = json_integer_value(json_object_get(o, "port"));
-	if (decision && reason && host && *host && port > 0 && port < 65536 &&
-	    np_worth_a_line(decision, reason)) {
-		size_t i = 0;
-		for (; i < s->n; i++)
-			if (s->v[i].port == (unsigned)port && strcmp(s->v[i].host, host) == 0 &&
-			    strcmp(s->v[i].reason, reason) == 0)
-				break;
-		if (i == s->n && s->n == NETNOTE_MAX_HOSTS) {
-			s->more++;
-		} else if (i == s->n) {
-			struct netnote_host *h = &s->v[s->n++];
-			np_copy(h->host, sizeof(h->host), host);
-			h->port = (unsigned)port;
-			np_copy(h->reason, sizeof(h->reason), reason);
-			np_copy(h->address, sizeof(h->address), address);
-		}
+	if (!d->host[0] || d->port == 0 || !np_worth_a_line(d))
+		return;
+	size_t i = 0;
+	for (; i < s->n; i++)
+		if (s->v[i].port == d->port && strcmp(s->v[i].host, d->host) == 0 &&
+		    strcmp(s->v[i].reason, d->reason) == 0)
+			break;
+	if (i == s->n && s->n == NETNOTE_MAX_HOSTS) {
+		s->more++;
+	} else if (i == s->n) {
+		struct netnote_host *h = &s->v[s->n++];
+		np_copy(h->host, sizeof(h->host), d->host);
+		h->port = d->port;
+		np_copy(h->reason, sizeof(h->reason), d->reason);
+		np_copy(h->address, sizeof(h->address), d->address);
 	}
-	json_decref(o);
 }
 
-/* The sandbox chose these bytes (a host name it asked for): nothing but
- * printable ASCII reaches the user's terminal. */
+/* The sandbox chose these bytes (a host name it asked for): escaped as
+ * termsafe.h does before they reach the user's terminal; an IPv6 address
+ * in brackets. */
 static void np_printable(char *dst, size_t cap, const char *src, int brackets)
 {
-	size_t n = 0;
+	char safe[4 * sizeof(((struct netnote_host *)0)->host)]; /* \xHH: 4 bytes per byte */
 	int v6 = brackets && strchr(src, ':');
-	if (v6 && n + 1 < cap)
-		dst[n++] = '[';
-	for (; *src && n + 2 < cap; src++) {
-		char ch = *src;
-		if (ch < 0x20 || ch >= 0x7f)
-			ch = '?';
-		dst[n++] = ch;
-	}
-	if (v6 && n + 1 < cap)
-		dst[n++] = ']';
-	dst[n] = '\0';
+	(void)termsafe(safe, sizeof(safe), src, strlen(src));
+	(void)snprintf(dst, cap, "%s%s%s", v6 ? "[" : "", safe, v6 ? "]" : "");
 }
 
 void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap)

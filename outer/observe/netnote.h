@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "wire_bridge.h"
 
 struct netnote {
 	int snmp, snmp6; /* -1: not open */
@@ -63,15 +64,15 @@ struct netnote_proxy {
 	unsigned long long more;     /* refusals of hosts past the table */
 };
 
-/* Pure: take one line of the bridge's log (bridge/netlog.h) into s: every
- * line counts as a connection seen; a refusal, or a failure cordon can
- * explain (could not resolve, connect), of a host:port not yet listed
- * adds it.  ctx is a struct netnote_proxy (bridge_decisions' callback). */
-void netnote_proxy_add(void *ctx, const char *line, size_t len);
+/* Pure: take one of the bridge's decisions (wire_bridge.h) into s: each
+ * counts as a connection seen; a refusal, or a failure cordon can explain
+ * (could not resolve, connect), of a host:port not yet listed adds it. */
+void netnote_proxy_add(struct netnote_proxy *s, const struct wire_bridge_decision *d);
 
 /* Pure: the line for h, without "cordon: " and the newline ("refused
  * registry.example:443 (not listed): add --allow-domain registry.example").
- * Bytes outside printable ASCII are shown as '?'. */
+ * The host and the address are shown through termsafe.h: a byte that
+ * could act on a terminal is escaped. */
 void netnote_proxy_line(const struct netnote_host *h, char *out, size_t cap);
 
 /* Write the lines of proxy (a struct netnote_proxy) to out: one per host

@@ -195,15 +195,15 @@ struct net_seen {
 	struct netnote_proxy note;
 };
 
-/* Each line the bridge logged: for --report (report.h), and to the lines
- * on refused hosts. */
-static void on_decision(void *ctx, const char *line, size_t n)
+/* Each decision the bridge recorded, decoded once: for --report
+ * (report.h), and to the lines on refused hosts. */
+static void on_decision(void *ctx, const struct wire_bridge_decision *d)
 {
 	struct net_seen *s = ctx;
-	struct finding x = { .kind = FINDING_NET_LINE, .name = (char *)line, .len = n };
-	if (n)
-		findings_add(s->found, &x);
-	netnote_proxy_add(&s->note, line, n);
+	struct finding x = { .kind = FINDING_NET_DECISION, .name = (char *)(const void *)d,
+			     .len = sizeof(*d) };
+	findings_add(s->found, &x);
+	netnote_proxy_add(&s->note, d);
 }
 
 static void net_settle(struct observe *o, const struct observe_run *r)
@@ -217,7 +217,9 @@ static void net_settle(struct observe *o, const struct observe_run *r)
 	if (!r->ran || r->c->net != NET_PROXY)
 		return;
 	struct net_seen seen = { &o->found, { 0 } };
-	bridge_decisions(r->bridge, on_decision, &seen);
+	struct cordon_err de;
+	if (bridge_decisions(r->bridge, on_decision, &seen, &de) < 0)
+		err_print(&de); /* those before the broken record went to the list */
 	char *say = findings_compose(netnote_proxy_say, &seen.note);
 	if (!say)
 		netnote_proxy_say(stderr, &seen.note);

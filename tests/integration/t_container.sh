@@ -97,6 +97,13 @@ expect_out 0 '"pid_namespace":\{"mode":"inherit"' "explain --json: inherit" -- \
 	incontainer masks "$TU" "$CORDON" explain --json -w "$ws" -C "$ws" -- true
 assert "explain --json: inotify shares applied with masks only" -- \
 	grep -q '"watches":{"shared":true' "$OUT"
+assert "explain --json: the host-pid filter, from its table" -- \
+	grep -q '"host_pid_seccomp":\[{"syscall":"setpriority"' "$OUT"
+expect_out 0 '^  prlimit64 +pid \(low 32 bits\) is not 0 \(the caller\), and new limits are given' \
+	"explain: the host-pid filter's section" -- \
+	incontainer masks "$TU" "$CORDON" explain -w "$ws" -C "$ws" -- true
+assert "... headed, before the bwrap argv" -- test "$(grep -n '^bwrap argv' "$OUT" | cut -d: -f1)" -gt \
+	"$(grep -n '^inherit-mode host-pid filter' "$OUT" | cut -d: -f1)"
 install -d -m 0755 -o "$TU" "$W/rep"
 rep="$W/rep/report.json"
 expect 0 "a run with --report" -- incontainer rosys "$TU" "${C[@]}" --report "$rep" -- true

@@ -147,6 +147,14 @@ row "environment changes with their origin" '^  set +CI=1 +\(policy env.set.CI\)
 row "seccomp rules follow" '^seccomp rules'
 assert "the bwrap argv comes last" -- test "$(grep -n '^bwrap argv' "$OUT" | cut -d: -f1)" -gt \
 	"$(grep -n '^seccomp rules' "$OUT" | cut -d: -f1)"
+assert "no bridge filter without --net proxy" -- sh -c "! grep -q '^bridge filter' '$OUT'"
+expect_out 0 '^  execve +always \(the bridge runs no program\): Operation not permitted$' \
+	"explain --net proxy shows the bridge's filter, from its table" -- "$CORDON" explain --net proxy -- true
+row "... under its own heading" '^bridge filter'
+assert "... and before the bwrap argv" -- test "$(grep -n '^bwrap argv' "$OUT" | cut -d: -f1)" -gt \
+	"$(grep -n '^bridge filter' "$OUT" | cut -d: -f1)"
+expect_out 0 '"bridge_seccomp":\[\{"syscall":"\(i386 or x32 ABI\)"' \
+	"explain --json has the bridge's rules with --net proxy" -- "$CORDON" explain --json --net proxy -- true
 expect 0 "explain --protect-missing mount" -- "$CORDON" explain --protect-missing mount -w "$ws" -- true
 row "mount mode: a missing protected name is an empty read-only mount point" \
 	"^  $ws/.codex +protected +default protected name: missing; an empty read-only mount point"

@@ -1,4 +1,5 @@
-/* test_netnote.c: reading the no-route counters of /proc/net/snmp{,6}. */
+/* test_netnote.c: reading the no-route counters of /proc/net/snmp{,6}, and
+ * the lines on refused hosts from the bridge's decisions. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -33,29 +34,30 @@ Test(netnote, malformed_counts_nothing)
 	cr_assert_eq(netnote_noroutes("Ip: OutNoRoutes\nIp: 7\n", ""), 7);
 }
 
-#define LINE(host, port, decision, reason, addr)                                               \
-	"{\"time\":\"2026-01-01T00:00:00.000Z\",\"client_port\":1,\"protocol\":\"http\","   \
-	"\"host\":" host ",\"port\":" port ",\"address\":" addr ",\"decision\":\"" decision   \
-	"\",\"reason\":\"" reason "\",\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}"
-
-static void add(struct netnote_proxy *s, const char *line)
+static void add(struct netnote_proxy *s, const char *host, uint16_t port, uint32_t verdict,
+		const char *reason, const char *addr)
 {
-	netnote_proxy_add(s, line, strlen(line));
+	struct wire_bridge_decision d = { verdict, port, 0, "", "", "" };
+	(void)snprintf(d.reason, sizeof(d.reason), "%s", reason);
+	(void)snprintf(d.address, sizeof(d.address), "%s", addr);
+	(void)snprintf(d.host, sizeof(d.host), "%s", host);
+	netnote_proxy_add(s, &d);
 }
 
 Test(netnote, proxy_one_line_per_host_port_reason)
 {
 	struct netnote_proxy s = { 0 };
-	add(&s, LINE("\"registry.example\"", "443", "deny", "unlisted", "null"));
-	add(&s, LINE("\"registry.example\"", "443", "deny", "unlisted", "null"));
-	add(&s, LINE("\"registry.example\"", "80", "deny", "unlisted", "null"));
-	add(&s, LINE("\"ok.example\"", "443", "allow", "closed", "\"93.184.216.34\""));
-	add(&s, LINE("null", "0", "error", "bad-request", "null"));
-	add(&s, LINE("\"gone.example\"", "443", "error", "client-closed", "null"));
-	add(&s, LINE("\"nx.example\"", "443", "error", "could-not-resolve", "null"));
-	add(&s, "not json");
-	cr_assert_eq(s.seen, 7, "every logged connection counts as seen");
-	cr_assert_eq(s.n, 3, "one per host, port and reason; the client's own errors are not");
+	add(&s, "registry.example", 443, WIRE_BRIDGE_DENY, "unlisted", "");
+	add(&s, "registry.example", 443, WIRE_BRIDGE_DENY, "unlisted", "");
+	add(&s, "registry.example", 80, WIRE_BRIDGE_DENY, "unlisted", "");
+	add(&s, "ok.example", 443, WIRE_BRIDGE_ALLOW, "closed", "93.184.216.34");
+	add(&s, "", 0, WIRE_BRIDGE_FAILED, "bad-request", "");
+	add(&s, "gone.example", 443, WIRE_BRIDGE_FAILED, "client-closed", "");
+	add(&s, "nx.example", 443, WIRE_BRIDGE_FAILED, "could-not-resolve", "");
+	add(&s, "", 0, WIRE_BRIDGE_DENY, "unlisted", "");
+	cr_assert_eq(s.seen, 8, "every decision counts as a connection seen");
+	cr_assert_eq(s.n, 3, "one per host, port and reason; the client's own errors are not, "
+		     "nor a refusal without a host");
 	char out[512];
 	netnote_proxy_line(&s.v[0], out, sizeof(out));
 	cr_assert_str_eq(out, "refused registry.example:443 (not listed): add --allow-domain "
@@ -82,6 +84,11 @@ Test(netnote, proxy_reasons_name_the_flag)
 	struct netnote_host ctl = { "a\x1b]0;x\x07.test", 80, "unlisted", "" };
 	netnote_proxy_line(&ctl, out, sizeof(out));
 	cr_assert_null(strchr(out, '\x1b'), "no terminal escape reaches stderr: %s", out);
+	cr_assert_str_eq(out, "refused a\\x1b]0;x\\x07.test:80 (not listed): add --allow-domain "
+			 "a\\x1b]0;x\\x07.test", "escaped as termsafe.h does");
+	struct netnote_host csi = { "c.test", 443, "connect-failed", "\xc2\x9b" "2J" };
+	netnote_proxy_line(&csi, out, sizeof(out));
+	cr_assert_str_eq(out, "failed c.test:443 (could not connect to \\xc2\\x9b2J)", "%s", out);
 }
 
 Test(netnote, proxy_table_is_bounded)
@@ -89,8 +96,8 @@ Test(netnote, proxy_table_is_bounded)
 	struct netnote_proxy s = { 0 };
 	char line[512];
 	for (int i = 0; i < NETNOTE_MAX_HOSTS + 5; i++) {
-		(void)snprintf(line, sizeof(line), LINE("\"h%d.test\"", "443", "deny", "unlisted", "null"), i);
-		add(&s, line);
+		(void)snprintf(line, sizeof(line), "h%d.test", i);
+		add(&s, line, 443, WIRE_BRIDGE_DENY, "unlisted", "");
 	}
 	cr_assert_eq(s.n, NETNOTE_MAX_HOSTS);
 	cr_assert_eq(s.more, 5);

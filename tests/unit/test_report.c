@@ -180,28 +180,25 @@ Test(report, a_missing_directory_is_refused)
 	report_close(&r);
 }
 
-Test(report, net_lines_from_the_bridge_log)
+Test(report, net_decisions_from_the_bridge)
 {
 	struct report r;
 	report_init(&r);
-	const char *lines[] = {
-		"{\"decision\":\"allow\",\"host\":\"ok.test\",\"port\":443,\"reason\":\"allowed\"}",
-		"{\"decision\":\"deny\",\"host\":\"bad.test\",\"port\":80,\"reason\":\"unlisted\"}",
-		"{\"decision\":\"error\",\"host\":null,\"port\":0,\"reason\":\"bad-request\"}",
-		"not json at all",
-		"[1,2]",
-		"{\"host\":\"no-decision.test\"}",
-		"{\"decision\":\"deny\",\"host\":\"big.test\",\"port\":99999,\"reason\":\"unlisted\"}",
+	const struct wire_bridge_decision d[] = {
+		{ WIRE_BRIDGE_ALLOW, 443, 0, "allowed", "93.184.216.34", "ok.test" },
+		{ WIRE_BRIDGE_DENY, 80, 0, "unlisted", "", "bad.test" },
+		{ WIRE_BRIDGE_FAILED, 0, 0, "bad-request", "", "" },
 	};
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		report_add_net_line(&r, lines[i], strlen(lines[i]));
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		report_add_net_decision(&r, &d[i]);
 	cr_assert_eq(r.net_allowed, 1);
-	cr_assert_eq(r.net_refused, 3, "deny, error and the out-of-range port count; junk does not");
-	cr_assert_eq(r.nrefusals, 3);
+	cr_assert_eq(r.net_refused, 2, "deny and error count as refused");
+	cr_assert_eq(r.nrefusals, 2);
 	cr_assert_str_eq(r.refusals[0].host, "bad.test");
 	cr_assert_eq(r.refusals[0].port, 80);
-	cr_assert_str_eq(r.refusals[1].host, "");
-	cr_assert_eq(r.refusals[2].port, 0, "a port out of range is not reported as one");
-	report_add_net_line(NULL, lines[0], strlen(lines[0])); /* no report: ignored */
+	cr_assert_str_eq(r.refusals[0].reason, "unlisted");
+	cr_assert_str_eq(r.refusals[1].host, "", "no host parsed: none named");
+	cr_assert_str_eq(r.refusals[1].reason, "bad-request");
+	report_add_net_decision(NULL, &d[0]); /* no report: ignored */
 	report_close(&r);
 }
