@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -46,6 +47,8 @@ struct inner_opts {
 	uint64_t keep_ignored; /* spawn.h: signals the caller ignored */
 	uint64_t nofile;       /* spawn.h: the caller's soft RLIMIT_NOFILE, 0: keep */
 	pid_t standin;         /* standin.h: cordon's parent's host PID, 0: none */
+	struct usock_id host_socks[UNIXSUP_HOST_MAX]; /* --allow-socket MAJ:MIN:INO */
+	size_t nhost_socks;
 	char **cmd;
 };
 
@@ -93,6 +96,14 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			o->keep_ignored = strtoull(argv[++i], &end, 16);
 			if (*end || !*argv[i])
 				return err_set(e, EINVAL, "cordon-inner: bad --keep-ignored %s", argv[i]);
+		} else if (strcmp(a, "--allow-socket") == 0 && i + 1 < argc) {
+			unsigned maj, min;
+			unsigned long long ino;
+			char tail;
+			if (o->nhost_socks >= UNIXSUP_HOST_MAX ||
+			    sscanf(argv[++i], "%u:%u:%llu%c", &maj, &min, &ino, &tail) != 3)
+				return err_set(e, EINVAL, "cordon-inner: bad --allow-socket %s", argv[i]);
+			o->host_socks[o->nhost_socks++] = (struct usock_id){ maj, min, ino, 0, 0 };
 		} else if (strcmp(a, "--standin") == 0 && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);
@@ -209,7 +220,13 @@ static int start_supervisor(const struct inner_opts *o, struct spawn_handle *h,
 {
 	int listener = -1;
 	int r = spawn_listener(h, &listener, e);
-	return r < 0 ? r : unixsup_start(sup, listener, o->net == NETCHECK_FULL, e);
+	if (r == 0)
+		r = unixsup_start(sup, listener, o->net == NETCHECK_FULL, e);
+	for (size_t i = 0; r == 0 && i < o->nhost_socks; i++)
+		if (unixsup_allow_host(sup, &o->host_socks[i]) < 0)
+			r = err_set(e, ENOSPC, "cordon-inner: more than %d --allow-unix-socket",
+				    UNIXSUP_HOST_MAX);
+	return r;
 }
 
 /* The checks, in order; the command's process is forked (confined, waiting)

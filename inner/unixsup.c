@@ -340,6 +340,23 @@ static int bind_path(struct unixsup *s, const struct seccomp_notif *n, int copy,
 	return 0;
 }
 
+int unixsup_allow_host(struct unixsup *s, const struct usock_id *id)
+{
+	if (s->nhost >= UNIXSUP_HOST_MAX)
+		return -ENOSPC;
+	s->host[s->nhost++] = *id;
+	return 0;
+}
+
+static int host_allowed(const struct unixsup *s, const struct usock_id *id)
+{
+	for (size_t i = 0; i < s->nhost; i++)
+		if (s->host[i].dev_major == id->dev_major && s->host[i].dev_minor == id->dev_minor &&
+		    s->host[i].ino == id->ino)
+			return 1;
+	return 0;
+}
+
 /* connect(2) of a Unix socket to a pathname: pinned, checked, made on the
  * pin.  1 when parked (the answer comes later). */
 static int connect_path(struct unixsup *s, const struct seccomp_notif *n, int *copy,
@@ -358,8 +375,8 @@ static int connect_path(struct unixsup *s, const struct seccomp_notif *n, int *c
 		return r;
 	if (!is_sock)
 		return -ECONNREFUSED; /* what the kernel answers for a non-socket */
-	if (!usock_set_has(&s->set, &id))
-		return -EACCES; /* not bound inside this sandbox */
+	if (!usock_set_has(&s->set, &id) && !host_allowed(s, &id))
+		return -EACCES; /* not bound inside this sandbox, nor allowed by path */
 	/* Through the pin's magic link: the kernel connects to exactly the
 	 * inode checked, whatever the path names by now. */
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -40,6 +40,7 @@
 #include "usock_set.h"
 
 #define UNIXSUP_PENDING_MAX 64
+#define UNIXSUP_HOST_MAX 32   /* host sockets allowed by path (--allow-unix-socket) */
 #define UNIXSUP_NOTIF_BUF 1024
 
 enum unixsup_wait { UNIXSUP_WAIT_NONE, UNIXSUP_WAIT_WRITABLE, UNIXSUP_WAIT_RETRY };
@@ -66,6 +67,11 @@ struct unixsup {
 	unsigned seq;  /* of the last sock_diag question */
 	size_t notif_size, resp_size;
 	struct usock_set set;
+	/* Host sockets the command may connect to (--allow-unix-socket): by
+	 * device and inode alone, which cannot be reused while cordon's bind
+	 * mount of the socket at its path holds the inode. */
+	struct usock_id host[UNIXSUP_HOST_MAX];
+	size_t nhost;
 	struct unixsup_pending pend[UNIXSUP_PENDING_MAX];
 	union {
 		struct seccomp_notif n;
@@ -85,6 +91,10 @@ struct unixsup {
  * network namespace.  0 or -errno with *e; on failure the listener is
  * closed and the command must not run (its connect and bind would never
  * be answered). */
+/* Let the command connect to the host socket id (device and inode; its
+ * birth time is not compared).  -ENOSPC past UNIXSUP_HOST_MAX. */
+int unixsup_allow_host(struct unixsup *s, const struct usock_id *id);
+
 int unixsup_start(struct unixsup *s, int listener, int net_full, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 

@@ -40,6 +40,7 @@ struct config {
 	const char *cwd;           /* NULL: the current directory */
 	enum net_mode net;
 	int allow_unix_sockets;
+	struct strlist allow_unix_socket; /* --allow-unix-socket PATH: host sockets by path */
 	enum pid_mode pid;
 	struct env_op *env;
 	size_t nenv, capenv;

@@ -103,7 +103,7 @@ int explain_paths(FILE *out, const struct config *c, const struct resolved *r,
 			ro[nro++] = r->carves[i].path;
 	struct pathquery_rules rules = { plan, d, r->roots, r->nroots, ro, nro,
 					 c->git == GIT_COMMIT, c->allow_unix_sockets,
-					 c->default_protect };
+					 r->sockets, r->nsockets, c->default_protect };
 	struct json_out j;
 	if (c->json) {
 		json_out_init(&j, JSON_CAP);

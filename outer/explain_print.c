@@ -177,6 +177,7 @@ static void text_network(FILE *out, const struct config *c)
 	policy_view_origin(c, "allow-unix-sockets", why, sizeof(why));
 	struct seccomp_opts so = { c->allow_unix_sockets };
 	fprintf(out, "  unix sockets: %s  (%s)\n", seccomp_policy_unix_mechanism(&so, 0), why);
+	text_list(out, c, "host socket", &c->allow_unix_socket, "allow-unix-socket");
 }
 
 static void text_env_row(void *ctx, const struct env_row *r)
@@ -452,6 +453,7 @@ int explain_policy_json(struct json_out *j, const struct config *c, const struct
 	json_out_bool(j, "allow_unix_sockets", c->allow_unix_sockets);
 	struct seccomp_opts so = { c->allow_unix_sockets };
 	json_out_str(j, "unix_sockets", seccomp_policy_unix_mechanism(&so, 1));
+	json_list(j, c, "host_sockets", &c->allow_unix_socket, "allow-unix-socket");
 	json_out_end(j);
 	if ((rc = json_env(j, c, env, e)) < 0)
 		return rc;

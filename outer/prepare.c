@@ -44,7 +44,7 @@ static int collect_keep(struct prepared *p, const struct protect_run *prot, stru
 {
 	const struct { const struct rpath *v; size_t n; } lists[] = {
 		{ p->res.roots, p->res.nroots }, { p->res.carves, p->res.ncarves },
-		{ p->res.masks, p->res.nmasks },
+		{ p->res.masks, p->res.nmasks }, { p->res.sockets, p->res.nsockets },
 	};
 	int fds[3];
 	int r = 0;
@@ -208,6 +208,15 @@ static pid_t standin_pid(const struct prepared *p)
 	return p->pm.inherit || ppid <= 1 ? 0 : ppid;
 }
 
+/* The host sockets allowed by path, to cordon-inner's supervisor. */
+static int allow_sockets(struct prepared *p, struct cordon_err *e)
+{
+	int r = 0;
+	for (size_t i = 0; i < p->res.nsockets && r == 0; i++)
+		r = inner_link_allow_socket(&p->inner, p->res.sockets[i].dev, p->res.sockets[i].ino, e);
+	return r;
+}
+
 /* bwrap's options apart from the channels' descriptors. */
 static void fill_opts(const struct config *c, struct prepared *p)
 {
@@ -236,6 +245,7 @@ int prepare_open(const struct config *c, const struct inner_term *t, struct prep
 	    (r = inner_link_open(&p->inner, c, t, bridge_link_inner_fd(&p->bridge), e)) < 0 ||
 	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
 	    (standin_pid(p) > 0 && (r = inner_link_standin(&p->inner, standin_pid(p), e)) < 0) ||
+	    (r = allow_sockets(p, e)) < 0 ||
 	    (r = bwrap_open(&p->bwrap, e)) < 0 ||
 	    (r = prepare_env(c, p, e)) < 0)
 		return r;
@@ -253,6 +263,7 @@ int prepare_explain(const struct config *c, const struct inner_term *t, const ch
 	if ((r = inner_link_plan(&p->inner, c, t, e)) < 0 ||
 	    (p->pm.inherit && (r = inner_link_share_pid(&p->inner, e)) < 0) ||
 	    (standin_pid(p) > 0 && (r = inner_link_standin(&p->inner, standin_pid(p), e)) < 0) ||
+	    (r = allow_sockets(p, e)) < 0 ||
 	    (r = prepare_env(c, p, e)) < 0)
 		return r;
 	fill_opts(c, p);
@@ -269,7 +280,7 @@ int prepare_argv(const struct config *c, const struct protect_decision *d, struc
 		c->tmp == TMP_PRIVATE, c->full_write, p->res.cwd.path,
 		p->res.proc, p->res.tmpfs_size,
 		(const char *const *)p->res.kernel_ro, p->res.nkernel_ro,
-		p->pm.inherit,
+		p->pm.inherit, p->res.sockets, p->res.nsockets,
 	};
 	int r;
 	if ((r = mount_plan_build(&in, &p->plan, e)) < 0 ||

@@ -46,7 +46,7 @@ enum opt_id {
 	O_ALLOW_NO_LANDLOCK, O_PROTECT_MISSING, O_CACHE, O_GIT, O_KILL_AFTER, O_ALLOW_DOMAIN,
 	O_DENY_DOMAIN, O_PROXY_UPSTREAM, O_ATTRIBUTION_TOKEN, O_NET_LOG, O_POLICY,
 	O_REPORT, O_JSON, O_CACHES, O_DIE_WITH_PARENT, O_TMP_SIZE, O_LIMIT_MEMORY,
-	O_LIMIT_PIDS, O_LIMIT_CPU, O_EXPLAIN_PATH, O_UNPROTECT,
+	O_LIMIT_PIDS, O_LIMIT_CPU, O_EXPLAIN_PATH, O_UNPROTECT, O_ALLOW_UNIX_SOCKET,
 };
 
 struct opt {
@@ -68,6 +68,7 @@ static const struct opt opts[] = {
 	{ "cwd", 'C', 1, O_CWD },
 	{ "net", 0, 1, O_NET },
 	{ "allow-unix-sockets", 0, 0, O_ALLOW_UNIX },
+	{ "allow-unix-socket", 0, 1, O_ALLOW_UNIX_SOCKET },
 	{ "pid-ns", 0, 1, O_PID_NS },
 	{ "setenv", 0, 1, O_SETENV },
 	{ "unsetenv", 0, 1, O_UNSETENV },
@@ -424,6 +425,10 @@ static int apply(struct config *c, const struct opt *o, const char *value, struc
 	case O_ALLOW_UNIX:
 		c->allow_unix_sockets = 1;
 		return 0;
+	case O_ALLOW_UNIX_SOCKET: {
+		int r = check_path_value(flag, v, e);
+		return r < 0 ? r : list_add(&c->allow_unix_socket, v, e);
+	}
 	case O_PID_NS:
 		if (strcmp(v, "auto") == 0)
 			c->pid = PID_AUTO;
@@ -718,6 +723,7 @@ void config_free(struct config *c)
 	free(c->protect.v);
 	free(c->explain_paths.v);
 	free(c->unprotect.v);
+	free(c->allow_unix_socket.v);
 	free(c->allow_domain.v);
 	free(c->deny_domain.v);
 	free(c->warnings.v);

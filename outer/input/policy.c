@@ -495,6 +495,7 @@ static const struct key network_keys[] = {
 	{ "upstream", K_STR, "proxy-upstream", NULL, NULL },
 	{ "attribution_token", K_STR, "attribution-token", NULL, NULL },
 	{ "allow_unix_sockets", K_BOOL, "allow-unix-sockets", NULL, NULL },
+	{ "unix_sockets", K_PATHS, "allow-unix-socket", NULL, NULL },
 	{ "mode", K_STR, "net", NULL, NULL }, /* last: an explicit mode wins over "allow" */
 };
 static const struct keytab network_tab = TAB(network_keys);
@@ -557,9 +558,7 @@ static const struct key srt_net_keys[] = {
 	{ "allowedDomains", K_LIST, "allow-domain", NULL, NULL },
 	{ "deniedDomains", K_LIST, "deny-domain", NULL, NULL },
 	{ "allowAllUnixSockets", K_BOOL, "allow-unix-sockets", NULL, NULL },
-	{ "allowUnixSockets", K_WARN, "host unix sockets cannot be allowed by path; only "
-	  "sockets bound inside the sandbox are reachable (allowAllUnixSockets opens all)",
-	  NULL, NULL },
+	{ "allowUnixSockets", K_PATHS, "allow-unix-socket", NULL, NULL },
 	{ "allowLocalBinding", K_WARN, "the command may always listen on its own private "
 	  "loopback, which nothing outside the sandbox reaches", NULL, NULL },
 	/* cordon never asks: its allowlist is always strict */

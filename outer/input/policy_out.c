@@ -24,6 +24,7 @@ static void network(struct json_out *j, const struct config *c)
 	json_out_str(j, "upstream", c->proxy_upstream);
 	json_out_str(j, "attribution_token", c->attribution_token ? "(set)" : NULL);
 	json_out_bool(j, "allow_unix_sockets", c->allow_unix_sockets);
+	list(j, "unix_sockets", &c->allow_unix_socket);
 	json_out_end(j);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "launch/inner_find.h"
 #include "sys.h"
@@ -70,6 +71,15 @@ int inner_link_open(struct inner_link *l, const struct config *c, const struct i
 	 * chose is the one that runs, even where the sandbox hides its path. */
 	(void)snprintf(l->exec, sizeof(l->exec), "/proc/self/fd/%d", l->exec_fd);
 	return build_args(c, t, bridge_fd, l, e);
+}
+
+int inner_link_allow_socket(struct inner_link *l, dev_t dev, ino_t ino, struct cordon_err *e)
+{
+	char id[64];
+	(void)snprintf(id, sizeof(id), "%u:%u:%llu", major(dev), minor(dev), (unsigned long long)ino);
+	if (argv_push(&l->args, "--allow-socket") < 0 || argv_push(&l->args, id) < 0)
+		return err_set(e, ENOMEM, "out of memory");
+	return 0;
 }
 
 int inner_link_standin(struct inner_link *l, pid_t pid, struct cordon_err *e)

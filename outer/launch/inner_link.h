@@ -50,6 +50,11 @@ int inner_link_plan(struct inner_link *l, const struct config *c, const struct i
  * pass on to it. */
 /* After inner_link_open, before inner_link_fill_opts: the sandbox shares
  * the caller's PID namespace (cordon-inner --pid-inherit, inner/pid1.h). */
+/* cordon-inner's Unix socket supervisor lets the command connect to the
+ * socket (dev, ino), a host socket bound at its path (--allow-unix-socket). */
+int inner_link_allow_socket(struct inner_link *l, dev_t dev, ino_t ino, struct cordon_err *e)
+	__attribute__((warn_unused_result));
+
 /* cordon-inner makes a process at pid, cordon's parent's host PID, in the
  * sandbox's PID namespace (inner/standin.h). */
 int inner_link_standin(struct inner_link *l, pid_t pid, struct cordon_err *e)

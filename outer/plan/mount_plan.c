@@ -99,7 +99,8 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	const struct protect_decision *d = in->protect;
 	size_t nlayer = in->nroots + in->ncarves + count_actions(d, 1);
 	size_t nprot = count_actions(d, 0);
-	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + nprot + in->nmasks;
+	size_t max = 7 + MOUNT_PLAN_NPROC + in->nkernel_ro + nlayer + nprot + in->nsockets +
+		     in->nmasks;
 	struct ranked *layer = NULL, *prot = NULL, *masks = NULL;
 
 	out->n = 0;
@@ -168,6 +169,9 @@ int mount_plan_build(const struct plan_input *in, struct mount_plan *out,
 	for (size_t i = 0; i < nprot; i++)
 		push(out, kind_of(&prot[i]), prot[i].keep ? prot[i].path : NULL, prot[i].path,
 		     prot[i].fd, 0);
+
+	for (size_t i = 0; i < in->nsockets; i++)
+		push(out, MOUNT_RO_BIND_FD, NULL, in->sockets[i].path, in->sockets[i].fd, 0);
 
 	for (size_t i = 0; i < in->nmasks; i++) {
 		const struct rpath *m = &in->masks[masks[i].seq];

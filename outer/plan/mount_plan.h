@@ -9,7 +9,7 @@
  *   writable binds of a path onto itself), shallower first (a root nested in a carve-out is
  *   mounted after it and stays writable, and the reverse);
  *   protected names (after every root, so nothing re-exposes them);
- *   deny-read masks; /dev remounted read-only (the mount points of everything
+ *   host sockets allowed by path; deny-read masks; /dev remounted read-only (the mount points of everything
  *   above exist by then); then the working directory. */
 #ifndef CORDON_MOUNT_PLAN_H
 #define CORDON_MOUNT_PLAN_H
@@ -77,6 +77,10 @@ struct plan_input {
 	 * read-only with whatever is mounted over its entries, instead of a
 	 * fresh one (which a PID namespace of the caller's could not have) */
 	int host_proc;
+	/* --allow-unix-socket: each host socket bound read-only from its
+	 * descriptor at its own path (after the protected names, before the
+	 * masks: a --deny-read over it wins) */
+	const struct rpath *sockets; size_t nsockets;
 };
 
 enum mount_kind {

@@ -246,9 +246,16 @@ void pathquery_decide(const struct pathquery_rules *r, const char *path, enum pa
 	write_verdict(r, path, k, op, v);
 	if (k != PATHQUERY_SOCKET)
 		return;
+	for (size_t i = 0; i < r->nsockets; i++)
+		if (strcmp(r->sockets[i].path, path) == 0) {
+			v->connect_ok = 1;
+			(void)snprintf(v->connect_why, sizeof(v->connect_why),
+				       "--allow-unix-socket %s: this socket, as it is at the start", path);
+			return;
+		}
 	v->connect_ok = r->allow_unix_sockets;
 	(void)snprintf(v->connect_why, sizeof(v->connect_why), "%s",
 		       r->allow_unix_sockets ? "--allow-unix-sockets: every socket is reachable"
 		       : "a host socket: only sockets bound inside the sandbox are reachable "
-			 "(to allow: --allow-unix-sockets, every host socket)");
+			 "(to allow: --allow-unix-socket PATH for this one)");
 }

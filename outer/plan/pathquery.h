@@ -26,6 +26,7 @@ struct pathquery_rules {
 	const char *const *read_only; size_t nread_only;   /* --read-only, canonical */
 	int git_commit;             /* --git commit */
 	int allow_unix_sockets;
+	const struct rpath *sockets; size_t nsockets; /* --allow-unix-socket */
 	int default_protect;
 };
 

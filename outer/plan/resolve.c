@@ -253,6 +253,47 @@ static int add_mask(struct resolved *r, const char *path, struct cordon_err *e)
 	return 0;
 }
 
+/* A host socket the command may connect to: the file there now, through
+ * no link an earlier run could have planted (it would choose the socket),
+ * and a socket.  Whoever reaches a root-owned one, or
+ * a container engine's, acts as root on this machine: said, not refused
+ * (the user named it). */
+static int add_socket(struct resolved *r, const char *path, struct cordon_err *e)
+{
+	struct rpath p;
+	struct stat st;
+	/* cordon-inner's supervisor holds UNIXSUP_HOST_MAX (inner/unixsup.h). */
+	if (r->nsockets >= 32)
+		return err_set(e, E2BIG, "--allow-unix-socket %s: at most 32 sockets may be allowed "
+			       "by path", path);
+	/* As for a writable root: a root caller's earlier runs own root's
+	 * links, so only the system's are followed then. */
+	int rc = resolve_walk("--allow-unix-socket", path,
+			      geteuid() == 0 ? WALK_SYSTEM_LINKS : WALK_ROOT_LINKS, &p, e);
+	if (rc < 0)
+		return rc;
+	if (fstat(p.fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		rc = strcmp(path, p.path)
+			     ? err_set(e, EINVAL, "--allow-unix-socket %s: not a socket (it leads to "
+				       "%s)", path, p.path)
+			     : err_set(e, EINVAL, "--allow-unix-socket %s: not a socket", path);
+		rpath_free(&p);
+		return rc;
+	}
+	const char *base = path_base(p.path);
+	if ((st.st_uid == 0 && geteuid() != 0) || strcmp(base, "docker.sock") == 0 ||
+	    strcmp(base, "podman.sock") == 0 || strcmp(base, "containerd.sock") == 0)
+		rc = resolve_note(r, e, "--allow-unix-socket %s: %s: whatever the command sends it "
+				  "runs with that power on this machine", p.path,
+				  st.st_uid == 0 && geteuid() != 0 ? "a socket of root's"
+								     : "a container engine's socket");
+	if (rc < 0 || rpath_push(&r->sockets, &r->nsockets, &r->capsockets, &p) < 0) {
+		rpath_free(&p);
+		return rc < 0 ? rc : err_set(e, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 static int add_deny(struct resolved *r, const char *pattern, struct cordon_err *e)
 {
 	if (!strpbrk(pattern, "*?["))
@@ -675,6 +716,10 @@ int resolve_config(const struct config *c, struct resolved *r, struct cordon_err
 		if ((rc = add_deny(r, c->deny_read.v[i], e)) < 0)
 			return rc;
 
+	for (size_t i = 0; i < c->allow_unix_socket.n; i++)
+		if ((rc = add_socket(r, c->allow_unix_socket.v[i], e)) < 0)
+			return rc;
+
 	return resolve_cwd(c, r, e);
 }
 
@@ -682,7 +727,7 @@ void resolved_close(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
 		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks },
+		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks }, { r->sockets, r->nsockets },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
 		for (size_t i = 0; i < lists[l].n; i++)
@@ -696,7 +741,7 @@ void resolved_free(struct resolved *r)
 {
 	struct { struct rpath *v; size_t n; } lists[] = {
 		{ r->roots, r->nroots }, { r->carves, r->ncarves },
-		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks },
+		{ r->gitdirs, r->ngitdirs }, { r->masks, r->nmasks }, { r->sockets, r->nsockets },
 	};
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		for (size_t i = 0; i < lists[l].n; i++)

@@ -31,6 +31,10 @@ struct resolved {
 	 * with the protected names. */
 	struct rpath *gitdirs;  size_t ngitdirs, capgitdirs;
 	struct rpath *masks;    size_t nmasks, capmasks;
+	/* --allow-unix-socket: host sockets bound read-only at their own
+	 * path, the only ones outside the sandbox its command may connect to
+	 * (cordon-inner's supervisor, by device and inode) */
+	struct rpath *sockets;  size_t nsockets, capsockets;
 	/* --git commit: the common dirs of linked worktrees whose git dirs lie
 	 * outside every root (plan/gitlinked.h): protect splits each by the
 	 * gitdir rule, its data writable. */

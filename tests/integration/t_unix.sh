@@ -113,6 +113,55 @@ expect_out 0 '^(EPERM|EACCES)$' "... by sendto from a datagram socket" -- \
 expect_out 0 '^ok$' "control: with --allow-unix-sockets every host socket is reachable" -- \
 	"${C[@]}" --allow-unix-sockets -- "$U" connect "$ws/host.sock"
 
+# --- one host socket allowed by path (--allow-unix-socket) ---------------------
+# Outside every root and outside /tmp (the sandbox's /tmp is its own).
+hs=$(mktemp -d /var/tmp/cordon-us.XXXXXX) || exit 1
+cleanup_dirs+=("$hs")
+chmod 755 "$hs"
+host_listen "$hs/allowed.sock"
+host_listen "$hs/beside.sock"
+expect_out 0 '^ok$' "--allow-unix-socket: the named host socket is reachable" -- \
+	"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- "$U" connect "$hs/allowed.sock"
+expect_out 0 '^EACCES$' "... the socket beside it is not" -- \
+	"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- "$U" connect "$hs/beside.sock"
+expect_out 0 '^EACCES$' "control: without the flag the named one is not either" -- \
+	"${C[@]}" -- "$U" connect "$hs/allowed.sock"
+expect_out 0 '^ok$' "... through a link the command makes in its root, it is the same socket" -- \
+	"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- sh -c \
+	"ln -s '$hs/allowed.sock' l.sock && \"$U\" connect l.sock"
+expect_out 0 '^EACCES$' "... a link the command makes to the socket beside it does not widen it" -- \
+	"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- sh -c \
+	"ln -s '$hs/beside.sock' l2.sock && \"$U\" connect l2.sock"
+expect_out 0 'Device or resource busy|Read-only' "... the command cannot remove or replace it" -- \
+	"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- sh -c "rm -f '$hs/allowed.sock' 2>&1; true"
+# A link planted in a writable root before the run does not choose the socket.
+ln -s "$hs/beside.sock" "$ws/planted.sock"
+expect_err 125 "goes through the symbolic link" \
+	"a link in a writable root (an earlier run's) is not followed to a socket" -- \
+	"${C[@]}" --allow-unix-socket "$ws/planted.sock" -- true
+rm -f "$ws/planted.sock"
+expect_err 125 "not a socket" "a path that is no socket is refused" -- \
+	"${C[@]}" --allow-unix-socket "$hs" -- true
+# Replaced on the host during the run: the sandbox keeps the socket it
+# started with (bound at its path), never the new one.
+"${C[@]}" --allow-unix-socket "$hs/allowed.sock" -- sh -c \
+	"touch go2; i=0; while [ ! -e again ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i+1)); done
+	 \"$U\" connect '$hs/allowed.sock'" >"$W/replaced.out" 2>&1 </dev/null &
+rp=$!
+wait_for 100 test -e "$ws/go2"
+host_listen "$hs/allowed.sock"
+touch "$ws/again"
+wait "$rp"
+assert "a socket replaced on the host during the run is not reached in its place" -- \
+	grep -Eq '^(ECONNREFUSED|EACCES|ENOENT)$' "$W/replaced.out"
+if command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null; then
+	ssh-agent -a "$hs/agent.sock" >/dev/null 2>&1 && pids+=("$(pgrep -n -f "ssh-agent -a $hs/agent.sock")")
+	expect 1 "an ssh agent allowed by path answers ssh-add (no identities: 1)" -- \
+		"${C[@]}" --allow-unix-socket "$hs/agent.sock" --setenv SSH_AUTH_SOCK="$hs/agent.sock" -- ssh-add -l
+	expect 2 "control: without the flag ssh-add cannot reach it (2)" -- \
+		"${C[@]}" --setenv SSH_AUTH_SOCK="$hs/agent.sock" -- ssh-add -l
+fi
+
 # Bound by the host during the run, at a name the command bound and removed
 # before (a reused inode number must not pass for the command's socket).
 "${C[@]}" -- sh -c "\"$U\" self late.sock; rm late.sock; touch go; i=0
