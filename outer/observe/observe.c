@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "observe/rootcheck.h"
@@ -235,6 +237,37 @@ static void net_settle(struct observe *o, const struct observe_run *r)
 	}
 }
 
+/* --- host sockets allowed by path (--allow-unix-socket) --- */
+
+/* Their identities are resolve's, taken before the sandbox existed. */
+static int sockets_start(struct observe *o, const struct observe_run *r, struct cordon_err *e)
+{
+	(void)o;
+	(void)r;
+	(void)e;
+	return 0;
+}
+
+/* One the host replaced or removed during the run: the sandbox kept the
+ * one from the start (bound at its path), which had no listener any more;
+ * the command's connects were refused, and this says why. */
+static void sockets_settle(struct observe *o, const struct observe_run *r)
+{
+	for (size_t i = 0; i < r->res->nsockets; i++) {
+		const struct rpath *s = &r->res->sockets[i];
+		struct stat st;
+		if (stat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
+			continue;
+		char say[PATH_MAX + 256];
+		(void)snprintf(say, sizeof(say), "cordon: --allow-unix-socket %s was %s on the host "
+			       "during the run: the command could reach only the socket that was there "
+			       "at the start, so its connects were refused after that\n", s->path,
+			       access(s->path, F_OK) == 0 ? "replaced" : "removed");
+		struct finding x = { .kind = FINDING_NOTE, .say = say, .path = (char *)s->path };
+		findings_add(&o->found, &x);
+	}
+}
+
 /* --- the table --- */
 
 const struct observer observe_table[] = {
@@ -272,6 +305,15 @@ const struct observer observe_table[] = {
 		.settle = net_settle,
 		.guardian = OBSERVE_GUARDIAN_NONE("it leaves nothing on the host: its notes are "
 						  "for cordon's own stderr"),
+	},
+	{
+		.name = "host sockets",
+		.start = sockets_start,
+		.event_fd = observe_no_fd,
+		.event = observe_no_event,
+		.settle = sockets_settle,
+		.guardian = OBSERVE_GUARDIAN_NONE("it leaves nothing on the host: a socket replaced "
+						  "during the run is a note for cordon's stderr"),
 	},
 };
 

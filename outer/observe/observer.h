@@ -51,7 +51,7 @@ struct observe_run {
 
 /* Each observer's state.  The run owns one; observe_free frees it. */
 /* How many observers observe_table holds (checked in observe.c). */
-#define OBSERVE_N 4
+#define OBSERVE_N 5
 
 struct observe {
 	struct protect_watch watch;

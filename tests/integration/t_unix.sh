@@ -154,6 +154,8 @@ touch "$ws/again"
 wait "$rp"
 assert "a socket replaced on the host during the run is not reached in its place" -- \
 	grep -Eq '^(ECONNREFUSED|EACCES|ENOENT)$' "$W/replaced.out"
+assert "and cordon says it was replaced" -- \
+	grep -q "allow-unix-socket $hs/allowed.sock was replaced on the host during the run" "$W/replaced.out"
 if command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null; then
 	ssh-agent -a "$hs/agent.sock" >/dev/null 2>&1 && pids+=("$(pgrep -n -f "ssh-agent -a $hs/agent.sock")")
 	expect 1 "an ssh agent allowed by path answers ssh-add (no identities: 1)" -- \
