@@ -56,7 +56,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_
               outer/plan/resolve.c outer/plan/walk.c \
               outer/plan/procmode.c outer/plan/pathquery.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
-              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_apply.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitstate.c outer/hostpaths/gitaudit.c outer/hostpaths/gitlinks.c outer/hostpaths/protect_materialize.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_apply.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitmode.c outer/hostpaths/gitstate.c outer/hostpaths/gitaudit.c outer/hostpaths/gitlinks.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/protect_quarantine.c outer/hostpaths/registry_sweep.c outer/hostpaths/userfile.c \

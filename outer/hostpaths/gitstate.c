@@ -148,11 +148,11 @@ int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordo
 	return 0;
 }
 
-/* d is not inside another git dir of p: the walk of that one would cover it. */
-static int is_top(const struct protect_run *p, const struct protect_gitdir *d)
+/* d is not inside another git dir of gm: the walk of that one would cover it. */
+static int is_top(const struct gitmode *gm, const struct gitmode_dir *d)
 {
-	for (size_t j = 0; j < p->ngitdirs; j++) {
-		const struct protect_gitdir *o = &p->gitdirs[j];
+	for (size_t j = 0; j < gm->ndirs; j++) {
+		const struct gitmode_dir *o = &gm->dirs[j];
 		size_t l = strlen(o->path);
 		if (o != d && o->is_gitdir && strncmp(d->path, o->path, l) == 0 && d->path[l] == '/')
 			return 0;
@@ -180,23 +180,26 @@ static int whole_seconds(int fd)
 	       a.st_ctim.tv_nsec == 0 && b.st_ctim.tv_nsec == 0;
 }
 
-int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
+int gitstate_start(struct gitstate *g, const struct gitmode *gm, struct cordon_err *e)
 {
+	static const struct gitmode none = { NULL, 0 };
+	if (!gm)
+		gm = &none;
 	struct timespec now;
 	/* The clock the kernel stamps ctimes with; before the command runs. */
 	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
 		return err_sys(e, errno, "cannot read the clock");
 	int coarse = 0;
-	for (size_t i = 0; i < p->ngitdirs; i++)
-		coarse |= p->gitdirs[i].is_gitdir && whole_seconds(p->gitdirs[i].fd);
+	for (size_t i = 0; i < gm->ndirs; i++)
+		coarse |= gm->dirs[i].is_gitdir && whole_seconds(gm->dirs[i].fd);
 	g->since = gitaudit_since(&now, coarse);
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		const struct protect_gitdir *d = &p->gitdirs[i];
+	for (size_t i = 0; i < gm->ndirs; i++) {
+		const struct gitmode_dir *d = &gm->dirs[i];
 		if (!d->is_gitdir)
 			continue;
 		struct stat st = { 0 };
 		struct gitstate_spec s = { d->fd, d->path, d->checkout, 0, 0, 0 };
-		if (is_top(p, d))
+		if (is_top(gm, d))
 			s.flags |= GITSTATE_TOP;
 		if (strcmp(path_base(d->path), ".git") == 0 || d->checkout)
 			s.flags |= GITSTATE_REPO;

@@ -38,7 +38,7 @@
 #include <time.h>
 #include "err.h"
 #include "hostpaths/guardian.h"
-#include "hostpaths/protect.h"
+#include "hostpaths/gitmode.h"
 
 /* One git dir as cordon hands it over (to gitstate_add). */
 struct gitstate_spec {
@@ -119,10 +119,10 @@ struct gitstate {
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);
 
-/* Note `since` (now), take every git dir protect split, and watch each for
- * its config's lock file.  Called before the command can start.  0 or
- * -errno. */
-int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
+/* Note `since` (now), take every git dir of gm (NULL: none, no --git
+ * commit), and watch each for its config's lock file.  Called before the
+ * command can start.  0 or -errno. */
+int gitstate_start(struct gitstate *g, const struct gitmode *gm, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* One git dir (its fd duplicated), without a watch: for the guardian,
