@@ -51,7 +51,7 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_
               outer/observe/observe.c outer/observe/status.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/cgroup_pick.c outer/plan/env.c outer/plan/fstype.c \
-              outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
+              outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitend.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/prefix_decide.c outer/plan/shared_counts.c outer/plan/protect_decide.c outer/plan/linkwalk.c \
               outer/plan/resolve.c outer/plan/walk.c \
               outer/plan/procmode.c outer/plan/pathquery.c \

@@ -39,6 +39,7 @@
 #include "err.h"
 #include "hostpaths/guardian.h"
 #include "hostpaths/gitmode.h"
+#include "plan/gitend.h"
 
 /* One git dir as cordon hands it over (to gitstate_add). */
 struct gitstate_spec {
@@ -58,9 +59,7 @@ struct gitstate_file {
 	int gitfd;                  /* the git dir, O_PATH, owned */
 	char *path;                 /* gitdir/rule path, owned */
 	const char *rel;            /* the rule's path, relative to gitfd */
-	int opts;                   /* the strategy lies in a config file (sequencer/opts) */
-	int todo;                   /* a todo list */
-	int rrcache;                /* rerere's rr-cache: each entry changed goes */
+	enum gitend_file kind;      /* a todo list, a strategy, rr-cache (plan/gitend.h) */
 };
 
 /* Git writes its config through CONFIG.lock beside it: one appearing in a

@@ -17,6 +17,7 @@
 #include "hostpaths/gitmode.h"
 #include "path.h"
 #include "plan/gitdir.h"
+#include "plan/gitend.h"
 #include "sys.h"
 
 /* The pinned directories of one git dir, by their path relative to it. */
@@ -178,9 +179,9 @@ static int expand(struct protect_run *p, size_t root, int dirfd, const char *pat
 static int walk_rule(struct protect_run *p, size_t root, const struct gitdir_rule *r,
 		     struct holders *h, const char *path, int depth, struct cordon_err *e)
 {
-	const char *slash = strrchr(r->path, '/');
-	size_t plen = slash ? (size_t)(slash - r->path) : 0;
-	const char *base = slash ? slash + 1 : r->path;
+	size_t plen;
+	const char *base;
+	gitend_rule_split(r, &plen, &base);
 	int each = r->role == GITDIR_EACH_WORKTREE || r->role == GITDIR_EACH_MODULE;
 	int parent = holder_fd(h, r->path, plen);
 	char full[PATH_MAX];
