@@ -15,6 +15,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 #include "hostpaths/gitaudit.h"
+#include "hostpaths/gitmode.h"
 #include "hostpaths/gitlinks.h"
 #include "hostpaths/protect_quarantine.h"
 #include "plan/gitaudit.h"

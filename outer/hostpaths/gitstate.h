@@ -38,8 +38,10 @@
 #include <time.h>
 #include "err.h"
 #include "hostpaths/guardian.h"
-#include "hostpaths/gitmode.h"
 #include "plan/gitend.h"
+
+/* --git commit's facts (hostpaths/gitmode.h), borrowed at the start. */
+struct gitmode;
 
 /* One git dir as cordon hands it over (to gitstate_add). */
 struct gitstate_spec {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostpaths/gitmode.h"
 #include "sys.h"
 #include "termsafe.h"
 

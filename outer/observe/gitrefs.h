@@ -28,10 +28,12 @@
 #define CORDON_GITREFS_H
 
 #include <stddef.h>
-#include "hostpaths/gitmode.h"
 #include "launch/gitcount.h"
 #include "observe/findings.h"
 #include "plan/resolve.h"
+
+/* --git commit's facts (hostpaths/gitmode.h), borrowed at the start. */
+struct gitmode;
 
 #define GITREFS_MAX 500000
 #define GITREFS_DEPTH 256
