@@ -52,12 +52,12 @@ OUTER_SRC  := outer/doctor.c outer/explain.c outer/explain_path.c outer/explain_
               outer/observe/observe.c outer/observe/status.c \
               outer/input/cli.c outer/input/policy.c outer/input/policy_out.c \
               outer/plan/bwrap_argv.c outer/plan/caches.c outer/plan/cgroup_pick.c outer/plan/env.c outer/plan/fstype.c \
-              outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
+              outer/plan/gitdir.c outer/plan/gitaudit.c outer/plan/gitend.c outer/plan/gitlinked.c outer/plan/gitmeta.c outer/plan/limits.c outer/plan/mount_plan.c outer/plan/offline.c \
               outer/plan/pins.c outer/plan/policy_view.c outer/plan/prefix_decide.c outer/plan/shared_counts.c outer/plan/protect_decide.c outer/plan/linkwalk.c \
               outer/plan/resolve.c outer/plan/walk.c \
               outer/plan/procmode.c outer/plan/pathquery.c \
               outer/hostpaths/caches.c outer/hostpaths/cgroup.c outer/hostpaths/privdir.c \
-              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_apply.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitstate.c outer/hostpaths/gitaudit.c outer/hostpaths/gitlinks.c outer/hostpaths/protect_materialize.c \
+              outer/hostpaths/entrypath.c outer/hostpaths/guardian.c outer/hostpaths/guardian_scan.c outer/hostpaths/protect.c outer/hostpaths/protect_apply.c outer/hostpaths/protect_gather.c outer/hostpaths/protect_git.c outer/hostpaths/gitmode.c outer/hostpaths/gitstate.c outer/hostpaths/gitaudit.c outer/hostpaths/gitlinks.c outer/hostpaths/protect_materialize.c \
               outer/hostpaths/reclaim.c outer/hostpaths/record.c outer/hostpaths/registry.c \
               outer/hostpaths/registry_carve.c outer/hostpaths/registry_io.c \
               outer/hostpaths/protect_quarantine.c outer/hostpaths/registry_sweep.c outer/hostpaths/userfile.c \

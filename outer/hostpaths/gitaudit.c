@@ -118,27 +118,11 @@ static const char *look(struct audit *a, int dfd, const char *name, unsigned cha
 			int changed, int depth, int in_objects, struct stat *st, int *walk)
 {
 	*walk = 0;
-	/* What a move aside made (this end's, or cordon's before the guardian
-	 * redoes it): a dotted name no git reads, not moved twice. */
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-	    strncmp(name, ".cordon-quarantine-", 19) == 0)
+	if (gitaudit_pass(name, changed, type == DT_DIR || type == DT_UNKNOWN) ||
+	    fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL;
-	/* Only a directory that changed can hold a new entry (gitaudit.h). */
-	if (!changed && type != DT_DIR && type != DT_UNKNOWN)
-		return NULL;
-	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return NULL;
-	if (gitaudit_changed(&st->st_ctim, a->since)) {
-		struct gitaudit_seen s = { st->st_mode, st->st_nlink, st->st_uid, st->st_ctim,
-					   in_objects };
-		const char *why = gitaudit_kind(&s, a->caller);
-		if (!why && S_ISDIR(st->st_mode) && depth + 1 > GITAUDIT_MAX_DEPTH)
-			why = "it nests deeper than cordon checks";
-		if (why)
-			return why;
-	}
-	*walk = S_ISDIR(st->st_mode) && depth + 1 <= GITAUDIT_MAX_DEPTH;
-	return NULL;
+	struct gitaudit_seen s = { st->st_mode, st->st_nlink, st->st_uid, st->st_ctim, in_objects };
+	return gitaudit_look(&s, a->since, a->caller, depth, walk);
 }
 
 static void audit_dir(struct audit *a, int dfd, const struct stat *self, size_t plen, int depth,

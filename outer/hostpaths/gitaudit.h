@@ -25,10 +25,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
-
-/* How deep a git dir's directories go (refs/heads/a/b/..., modules/x/...);
- * a changed directory deeper than that is moved aside unread. */
-#define GITAUDIT_MAX_DEPTH 40
+#include "plan/gitaudit.h"
 
 typedef void gitaudit_found_fn(void *ctx, const char *path, const char *moved, const char *why);
 

@@ -17,6 +17,7 @@
 #include "hostpaths/protect_quarantine.h"
 #include "plan/gitaudit.h"
 #include "plan/gitdir.h"
+#include "plan/gitend.h"
 #include "sys.h"
 #include "grow.h"
 
@@ -70,24 +71,24 @@ static int link_changed(const struct timespec *since, int rootfd, const char *pa
 	struct stat st;
 	if (d < 0 || fstatat(d, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
-	if (!was || !was->existed || st.st_dev != was->dev || st.st_ino != was->ino ||
-	    (st.st_mode & S_IFMT) != (was->mode & S_IFMT))
+	struct gitend_link_seen now = { 1, st.st_dev, st.st_ino, st.st_mode }, then;
+	if (was)
+		then = (struct gitend_link_seen){ was->existed, was->dev, was->ino, was->mode };
+	switch (gitend_link_look(was ? &then : NULL, &now, changed(since, &st))) {
+	case GITEND_LINK_MOVE:
 		return 1;
-	if (!S_ISDIR(st.st_mode))
-		return changed(since, &st);
+	case GITEND_LINK_KEEP:
+		return 0;
+	case GITEND_LINK_INSIDE:
+		break;
+	}
 	AUTO_FD git = openat(d, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (git < 0)
 		return 1; /* swapped since the lstat: the run's doing */
 	for (size_t i = 0; i < gitdir_nrules; i++) {
-		const struct gitdir_rule *r = &gitdir_rules[i];
 		char rel[PATH_MAX];
-		if (r->role != GITDIR_CODE && r->role != GITDIR_EACH_MODULE &&
-		    r->role != GITDIR_EACH_WORKTREE)
+		if (!gitend_link_code(&gitdir_rules[i], rel, sizeof(rel)))
 			continue;
-		(void)snprintf(rel, sizeof(rel), "%.*s", (int)strcspn(r->path, "*"), r->path);
-		size_t l = strlen(rel);
-		if (l && rel[l - 1] == '/')
-			rel[l - 1] = '\0';
 		if (fstatat(git, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (changed(since, &st))

@@ -15,11 +15,13 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 #include "hostpaths/gitaudit.h"
+#include "hostpaths/gitmode.h"
 #include "hostpaths/gitlinks.h"
 #include "hostpaths/protect_quarantine.h"
 #include "plan/gitaudit.h"
 #include "path.h"
 #include "plan/gitdir.h"
+#include "plan/gitend.h"
 #include "sys.h"
 #include "wire_guardian.h"
 #include "grow.h"
@@ -35,9 +37,7 @@ static int add_file(struct gitstate *g, const struct gitstate_spec *d, const str
 		return err_set(e, ENOMEM, "out of memory");
 	struct gitstate_file *f = &g->v[g->n];
 	*f = (struct gitstate_file){ .gitfd = -1, .rel = r->path };
-	f->todo = strstr(r->path, "todo") != NULL;
-	f->opts = strcmp(path_base(r->path), "opts") == 0;
-	f->rrcache = strcmp(r->path, "rr-cache") == 0;
+	f->kind = gitend_file_kind(r->path);
 	size_t len = strlen(d->path) + strlen(r->path) + 2;
 	if (!(f->path = malloc(len)))
 		return err_set(e, ENOMEM, "out of memory");
@@ -141,13 +141,12 @@ int gitstate_add(struct gitstate *g, const struct gitstate_spec *s, struct cordo
 	return 0;
 }
 
-/* d is not inside another git dir of p: the walk of that one would cover it. */
-static int is_top(const struct protect_run *p, const struct protect_gitdir *d)
+/* d is not inside another git dir of gm: the walk of that one would cover it. */
+static int is_top(const struct gitmode *gm, const struct gitmode_dir *d)
 {
-	for (size_t j = 0; j < p->ngitdirs; j++) {
-		const struct protect_gitdir *o = &p->gitdirs[j];
-		size_t l = strlen(o->path);
-		if (o != d && o->is_gitdir && strncmp(d->path, o->path, l) == 0 && d->path[l] == '/')
+	for (size_t j = 0; j < gm->ndirs; j++) {
+		const struct gitmode_dir *o = &gm->dirs[j];
+		if (o != d && o->is_gitdir && gitend_inside(d->path, o->path))
 			return 0;
 	}
 	return 1;
@@ -171,23 +170,26 @@ static int whole_seconds(int fd)
 	       a.st_ctim.tv_nsec == 0 && b.st_ctim.tv_nsec == 0;
 }
 
-int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
+int gitstate_start(struct gitstate *g, const struct gitmode *gm, struct cordon_err *e)
 {
+	static const struct gitmode none = { .dirs = NULL };
+	if (!gm)
+		gm = &none;
 	struct timespec now;
 	/* The clock the kernel stamps ctimes with; before the command runs. */
 	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0)
 		return err_sys(e, errno, "cannot read the clock");
 	int coarse = 0;
-	for (size_t i = 0; i < p->ngitdirs; i++)
-		coarse |= p->gitdirs[i].is_gitdir && whole_seconds(p->gitdirs[i].fd);
+	for (size_t i = 0; i < gm->ndirs; i++)
+		coarse |= gm->dirs[i].is_gitdir && whole_seconds(gm->dirs[i].fd);
 	g->since = gitaudit_since(&now, coarse);
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		const struct protect_gitdir *d = &p->gitdirs[i];
+	for (size_t i = 0; i < gm->ndirs; i++) {
+		const struct gitmode_dir *d = &gm->dirs[i];
 		if (!d->is_gitdir)
 			continue;
 		struct stat st = { 0 };
 		struct gitstate_spec s = { d->fd, d->path, d->checkout, 0, 0, 0 };
-		if (is_top(p, d))
+		if (is_top(gm, d))
 			s.flags |= GITSTATE_TOP;
 		if (strcmp(path_base(d->path), ".git") == 0 || d->checkout)
 			s.flags |= GITSTATE_REPO;
@@ -278,23 +280,12 @@ static void say_config_writes(struct gitstate *g, FILE *out)
 static const char *verdict(const struct gitstate_file *f, int fd, const struct stat *st)
 {
 	static char buf[GITSTATE_MAX];
-	if (!S_ISREG(st->st_mode))
-		return "it is not a regular file";
-	if (st->st_size < 0 || (size_t)st->st_size >= sizeof(buf))
-		return "it is too large to check";
-	ssize_t n = sys_read_full(fd, buf, sizeof(buf));
-	if (n < 0)
-		return "it cannot be read";
-	if ((size_t)n >= sizeof(buf))
-		return "it is too large to check";
-	if (f->todo)
-		return gitdir_todo_runs(buf, (size_t)n)
-			? "it holds an exec line, which a later --continue on the host would run "
-			  "outside the sandbox" : NULL;
-	return gitdir_strategy_runs(buf, (size_t)n, f->opts)
-		? "it names a merge strategy that is not built in (git would run git-merge-NAME)"
-		: NULL;
+	const char *why = gitend_state_unreadable(st->st_mode, st->st_size, sizeof(buf));
+	if (why)
+		return why;
+	return gitend_state_content(f->kind, buf, sys_read_full(fd, buf, sizeof(buf)), sizeof(buf));
 }
+
 /* Move victim (in movefd; what: its path, for messages) aside, say so
  * and pass it to found; the last resort where it cannot be moved.  1. */
 static size_t set_aside(int movefd, const char *victim, const char *what, const char *why,
@@ -330,39 +321,40 @@ static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
 	char dir[PATH_MAX];
 	const char *base = path_base(f->rel), *why = NULL;
 	struct stat st;
+	struct gitend_state_seen seen = { GITEND_DIR_OPENED, 0, GITEND_FILE_SEEN, 0, GITEND_OPEN_OK };
 	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - f->rel - 1), f->rel);
 	AUTO_FD dfd = openat(f->gitfd, dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int movefd = dfd;
-	const char *victim = base;
+	AUTO_FD fd = -1;
 	if (dfd < 0) {
-		/* rebase-merge turned into a link or a file: git would follow
-		 * a link to a todo list elsewhere. */
-		if (fstatat(f->gitfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
-		    !changed(g, &st))
-			return 0;
-		movefd = f->gitfd;
-		victim = dir;
-		why = "it is not a directory";
-	} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		/* The command took search permission from its directory:
-		 * what it hides is moved aside unread (the move looks
-		 * through the mode, hostpaths/protect_quarantine.h). */
-		why = "it cannot be looked at";
-	} else {
-		if (!changed(g, &st))
-			return 0; /* the user's own, from before the run */
-		AUTO_FD fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 && errno == ELOOP)
-			why = "it is a symbolic link";
-		else if (fd < 0 || fstat(fd, &st) < 0)
-			why = "it cannot be read";
+		if (fstatat(f->gitfd, dir, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			seen.dir = GITEND_DIR_MISSING;
+		else if (S_ISDIR(st.st_mode))
+			seen.dir = GITEND_DIR_DIR;
 		else
-			why = verdict(f, fd, &st);
-		if (!why)
-			return 0;
+			seen = (struct gitend_state_seen){ .dir = GITEND_DIR_OTHER,
+							   .dir_changed = changed(g, &st) };
+	} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		seen.file = errno == ENOENT ? GITEND_FILE_MISSING : GITEND_FILE_HIDDEN;
+	} else if ((seen.file_changed = changed(g, &st))) {
+		fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno == ELOOP)
+			seen.open = GITEND_OPEN_LINK;
+		else if (fd < 0 || fstat(fd, &st) < 0)
+			seen.open = GITEND_OPEN_FAILED;
 	}
+	switch (gitend_state_look(&seen, &why)) {
+	case GITEND_KEEP:
+		return 0;
+	case GITEND_READ:
+		if (!(why = verdict(f, fd, &st)))
+			return 0;
+		break;
+	case GITEND_MOVE_DIR:
+	case GITEND_MOVE_FILE:
+		break;
+	}
+	int movefd = seen.dir == GITEND_DIR_OPENED ? dfd : f->gitfd;
+	const char *victim = seen.dir == GITEND_DIR_OPENED ? base : dir;
 	/* f->path is GITDIR/dir/base: the victim's path, and where it went */
 	char what[PATH_MAX];
 	int gitlen = (int)(strlen(f->path) - strlen(f->rel) - 1);
@@ -383,10 +375,14 @@ static size_t settle_one(const struct gitstate *g, struct gitstate_file *f,
 static int rrcache_entry_changed(const struct gitstate *g, int dirfd, const char *name,
 				 const struct stat *st)
 {
-	if (changed(g, st))
+	switch (gitend_rrcache_entry(changed(g, st), S_ISDIR(st->st_mode))) {
+	case GITEND_RR_CHANGED:
 		return 1;
-	if (!S_ISDIR(st->st_mode))
+	case GITEND_RR_KEPT:
 		return 0;
+	case GITEND_RR_INSIDE:
+		break;
+	}
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 1; /* unchanged but unreadable to us: not ours to vouch for */
@@ -425,8 +421,7 @@ static size_t settle_rrcache(const struct gitstate *g, struct gitstate_file *f,
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct stat est;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    strstr(de->d_name, ".cordon-quarantine-") ||
+		if (gitend_rrcache_skip(de->d_name) ||
 		    fstatat(fd, de->d_name, &est, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !rrcache_entry_changed(g, fd, de->d_name, &est))
 			continue;
@@ -443,15 +438,26 @@ static size_t settle_rrcache(const struct gitstate *g, struct gitstate_file *f,
 size_t gitstate_settle(struct gitstate *g, gitstate_found_fn *found, void *ctx)
 {
 	size_t n = 0;
-	/* First: what follows reads the git dirs, and must not open a link
-	 * or a FIFO the command left there. */
-	for (size_t i = 0; i < g->ntops; i++)
-		n += gitaudit_walk(g->tops[i].fd, g->tops[i].path, &g->since, geteuid(), found, ctx);
-	for (size_t i = 0; i < g->n; i++)
-		n += g->v[i].rrcache ? settle_rrcache(g, &g->v[i], found, ctx)
-				     : settle_one(g, &g->v[i], found, ctx);
-	for (size_t i = 0; i < g->nrepos; i++)
-		n += gitlinks_settle(&g->since, &g->repos[i], found, ctx);
+	/* The kinds first: what follows reads the git dirs, and must not open
+	 * a link or a FIFO the command left there (plan/gitend.h). */
+	for (size_t l = 0; l < gitend_nlooks; l++)
+		switch (gitend_looks[l]) {
+		case GITEND_LOOK_KINDS:
+			for (size_t i = 0; i < g->ntops; i++)
+				n += gitaudit_walk(g->tops[i].fd, g->tops[i].path, &g->since,
+						   geteuid(), found, ctx);
+			break;
+		case GITEND_LOOK_STATE:
+			for (size_t i = 0; i < g->n; i++)
+				n += g->v[i].kind == GITEND_RRCACHE
+					     ? settle_rrcache(g, &g->v[i], found, ctx)
+					     : settle_one(g, &g->v[i], found, ctx);
+			break;
+		case GITEND_LOOK_LINKS:
+			for (size_t i = 0; i < g->nrepos; i++)
+				n += gitlinks_settle(&g->since, &g->repos[i], found, ctx);
+			break;
+		}
 	return n;
 }
 

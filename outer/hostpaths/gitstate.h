@@ -38,7 +38,10 @@
 #include <time.h>
 #include "err.h"
 #include "hostpaths/guardian.h"
-#include "hostpaths/protect.h"
+#include "plan/gitend.h"
+
+/* --git commit's facts (hostpaths/gitmode.h), borrowed at the start. */
+struct gitmode;
 
 /* One git dir as cordon hands it over (to gitstate_add). */
 struct gitstate_spec {
@@ -58,9 +61,7 @@ struct gitstate_file {
 	int gitfd;                  /* the git dir, O_PATH, owned */
 	char *path;                 /* gitdir/rule path, owned */
 	const char *rel;            /* the rule's path, relative to gitfd */
-	int opts;                   /* the strategy lies in a config file (sequencer/opts) */
-	int todo;                   /* a todo list */
-	int rrcache;                /* rerere's rr-cache: each entry changed goes */
+	enum gitend_file kind;      /* a todo list, a strategy, rr-cache (plan/gitend.h) */
 };
 
 /* Git writes its config through CONFIG.lock beside it: one appearing in a
@@ -119,10 +120,10 @@ struct gitstate {
 /* What was moved aside, for the report (run.c). */
 typedef void gitstate_found_fn(void *ctx, const char *path, const char *moved, const char *why);
 
-/* Note `since` (now), take every git dir protect split, and watch each for
- * its config's lock file.  Called before the command can start.  0 or
- * -errno. */
-int gitstate_start(struct gitstate *g, const struct protect_run *p, struct cordon_err *e)
+/* Note `since` (now), take every git dir of gm (NULL: none, no --git
+ * commit), and watch each for its config's lock file.  Called before the
+ * command can start.  0 or -errno. */
+int gitstate_start(struct gitstate *g, const struct gitmode *gm, struct cordon_err *e)
 	__attribute__((warn_unused_result));
 
 /* One git dir (its fd duplicated), without a watch: for the guardian,

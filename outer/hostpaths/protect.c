@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hostpaths/gitmode.h"
 #include "hostpaths/protect_apply.h"
 #include "hostpaths/registry_io.h"
 #include "hostpaths/registry_sweep.h"
@@ -137,7 +138,7 @@ void protect_close_fds(struct protect_run *p)
 		sys_close(&p->live[i].fd);
 	for (size_t i = 0; i < p->nchecks; i++)
 		sys_close(&p->checks[i].fd);
-	protect_git_close(p);
+	gitmode_close(p->git);
 }
 
 static void facts_free(struct protect_run *p)
@@ -154,13 +155,8 @@ static void facts_free(struct protect_run *p)
 	for (size_t i = 0; i < p->nchecks; i++)
 		rpath_free(&p->checks[i]);
 	free(p->checks);
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		free(p->gitdirs[i].path);
-		free(p->gitdirs[i].checkout);
-	}
-	free(p->gitdirs);
-	p->gitdirs = NULL;
-	p->ngitdirs = p->capgitdirs = 0;
+	gitmode_free(p->git);
+	p->git = NULL;
 	protect_decision_free(&p->plan);
 	p->names = NULL;
 	p->roots = NULL;

@@ -36,16 +36,7 @@
 #include "plan/protect_decide.h"
 #include "plan/resolve.h"
 
-/* --git commit: a directory pinned in a split git dir (protect_git.c). */
-struct protect_gitdir {
-	char *path;                  /* owned */
-	int fd;                      /* O_PATH, owned */
-	int is_gitdir;               /* a git dir (.git, worktrees/X, modules/X), not
-					a directory inside one */
-	char *checkout;              /* owned, or NULL: a linked worktree's git dir
-					outside every root (plan/gitlinked.h), the
-					root it checks out (gitstate's gitlinks) */
-};
+struct gitmode;
 
 struct protect_run {
 	struct registry reg;
@@ -72,9 +63,10 @@ struct protect_run {
 	/* Directories bound as found, flocked shared (hold_bound in protect.c)
 	 * until protect_release. */
 	int *held;                   size_t nheld, capheld;
-	/* --git commit: every directory pinned in a split git dir; the watched
-	 * git entries' dirfd point at these descriptors. */
-	struct protect_gitdir *gitdirs; size_t ngitdirs, capgitdirs;
+	/* --git commit's facts (hostpaths/gitmode.h), made by protect_gather,
+	 * freed by protect_release; NULL without --git commit.  The watched
+	 * git entries' dirfd point at its descriptors. */
+	struct gitmode *git;
 	ino_t sandbox_sock;          /* set by the caller: inode of the socket end bwrap's
 					child holds (guardian_start) */
 	int left_to_guardian;        /* a release could not be done: the guardian, never
@@ -172,9 +164,6 @@ int protect_git_gather(struct protect_run *p, struct cordon_err *e)
  * writable root for Landlock), split by the same rule as a .git. */
 int protect_git_linked(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
 	__attribute__((warn_unused_result));
-
-/* For protect*.c only: close the descriptors of p->gitdirs. */
-void protect_git_close(struct protect_run *p);
 
 /* For protect*.c only: o becomes one of the run's checks (cordon-inner's
  * bind checks); freed on failure.  0 or -ENOMEM. */

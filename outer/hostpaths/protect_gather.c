@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include "hostpaths/gitmode.h"
 #include "path.h"
 #include "plan/linkwalk.h"
 #include "sys.h"
@@ -313,9 +314,13 @@ int protect_gather(const struct resolved *r, const struct config *c, struct prot
 				return rc;
 	}
 	/* Before the gitdirs resolve found: those stay read-only as a whole. */
-	if (c->git == GIT_COMMIT &&
-	    ((rc = protect_git_gather(p, e)) < 0 || (rc = protect_git_linked(r, p, e)) < 0))
-		return rc;
+	if (c->git == GIT_COMMIT) {
+		/* git commit mode's facts: the run's from here on (protect_release) */
+		if (!p->git && !(p->git = gitmode_new()))
+			return err_set(e, ENOMEM, "out of memory");
+		if ((rc = protect_git_gather(p, e)) < 0 || (rc = protect_git_linked(r, p, e)) < 0)
+			return rc;
+	}
 	for (size_t i = 0; i < r->ngitdirs; i++)
 		if ((rc = gather_gitdir(&r->gitdirs[i], p, e)) < 0)
 			return rc;

@@ -2,7 +2,7 @@
  * walk of plan/gitdir.h's table over each protected .git directory, lstat
  * and open, nothing decided.  Reads only: what it finds becomes protected
  * names (pinned, read-only or watched) that protect_decide handles like
- * the others. */
+ * the others, and pinned directories kept in p->git (gitmode.h). */
 #include "hostpaths/protect.h"
 
 #include <dirent.h>
@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostpaths/gitmode.h"
 #include "path.h"
 #include "plan/gitdir.h"
+#include "plan/gitend.h"
 #include "sys.h"
 #include "grow.h"
 
@@ -23,7 +25,7 @@
 #define HOLDERS_MAX 8
 struct holders {
 	const char *rel[HOLDERS_MAX];
-	int fd[HOLDERS_MAX];     /* borrowed from p->gitdirs */
+	int fd[HOLDERS_MAX];     /* borrowed from p->git */
 	size_t n;
 };
 
@@ -53,21 +55,10 @@ static struct protect_name *add_name(struct protect_run *p, size_t root, const c
 	return n;
 }
 
-/* Keep fd (taken) as a pinned directory of the run; its index. */
-static int add_dir(struct protect_run *p, const char *path, int fd, int is_gitdir,
-		   struct cordon_err *e)
+/* The descriptor of the directory gitmode_add kept last. */
+static int last_fd(const struct protect_run *p)
 {
-	if (grow_reserve(&p->gitdirs, &p->capgitdirs, p->ngitdirs + 1, sizeof(*p->gitdirs)) < 0) {
-		sys_close(&fd);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	p->gitdirs[p->ngitdirs] = (struct protect_gitdir){ strdup(path), fd, is_gitdir, NULL };
-	if (!p->gitdirs[p->ngitdirs].path) {
-		sys_close(&fd);
-		return err_set(e, ENOMEM, "out of memory");
-	}
-	p->ngitdirs++;
-	return 0;
+	return p->git->dirs[p->git->ndirs - 1].fd;
 }
 
 static int refuse(const char *path, struct cordon_err *e)
@@ -118,9 +109,9 @@ static int pin(struct protect_run *p, size_t root, int dirfd, const char *name, 
 		sys_close(&fd);
 		return err_sys(e, errno, "cannot keep a descriptor of %s", path);
 	}
-	if ((rc = add_dir(p, path, fd, is_gitdir, e)) < 0)
+	if ((rc = gitmode_add(p->git, path, fd, is_gitdir, e)) < 0)
 		return rc;
-	*out = p->gitdirs[p->ngitdirs - 1].fd;
+	*out = last_fd(p);
 	return 0;
 }
 
@@ -187,9 +178,9 @@ static int expand(struct protect_run *p, size_t root, int dirfd, const char *pat
 static int walk_rule(struct protect_run *p, size_t root, const struct gitdir_rule *r,
 		     struct holders *h, const char *path, int depth, struct cordon_err *e)
 {
-	const char *slash = strrchr(r->path, '/');
-	size_t plen = slash ? (size_t)(slash - r->path) : 0;
-	const char *base = slash ? slash + 1 : r->path;
+	size_t plen;
+	const char *base;
+	gitend_rule_split(r, &plen, &base);
 	int each = r->role == GITDIR_EACH_WORKTREE || r->role == GITDIR_EACH_MODULE;
 	int parent = holder_fd(h, r->path, plen);
 	char full[PATH_MAX];
@@ -289,29 +280,13 @@ int protect_git_gather(struct protect_run *p, struct cordon_err *e)
 			sys_close(&fd);
 			return err_set(e, ENOMEM, "out of memory");
 		}
-		if ((rc = add_dir(p, path, fd, 1, e)) == 0)
-			rc = walk_gitdir(p, root, p->gitdirs[p->ngitdirs - 1].fd, path, GITDIR_REPO,
-					 0, e);
+		if ((rc = gitmode_add(p->git, path, fd, 1, e)) == 0)
+			rc = walk_gitdir(p, root, last_fd(p), path, GITDIR_REPO, 0, e);
 		free(path);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
-}
-
-/* The pinned git dir at path (the worktree's G, found by the walk of C's
- * worktrees/): the root it checks out, for gitstate's gitlinks. */
-static int mark_checkout(struct protect_run *p, const char *gitdir, const char *root,
-			 struct cordon_err *e)
-{
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		if (!p->gitdirs[i].is_gitdir || strcmp(p->gitdirs[i].path, gitdir) != 0)
-			continue;
-		if (!(p->gitdirs[i].checkout = strdup(root)))
-			return err_set(e, ENOMEM, "out of memory");
-		return 0;
-	}
-	return err_set(e, EAGAIN, "%s changed while cordon looked at it; run again", gitdir);
 }
 
 int protect_git_linked(const struct resolved *r, struct protect_run *p, struct cordon_err *e)
@@ -324,7 +299,8 @@ int protect_git_linked(const struct resolved *r, struct protect_run *p, struct c
 			j++;
 		int rc;
 		if (j < i) { /* two worktrees of one repository: split once */
-			if ((rc = mark_checkout(p, l->gitdir, r->roots[l->root].path, e)) < 0)
+			if ((rc = gitmode_mark_checkout(p->git, l->gitdir, r->roots[l->root].path,
+							e)) < 0)
 				return rc;
 			continue;
 		}
@@ -339,17 +315,11 @@ int protect_git_linked(const struct resolved *r, struct protect_run *p, struct c
 		if ((n->fd = fcntl(l->common.fd, F_DUPFD_CLOEXEC, 3)) < 0 ||
 		    (fd = fcntl(l->common.fd, F_DUPFD_CLOEXEC, 3)) < 0)
 			return err_sys(e, errno, "cannot keep a descriptor of %s", l->common.path);
-		if ((rc = add_dir(p, l->common.path, fd, 1, e)) < 0 ||
-		    (rc = walk_gitdir(p, l->root, p->gitdirs[p->ngitdirs - 1].fd, l->common.path,
-				      GITDIR_REPO, 0, e)) < 0 ||
-		    (rc = mark_checkout(p, l->gitdir, r->roots[l->root].path, e)) < 0)
+		if ((rc = gitmode_add(p->git, l->common.path, fd, 1, e)) < 0 ||
+		    (rc = walk_gitdir(p, l->root, last_fd(p), l->common.path, GITDIR_REPO, 0,
+				      e)) < 0 ||
+		    (rc = gitmode_mark_checkout(p->git, l->gitdir, r->roots[l->root].path, e)) < 0)
 			return rc;
 	}
 	return 0;
-}
-
-void protect_git_close(struct protect_run *p)
-{
-	for (size_t i = 0; i < p->ngitdirs; i++)
-		sys_close(&p->gitdirs[i].fd);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostpaths/gitmode.h"
 #include "sys.h"
 #include "termsafe.h"
 #include "grow.h"
@@ -271,11 +272,11 @@ static void refs_free(struct gitrefs_ref *v, size_t n)
 	free(v);
 }
 
-int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
+int gitrefs_start(struct gitrefs *g, const struct gitmode *gm, const struct rpath *roots,
 		  size_t nroots)
 {
-	for (size_t i = 0; i < p->ngitdirs; i++) {
-		const struct protect_gitdir *d = &p->gitdirs[i];
+	for (size_t i = 0; gm && i < gm->ndirs; i++) {
+		const struct gitmode_dir *d = &gm->dirs[i];
 		struct stat st;
 		/* a repository's git dir (.git, modules/X): its own refs/ */
 		if (!d->is_gitdir || fstatat(d->fd, "refs", &st, AT_SYMLINK_NOFOLLOW) < 0)

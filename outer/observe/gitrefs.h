@@ -28,9 +28,12 @@
 #define CORDON_GITREFS_H
 
 #include <stddef.h>
-#include "hostpaths/protect.h"
 #include "launch/gitcount.h"
 #include "observe/findings.h"
+#include "plan/resolve.h"
+
+/* --git commit's facts (hostpaths/gitmode.h), borrowed at the start. */
+struct gitmode;
 
 #define GITREFS_MAX 500000
 #define GITREFS_DEPTH 256
@@ -59,12 +62,12 @@ struct gitrefs {
 
 #define GITREFS_INIT { .count = { { -1, "", { 0 } } } }
 
-/* Read the refs of each git dir of p (not a linked worktree's: its refs
- * are the common dir's), and open the git that will count (roots: the
+/* Read the refs of each git dir of gm (NULL: none; not a linked
+ * worktree's: its refs are the common dir's), and open the git that will count (roots: the
  * run's writable roots, where no trusted git may lie).  A repository whose
  * refs cannot all be read is kept, with the reason, for gitrefs_settle to
  * say.  0 or -ENOMEM. */
-int gitrefs_start(struct gitrefs *g, const struct protect_run *p, const struct rpath *roots,
+int gitrefs_start(struct gitrefs *g, const struct gitmode *gm, const struct rpath *roots,
 		  size_t nroots);
 
 /* The sandbox is gone: read again, add each change (FINDING_GIT_REF) and

@@ -130,11 +130,11 @@ static void roots_settle(struct observe *o, const struct observe_run *r)
 static int git_start(struct observe *o, const struct observe_run *r, struct cordon_err *e)
 {
 	/* The git state files as they are before the command, to tell its changes. */
-	int rc = gitstate_start(&o->gs, r->prot, e);
+	int rc = gitstate_start(&o->gs, r->prot->git, e);
 	if (rc < 0)
 		return rc;
 	/* The refs as they are before the command, and the git that counts commits. */
-	if (gitrefs_start(&o->refs, r->prot, r->res->roots, r->res->nroots) < 0)
+	if (gitrefs_start(&o->refs, r->prot->git, r->res->roots, r->res->nroots) < 0)
 		return err_set(e, ENOMEM, "out of memory");
 	return 0;
 }

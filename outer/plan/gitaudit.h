@@ -19,6 +19,10 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* How deep a git dir's directories go (refs/heads/a/b/..., modules/x/...);
+ * a changed directory deeper than that is moved aside unread. */
+#define GITAUDIT_MAX_DEPTH 40
+
 /* One entry as lstat saw it. */
 struct gitaudit_seen {
 	mode_t mode;
@@ -48,5 +52,19 @@ const char *gitaudit_kind(const struct gitaudit_seen *s, uid_t caller);
  * of this very second would be dated before it; there an entry the user
  * changed in the second before the run counts as the run's (stricter). */
 struct timespec gitaudit_since(const struct timespec *now, int coarse);
+
+/* 1 if the walk passes entry name of a directory over unlooked at: "."
+ * and "..", what a move aside made (this end's, or cordon's before the
+ * guardian redoes it: a dotted name no git reads, not moved twice), and,
+ * in a directory that did not change (dir_changed 0: it can have gained
+ * no entry), each entry that is not a directory (may_be_dir 0: its
+ * listed type says so). */
+int gitaudit_pass(const char *name, int dir_changed, int may_be_dir);
+
+/* The verdict on an entry at depth + 1 of a git dir that lstat saw as s:
+ * why it is moved aside, or NULL; then *walk says whether it is a
+ * directory to walk in turn. */
+const char *gitaudit_look(const struct gitaudit_seen *s, const struct timespec *since,
+			  uid_t caller, int depth, int *walk);
 
 #endif

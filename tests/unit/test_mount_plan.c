@@ -104,7 +104,7 @@ Test(mount_plan, full_order)
 	const struct protect_decision d = { .v = prot, .n = 2 };
 	const struct rpath masks[] = { rp("/w/a/.env", 40, 0), rp("/w/secrets", -1, 1) };
 	struct plan_input in = {
-		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0, 0,
+		roots, 2, carves, 1, &d, masks, 2, 1, 0, "/w/a", NULL, 0, NULL, 0, 0, NULL, 0,
 	};
 	struct mount_plan p;
 	build(&in, &p);
@@ -324,7 +324,8 @@ Test(mount_plan, many_entries_fit)
 		masks[i] = rp(names[3][i], 4000 + i, 0);
 	}
 	const struct protect_decision d = { .v = prot, .n = N };
-	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0, 0 };
+	struct plan_input in = { roots, N, carves, N, &d, masks, N, 1, 0, "/r0", NULL, 0, NULL, 0, 0,
+				 NULL, 0 };
 	struct mount_plan p;
 	build(&in, &p);
 	cr_assert_eq(p.n, 7 + 4 * N);

@@ -258,7 +258,7 @@ Test(policy, srt_keys_not_honoured_are_warned_by_name)
 		  " \"credentials\": {\"files\": [{\"path\": \"/k\", \"mode\": \"mask\"}]}}");
 	expect_ok(&p);
 	const char *want[] = { "filesystem.allowRead", "filesystem.allowGitConfig",
-			       "network.allowUnixSockets", "network.allowLocalBinding",
+			       "network.allowLocalBinding",
 			       "network.httpProxyPort", "credentials.files",
 			       "enableWeakerNestedSandbox" };
 	cr_assert_eq(p.c.warnings.n, sizeof(want) / sizeof(want[0]));
@@ -269,6 +269,8 @@ Test(policy, srt_keys_not_honoured_are_warned_by_name)
 		cr_assert(found, "no warning names %s", want[i]);
 	}
 	cr_assert_str_eq(p.c.deny_read.v[0], "/k", "a masked file is denied instead");
+	cr_assert_eq(p.c.allow_unix_socket.n, 1, "allowUnixSockets maps to --allow-unix-socket");
+	cr_assert_str_eq(p.c.allow_unix_socket.v[0], "/run/docker.sock");
 	config_free(&p.c);
 }
 
