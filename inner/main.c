@@ -52,6 +52,26 @@ struct inner_opts {
 	char **cmd;
 };
 
+/* MAJOR:MINOR:INODE, decimal, as cordon writes it (launch/inner_link.c). */
+static int parse_sock_id(const char *s, struct usock_id *id)
+{
+	unsigned long long v[3];
+	for (int k = 0; k < 3; k++) {
+		char *end;
+		errno = 0;
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v[k] = strtoull(s, &end, 10);
+		if (errno || *end != (k < 2 ? ':' : '\0'))
+			return -EINVAL;
+		s = end + 1;
+	}
+	id->dev_major = v[0];
+	id->dev_minor = v[1];
+	id->ino = v[2];
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon_err *e)
 {
 	*o = (struct inner_opts){ .ctrl = -1, .bridge = -1 };
@@ -97,13 +117,10 @@ static int parse_args(int argc, char **argv, struct inner_opts *o, struct cordon
 			if (*end || !*argv[i])
 				return err_set(e, EINVAL, "cordon-inner: bad --keep-ignored %s", argv[i]);
 		} else if (strcmp(a, "--allow-socket") == 0 && i + 1 < argc) {
-			unsigned maj, min;
-			unsigned long long ino;
-			char tail;
-			if (o->nhost_socks >= UNIXSUP_HOST_MAX ||
-			    sscanf(argv[++i], "%u:%u:%llu%c", &maj, &min, &ino, &tail) != 3)
+			struct usock_id id = { 0, 0, 0, 0, 0 };
+			if (o->nhost_socks >= UNIXSUP_HOST_MAX || parse_sock_id(argv[++i], &id) < 0)
 				return err_set(e, EINVAL, "cordon-inner: bad --allow-socket %s", argv[i]);
-			o->host_socks[o->nhost_socks++] = (struct usock_id){ maj, min, ino, 0, 0 };
+			o->host_socks[o->nhost_socks++] = id;
 		} else if (strcmp(a, "--standin") == 0 && i + 1 < argc) {
 			char *end;
 			long v = strtol(argv[++i], &end, 10);

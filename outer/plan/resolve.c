@@ -270,8 +270,8 @@ static int add_socket(struct resolved *r, const char *path, struct cordon_err *e
 	 * links, so only the system's are followed then. */
 	int rc = resolve_walk("--allow-unix-socket", path,
 			      geteuid() == 0 ? WALK_SYSTEM_LINKS : WALK_ROOT_LINKS, &p, e);
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || !p.path)
+		return rc < 0 ? rc : -EINVAL;
 	if (fstat(p.fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		rc = strcmp(path, p.path)
 			     ? err_set(e, EINVAL, "--allow-unix-socket %s: not a socket (it leads to "
