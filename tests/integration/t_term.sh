@@ -65,6 +65,17 @@ is_raw() {
 	m=$(stty -a -F "$(pane_tty)") && [[ $m == *-isig* && $m == *-opost* ]]
 }
 not_raw() { ! is_raw; }
+# sandbox_fg ARGS: a process whose command line is ARGS holds the foreground
+# of its own terminal (the sandbox's pty): its process group is the
+# terminal's (/proc/PID/stat fields 5 and 8, in this namespace's numbers).
+# Until then a Ctrl-Z typed reaches nobody's job (cordon is raw already).
+sandbox_fg() {
+	local p
+	for p in $(pgrep -x -f -- "$1"); do
+		awk '{ exit !($5 == $8) }' "/proc/$p/stat" 2>/dev/null && return 0
+	done
+	return 1
+}
 
 if in_landlock_pass "the REPL, Ctrl-C and job control cases" "the pty relay and job control are cordon's and cordon-inner's own code, which Landlock does not touch"; then
 	# --- a Python REPL survives Ctrl-C ------------------------------------------
@@ -190,6 +201,7 @@ if in_landlock_pass "the paste, Ctrl-Z, fg and bg cases" "the pty relay and job 
 	screen_wait '[$#]$' >/dev/null
 	keys "${C[*]} -- sleep 100" Enter
 	wait_for 50 is_raw
+	wait_for 100 sandbox_fg "sleep 100"
 	keys C-z
 	assert "Ctrl-Z: cordon -- sleep 100 stops and the shell says so" -- screen_wait '^\[1\]\+ +Stopped +.*cordon'
 	assert "and the shell has the terminal back in its own mode" -- not_raw
