@@ -100,7 +100,10 @@ struct config {
 extern const char *const config_default_protect[];
 extern const char *const config_default_dotfiles[];
 
-/* 1 if name is one of the two lists above. */
+/* 1 if name is one of the two lists above: also the only names a registry
+ * record may ask cordon to remove (the dotfiles get placeholders when a
+ * run cannot watch: protect_watch.h), so a forged record can name nothing
+ * else, and even then only an empty directory with its inode. */
 int config_is_default_name(const char *name);
 /* 1 if c protects name as a default name: default_protect, and not
  * --unprotect NAME. */

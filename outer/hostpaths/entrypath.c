@@ -13,17 +13,6 @@
 #include "config.h"
 #include "sys.h"
 
-int entrypath_name_protected(const char *name)
-{
-	for (const char *const *n = config_default_protect; *n; n++)
-		if (strcmp(*n, name) == 0)
-			return 1;
-	for (const char *const *n = config_default_dotfiles; *n; n++)
-		if (strcmp(*n, name) == 0)
-			return 1;
-	return 0;
-}
-
 /* The next component of *p (skipping one '/'), copied into comp.  1 when
  * there is one, 0 at the end, -EINVAL for an empty, ".", ".." or too long
  * one: a clean absolute path is all a record may hold. */
@@ -153,7 +142,7 @@ int entrypath_look(const char *path, int trusted, struct entrypath *h, struct pa
 	}
 	h->parent = cur;
 	h->name = strrchr(path, '/') + 1;
-	f->name_ok = trusted || entrypath_name_protected(h->name);
+	f->name_ok = trusted || config_is_default_name(h->name);
 	struct stat st;
 	if (fstatat(h->parent, h->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;

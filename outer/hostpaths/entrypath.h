@@ -23,11 +23,6 @@ struct entrypath {
 
 #define ENTRYPATH_INIT { -1, NULL, 0, 0 }
 
-/* 1 if name is one of the protected names a record may ask cordon to
- * remove (config_default_protect, and config_default_dotfiles, which get
- * placeholders when a run cannot watch: protect_watch.h): a forged record can name
- * nothing else, and even then only an empty directory with its inode. */
-int entrypath_name_protected(const char *name);
 
 /* Fill *f about `path`.  trusted: the entry comes from the run's own memory,
  * not from a file, so any name it created may be removed; otherwise

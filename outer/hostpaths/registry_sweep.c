@@ -1,4 +1,5 @@
 /* registry_sweep.c: see registry_sweep.h. */
+#include "config.h"
 #include "hostpaths/registry_sweep.h"
 
 #include <dirent.h>
@@ -316,7 +317,7 @@ int registry_wait_unbound(const struct registry *reg, const char *name, long tim
 	int waited = 0;
 	for (size_t i = 0; i < rec.n && rc == 0; i++) {
 		const struct rec_entry *en = &rec.v[i];
-		if (!entrypath_name_protected(path_base(en->path)))
+		if (!config_is_default_name(path_base(en->path)))
 			continue;
 		long left = (long)(until - sys_now_ms());
 		int r = entrypath_wait_unbound(en->path, en->dev, en->ino, left > 0 ? left : 0);

@@ -11,6 +11,14 @@
 #include "observe/rootcheck.h"
 #include "path.h"
 
+int observe_no_start(struct observe *o, const struct observe_run *r, struct cordon_err *e)
+{
+	(void)o;
+	(void)r;
+	(void)e;
+	return 0;
+}
+
 int observe_no_fd(const struct observe *o)
 {
 	(void)o;
@@ -94,15 +102,6 @@ static int watch_guardian(struct observe *o, const struct observe_run *r, struct
 
 /* --- the writable roots' paths (rootcheck.h) --- */
 
-/* The roots' identities are resolve's (plan/resolve.h), taken before
- * anything of the run existed. */
-static int roots_start(struct observe *o, const struct observe_run *r, struct cordon_err *e)
-{
-	(void)o;
-	(void)r;
-	(void)e;
-	return 0;
-}
 
 static void on_root(void *ctx, const struct rootcheck_moved *m)
 {
@@ -239,14 +238,6 @@ static void net_settle(struct observe *o, const struct observe_run *r)
 
 /* --- host sockets allowed by path (--allow-unix-socket) --- */
 
-/* Their identities are resolve's, taken before the sandbox existed. */
-static int sockets_start(struct observe *o, const struct observe_run *r, struct cordon_err *e)
-{
-	(void)o;
-	(void)r;
-	(void)e;
-	return 0;
-}
 
 /* One the host replaced or removed during the run: the sandbox kept the
  * one from the start (bound at its path), which had no listener any more;
@@ -281,7 +272,7 @@ const struct observer observe_table[] = {
 	},
 	{
 		.name = "writable roots",
-		.start = roots_start,
+		.start = observe_no_start, /* the roots' identities are resolve's */
 		.event_fd = observe_no_fd,
 		.event = observe_no_event,
 		.settle = roots_settle,
@@ -308,7 +299,7 @@ const struct observer observe_table[] = {
 	},
 	{
 		.name = "host sockets",
-		.start = sockets_start,
+		.start = observe_no_start, /* the sockets' identities are resolve's */
 		.event_fd = observe_no_fd,
 		.event = observe_no_event,
 		.settle = sockets_settle,

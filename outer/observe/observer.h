@@ -94,6 +94,10 @@ struct observer {
 extern const struct observer observe_table[];
 extern const size_t observe_ntable;
 
+/* Nothing to take before the command starts: for an observer whose facts
+ * resolve took already. */
+int observe_no_start(struct observe *o, const struct observe_run *r, struct cordon_err *e);
+
 /* No descriptor to poll: for an observer that sees nothing while the
  * command runs (its event is then never called). */
 int observe_no_fd(const struct observe *o);
