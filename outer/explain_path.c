@@ -90,6 +90,17 @@ static void json_one(struct json_out *j, const char *path, const struct pathquer
 	json_out_end(j);
 }
 
+/* .git is protected: by default (not --unprotect .git), or --protect .git. */
+static int git_protected(const struct config *c)
+{
+	if (config_default_protects(c, ".git"))
+		return 1;
+	for (size_t i = 0; i < c->protect.n; i++)
+		if (strcmp(c->protect.v[i], ".git") == 0)
+			return 1;
+	return 0;
+}
+
 int explain_paths(FILE *out, const struct config *c, const struct resolved *r,
 		  const struct protect_decision *d, const struct mount_plan *plan,
 		  struct cordon_err *e)
@@ -103,7 +114,7 @@ int explain_paths(FILE *out, const struct config *c, const struct resolved *r,
 			ro[nro++] = r->carves[i].path;
 	struct pathquery_rules rules = { plan, d, r->roots, r->nroots, ro, nro,
 					 c->git == GIT_COMMIT, c->allow_unix_sockets,
-					 r->sockets, r->nsockets, c->default_protect };
+					 r->sockets, r->nsockets, git_protected(c) };
 	struct json_out j;
 	if (c->json) {
 		json_out_init(&j, JSON_CAP);

@@ -167,7 +167,7 @@ static void write_verdict(const struct pathquery_rules *r, const char *path, enu
 	const struct protect_action *watched = protected_at(r, path, 1);
 	const struct protect_action *bound = protected_at(r, path, 0);
 	const struct rpath *root = root_of(r, path);
-	size_t goff = root && r->default_protect ? git_offset(path) : 0;
+	size_t goff = root && r->git_protected ? git_offset(path) : 0;
 	if (goff && strlen(root->path) >= goff)
 		goff = 0; /* the .git is above the root, not in it */
 	v->write_ok = op && kind_writable(op->kind);

@@ -27,7 +27,7 @@ struct pathquery_rules {
 	int git_commit;             /* --git commit */
 	int allow_unix_sockets;
 	const struct rpath *sockets; size_t nsockets; /* --allow-unix-socket */
-	int default_protect;
+	int git_protected;          /* .git is a protected name of the run */
 };
 
 struct pathquery_verdict {

@@ -51,6 +51,7 @@ check ".git/refs by default" refused "--git commit" -- "${R[@]}" -- "$ws/.git/re
 check ".git/refs with --git commit" allowed "" -- --git commit "${R[@]}" -- "$ws/.git/refs/heads/x"
 check ".git/config with --git commit" refused "not allowed in any mode" -- --git commit "${R[@]}" -- "$ws/.git/config"
 check ".git/hooks with --git commit" refused "not allowed in any mode" -- --git commit "${R[@]}" -- "$ws/.git/hooks/pre-commit"
+check ".git/config with --unprotect .git" allowed "" -- --unprotect .git "${R[@]}" -- "$ws/.git/config"
 check "a missing protected name (.codex)" refused "--unprotect .codex" -- "${R[@]}" -- "$ws/.codex/x"
 check "a --read-only carve-out" refused "leave out --read-only $ws/ro" -- --read-only "$ws/ro" "${R[@]}" -- "$ws/ro/f"
 check "a --deny-read path" refused "leave out --deny-read" -- --deny-read "$ws/secret" "${R[@]}" -- "$ws/secret/f"
